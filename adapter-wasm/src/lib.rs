@@ -1,0 +1,28 @@
+//! daebug-adapter — the realm adapter, compiled to wasm32 and loaded into
+//! pages and Web Workers by the `/daebug.js` shim.
+//!
+//! As in the hub, the logic is split in two: pure modules (buffering,
+//! truncation, formatting) that also compile and are tested natively, and
+//! thin browser bindings that are tested in headless Chromium
+//! (`tests/web.rs`, `tests/worker.rs`).
+//!
+//! - [`truncate`]: keep the first and last items of a long list.
+//! - [`version`]: the adapter's version, exported to JavaScript.
+
+use wasm_bindgen::prelude::*;
+
+pub mod truncate;
+
+/// The adapter's crate version, as sent in the realm's `hello`.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_is_the_crate_version() {
+        assert_eq!(super::version(), env!("CARGO_PKG_VERSION"));
+    }
+}

@@ -1,0 +1,30 @@
+//! In-browser tests: run by `wasm-bindgen-test-runner` in headless Chromium
+//! (`cargo test -p daebug-adapter --target wasm32-unknown-unknown`).
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn version_is_exported() {
+    assert_eq!(daebug_adapter::version(), env!("CARGO_PKG_VERSION"));
+}
+
+#[wasm_bindgen_test]
+fn runs_in_a_window_with_a_document() {
+    let global = js_sys::global();
+    assert!(global.is_instance_of::<web_sys::Window>());
+    let window: web_sys::Window = global.unchecked_into();
+    let document = window.document().expect("a window has a document");
+    document.set_title("daebug adapter test");
+    assert_eq!(document.title(), "daebug adapter test");
+}
+
+#[wasm_bindgen_test]
+fn truncation_works_in_wasm() {
+    let (kept, omitted) = daebug_adapter::truncate::keep_first_last((0..20).collect(), 2, 8);
+    assert_eq!(kept.len(), 10);
+    assert_eq!(omitted, 10);
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The one test command: installs what is missing (Chromium + chromedriver, the
+# wasm32 target, wasm-bindgen-cli 0.2.130), then runs fmt, clippy, the native
+# tests (engine, protocol, hub, adapter's pure parts, end-to-end) and the
+# adapter's in-browser tests in headless Chromium. Idempotent.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+WASM_BINDGEN_VERSION=0.2.130
+WASM_TARGET=wasm32-unknown-unknown
+
+step() { printf '\n==> %s\n' "$*"; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        echo "error: need root (or sudo) to run: $*" >&2
+        exit 1
+    fi
+}
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    step "installing chromium and chromium-driver (apt)"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver
+fi
+
+for component in rustfmt clippy; do
+    if ! rustup component list --installed | grep -q "^$component"; then
+        step "adding rust component $component"
+        rustup component add "$component"
+    fi
+done
+
+if ! rustup target list --installed | grep -qx "$WASM_TARGET"; then
+    step "adding rust target $WASM_TARGET"
+    rustup target add "$WASM_TARGET"
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+    step "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# wasm-bindgen-test-runner finds the driver here; Chromium flags come from
+# adapter-wasm/webdriver.json (see .cargo/config.toml).
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "clippy (native, whole workspace)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "native tests (engine, protocol, hub, adapter's pure parts, end-to-end)"
+cargo test --workspace
+
+step "clippy (adapter, $WASM_TARGET)"
+cargo clippy -p daebug-adapter --target "$WASM_TARGET" --all-targets -- -D warnings
+
+step "in-browser adapter tests (headless Chromium)"
+cargo test -p daebug-adapter --target "$WASM_TARGET"
+
+printf '\nall tests passed\n'

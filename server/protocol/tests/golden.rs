@@ -1,0 +1,72 @@
+//! Golden JSON for the wire types: the exact bytes are the contract.
+
+use daebug_protocol::{BackgroundEvent, EventType, Level, PROTOCOL_VERSION};
+
+fn round_trip(event: &BackgroundEvent, golden: &str) {
+    let json = serde_json::to_string(event).expect("serialize");
+    assert_eq!(json, golden);
+    let back: BackgroundEvent = serde_json::from_str(golden).expect("deserialize");
+    assert_eq!(&back, event);
+}
+
+#[test]
+fn protocol_version_is_one() {
+    assert_eq!(PROTOCOL_VERSION, 1);
+}
+
+#[test]
+fn background_error_event_golden() {
+    let event = BackgroundEvent {
+        kind: EventType::Error,
+        level: Level::Error,
+        source: Some("window.onerror".to_owned()),
+        ts: "10:00:05".to_owned(),
+        message: "TypeError: x is undefined".to_owned(),
+        stack: Some("TypeError: x is undefined\n    at load (app.js:3:7)".to_owned()),
+    };
+    round_trip(
+        &event,
+        r#"{"type":"error","level":"error","source":"window.onerror","ts":"10:00:05","message":"TypeError: x is undefined","stack":"TypeError: x is undefined\n    at load (app.js:3:7)"}"#,
+    );
+}
+
+#[test]
+fn background_console_event_omits_source_and_stack() {
+    let event = BackgroundEvent {
+        kind: EventType::Console,
+        level: Level::Log,
+        source: None,
+        ts: "10:00:01".to_owned(),
+        message: "loaded 3 items".to_owned(),
+        stack: None,
+    };
+    round_trip(
+        &event,
+        r#"{"type":"console","level":"log","ts":"10:00:01","message":"loaded 3 items"}"#,
+    );
+}
+
+#[test]
+fn every_level_and_kind_has_a_lowercase_name() {
+    let levels = [
+        (Level::Debug, "debug"),
+        (Level::Log, "log"),
+        (Level::Info, "info"),
+        (Level::Warn, "warn"),
+        (Level::Error, "error"),
+    ];
+    for (level, name) in levels {
+        assert_eq!(serde_json::to_value(level).unwrap(), name);
+    }
+    assert_eq!(serde_json::to_value(EventType::Console).unwrap(), "console");
+    assert_eq!(serde_json::to_value(EventType::Error).unwrap(), "error");
+}
+
+#[test]
+fn missing_ts_defaults_to_empty() {
+    let back: BackgroundEvent =
+        serde_json::from_str(r#"{"type":"console","level":"warn","message":"careful"}"#).unwrap();
+    assert_eq!(back.ts, "");
+    assert_eq!(back.source, None);
+    assert_eq!(back.stack, None);
+}

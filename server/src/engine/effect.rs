@@ -1,0 +1,56 @@
+//! What the engine asks for: the outputs of [`super::LogEngine::handle`].
+
+use super::input::JobId;
+use super::markdown::Lang;
+use super::text::TextEdit;
+use super::time::Millis;
+
+/// The result of handling one input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Sorted, non-overlapping edits of the text that was passed in.
+    pub edits: Vec<TextEdit>,
+    /// Things for the shell to do, in order.
+    pub effects: Vec<Effect>,
+}
+
+/// A request from the engine to the world around it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Send this block to the realm.
+    Dispatch { job: JobId, lang: Lang, code: String, timeout_ms: u64 },
+    /// Tell the realm to stop waiting for this job.
+    Cancel { job: JobId },
+    /// Feed the engine a [`super::Input::Tick`] at this time (replaces any
+    /// earlier request; absent means no tick is needed).
+    WakeAt(Millis),
+    /// Write `text` to `path`, relative to the log's folder (the full text
+    /// of a reply too large to inline).
+    Archive { path: String, text: String },
+    /// The log's state changed (for the registry).
+    State(LogState),
+    /// Something worth a line on the hub's console.
+    Notice(String),
+}
+
+/// The state of a log as the registry shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogState {
+    Idle,
+    Executing,
+    Completed,
+    Failed,
+    Timeout,
+}
+
+impl LogState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogState::Idle => "idle",
+            LogState::Executing => "executing",
+            LogState::Completed => "completed",
+            LogState::Failed => "failed",
+            LogState::Timeout => "timeout",
+        }
+    }
+}

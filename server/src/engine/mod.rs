@@ -1,0 +1,829 @@
+//! The log engine: the pure, sans-IO heart of the hub.
+//!
+//! A [`LogEngine`] owns the state of one chat log (`debug/<stem>.md`). It is
+//! driven like a protocol state machine: the shell calls
+//! [`LogEngine::handle`] with the file's current text, an [`Input`] and the
+//! current time ([`Now`]), and gets back an [`Output`]: edits to apply to
+//! that text and [`Effect`]s to perform (dispatch a job, cancel one, wake me
+//! at, archive a large reply, the log's state changed). There is no tokio,
+//! no filesystem and no clock in here, so every rule of DESIGN.md §3 is
+//! tested with before/after Markdown fixtures.
+//!
+//! Layout:
+//! - [`time`]: milliseconds, `HH:MM:SS`, duration and timeout formats.
+//! - [`text`]: lines, line endings, edits and the minimal diff.
+//! - [`markdown`]: fences, info strings, request/reply header lines.
+//! - [`tail`]: finding the footer, the active tail and its chunks.
+//! - [`render`]: values, errors and background events as fenced blocks.
+//! - [`template`]: the footer and a new log's head.
+//! - [`registry`]: the `debug.md` registry.
+//!
+//! How a log moves (see README "Invariants"): idle logs end with the
+//! footer; a runnable chunk below it is accepted in one edit (footer out,
+//! request header in, executing region under the first block); progress
+//! swaps the region; completion replaces it with the reply and either starts
+//! the chunk's next block or puts the footer back after the chunk, then looks
+//! for a queued chunk. All searches run backwards from the end (or from a
+//! remembered position that is checked before use), so the cost of an input
+//! follows the size of the tail, never the size of the file.
+
+pub mod effect;
+pub mod input;
+pub mod markdown;
+pub mod registry;
+pub mod render;
+pub mod tail;
+pub mod template;
+pub mod text;
+pub mod time;
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use daebug_protocol::BackgroundEvent;
+
+pub use effect::{Effect, LogState, Output};
+pub use input::{Input, JobError, JobId, Outcome, Value};
+pub use markdown::Lang;
+pub use text::{apply, TextEdit};
+pub use time::{ClockTime, Millis, Now};
+
+use markdown::{blocks, exec_info, parse_header, Block, HeaderKind};
+use tail::{chunks, end_base, find_footer, find_line, find_line_with, next_request, tail_without_footer, ExecBlock, TailStart};
+use template::FOOTER;
+use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
+use time::format_duration;
+
+/// How often the executing placeholder's elapsed time may be rewritten.
+pub const PLACEHOLDER_REFRESH_MS: u64 = 5_000;
+/// How many ended jobs are remembered to route late or duplicate results.
+const REMEMBERED_JOBS: usize = 64;
+/// A guard against a loop in [`LogEngine::settle`]; each turn consumes a
+/// chunk, so real logs never come near it.
+const MAX_CHUNKS_PER_INPUT: usize = 10_000;
+
+/// Settings of one engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Timeout of a block without a `timeout=` option (`--timeout`).
+    pub default_timeout_ms: u64,
+    /// Replies longer than this many bytes are cut and archived.
+    pub inline_limit: usize,
+    /// The first job id; the shell seeds it so ids differ across restarts
+    /// (archive file names are made from them).
+    pub first_job: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { default_timeout_ms: 60_000, inline_limit: 32 * 1024, first_job: 1 }
+    }
+}
+
+/// The state of one chat log. See the module docs.
+#[derive(Debug)]
+pub struct LogEngine {
+    /// The log's name, as in `debug/<stem>.md` and reply headers.
+    stem: String,
+    config: Config,
+    /// Id of the next job to dispatch.
+    next_job: u64,
+    /// The block running now, if any: at most one per log.
+    job: Option<Running>,
+    /// Where the footer was left; checked before use, so an agent's copy
+    /// of the footer line lower down is never taken for it.
+    footer_hint: Option<usize>,
+    /// Jobs that ended without their result (timeout, cut off), so a late
+    /// result still finds the agent it answers.
+    closed: VecDeque<(JobId, String)>,
+    /// Jobs whose result was written: a second result is refused.
+    finished: VecDeque<JobId>,
+    /// Blocks (late results, background events) waiting for the footer to
+    /// be written, because a chunk is running. LF line endings.
+    pending: Vec<String>,
+}
+
+/// What the engine remembers about the running block.
+#[derive(Debug, Clone)]
+struct Running {
+    id: JobId,
+    /// Who the replies go to.
+    agent: String,
+    /// The request header line of the chunk, to find it again if the
+    /// executing region is edited away (recovery).
+    request_header: String,
+    request_hint: usize,
+    /// `> **stem** to agent at HH:MM:SS`: the executing region's first line,
+    /// unique because finished replies always carry a suffix.
+    exec_header: String,
+    exec_clock: ClockTime,
+    region_hint: usize,
+    /// Whether a blank line was inserted between the region and `rest`.
+    sep: bool,
+    /// The rest of the running chunk (its later blocks and prose) as it was
+    /// when this block started: what follows it was appended later and is a
+    /// queued chunk, not part of this one.
+    rest: String,
+    started: Millis,
+    timeout_ms: u64,
+    /// Background events of this job so far (the latest progress).
+    events: Vec<BackgroundEvent>,
+    dropped: u32,
+    /// The elapsed seconds the placeholder shows, and when it was written.
+    shown_secs: u64,
+    shown_at: Millis,
+}
+
+impl Running {
+    fn deadline(&self) -> Millis {
+        self.started.plus(self.timeout_ms)
+    }
+}
+
+/// Where the executing region and the chunk's rest are in a [`Work`] buffer.
+#[derive(Debug, Clone)]
+struct Region {
+    start: usize,
+    end: usize,
+    /// False when a person deleted the placeholder line.
+    placeholder: bool,
+    rest: Range<usize>,
+}
+
+/// The tail of the text being edited: `buf` replaces `text[base..]`.
+struct Work {
+    base: usize,
+    buf: String,
+    eol: Eol,
+}
+
+impl Work {
+    fn new(text: &str, base: usize) -> Work {
+        let base = line_start(text, base);
+        Work { base, buf: text[base..].to_string(), eol: Eol::detect(text) }
+    }
+
+    fn nl(&self) -> &'static str {
+        self.eol.as_str()
+    }
+}
+
+/// How a reply header ends.
+enum Verdict {
+    Ok(u64),
+    Error(u64),
+    Timeout(u64),
+}
+
+impl LogEngine {
+    pub fn new(stem: impl Into<String>, config: Config) -> LogEngine {
+        LogEngine {
+            stem: stem.into(),
+            next_job: config.first_job,
+            config,
+            job: None,
+            footer_hint: None,
+            closed: VecDeque::new(),
+            finished: VecDeque::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn stem(&self) -> &str {
+        &self.stem
+    }
+
+    /// The job running now, if any.
+    pub fn running(&self) -> Option<JobId> {
+        self.job.as_ref().map(|j| j.id)
+    }
+
+    /// When the engine next needs a [`Input::Tick`].
+    pub fn next_wake(&self) -> Option<Millis> {
+        self.job.as_ref().map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)))
+    }
+
+    /// Handles one input against the file's current `text`.
+    pub fn handle(&mut self, text: &str, input: Input, now: Now) -> Output {
+        let mut out = Output::default();
+        match input {
+            Input::Startup | Input::FileChanged => {
+                if self.job.is_some() {
+                    self.running_changed(text, now, &mut out);
+                } else {
+                    self.idle_changed(text, now, &mut out);
+                }
+            }
+            Input::Started { .. } => {}
+            Input::Progress { job, events, dropped } => match self.job.as_mut() {
+                Some(j) if j.id == job => {
+                    j.events = events;
+                    j.dropped = dropped;
+                    self.refresh_region(text, now, &mut out);
+                }
+                _ => out.effects.push(Effect::Notice(format!("{}: progress for job {job}, which is not running, ignored", self.stem))),
+            },
+            Input::Result { job, outcome, events, dropped, duration_ms } => {
+                self.result(text, job, outcome, events, dropped, duration_ms, now, &mut out)
+            }
+            Input::Background { events, dropped } => {
+                if !events.is_empty() || dropped > 0 {
+                    let header = format!("> **{}** background at {}\n", self.stem, now.clock);
+                    self.pending.push(header + &render::events(&events, dropped));
+                    if self.job.is_none() {
+                        self.idle_changed(text, now, &mut out);
+                    }
+                }
+            }
+            Input::Tick => self.tick(text, now, &mut out),
+        }
+        if let Some(at) = self.next_wake() {
+            out.effects.push(Effect::WakeAt(at));
+        }
+        out
+    }
+
+    fn finish(&mut self, text: &str, w: Work, out: &mut Output) {
+        if let Some(edit) = diff(w.base, &text[w.base..], &w.buf) {
+            out.edits.push(edit);
+        }
+    }
+
+    // ----- idle ---------------------------------------------------------
+
+    fn idle_changed(&mut self, text: &str, now: Now, out: &mut Output) {
+        if text.trim().is_empty() {
+            // The log was emptied or is new: give it its head and footer.
+            let mut w = Work::new(text, 0);
+            w.buf = w.eol.convert(&template::new_log(&self.stem));
+            self.footer_hint = w.buf.find(FOOTER);
+            self.settle(&mut w, 0, now, out);
+            return self.finish(text, w, out);
+        }
+        let (mut w, from) = match find_footer(text, self.footer_hint) {
+            Some(f) => (Work::new(text, f.start), 0),
+            None => match tail_without_footer(text, &self.stem) {
+                TailStart::At(p) => {
+                    let w = Work::new(text, p.saturating_sub(1));
+                    let from = p - w.base;
+                    (w, from)
+                }
+                TailStart::Orphan(p) => {
+                    let mut w = Work::new(text, p.saturating_sub(1));
+                    let at = p - w.base;
+                    self.close_orphan(&mut w, at, out);
+                    self.settle(&mut w, 0, now, out);
+                    return self.finish(text, w, out);
+                }
+            },
+        };
+        self.settle(&mut w, from, now, out);
+        self.finish(text, w, out);
+    }
+
+    /// The idle loop: put pending blocks above the footer, then take chunks
+    /// below it in order until one is dispatched or only prose and drafts
+    /// are left.
+    fn settle(&mut self, w: &mut Work, from: usize, now: Now, out: &mut Output) {
+        for _ in 0..MAX_CHUNKS_PER_INPUT {
+            let hint = self.footer_hint.and_then(|h| h.checked_sub(w.base));
+            let footer = find_footer(&w.buf, hint);
+            if let (Some(f), false) = (footer, self.pending.is_empty()) {
+                let blocks = self.take_pending(w.eol);
+                w.buf.insert_str(f.start, &blocks);
+                self.footer_hint = Some(w.base + f.start + blocks.len());
+                continue;
+            }
+            let from = footer.map_or(from, |f| f.next);
+            let list = chunks(&w.buf, from, &self.stem);
+            let first = list.iter().position(|c| c.draft || c.runnable());
+            match first.map(|i| &list[i]) {
+                Some(c) if c.runnable() => {
+                    let mut c = c.clone();
+                    if let Some(f) = footer {
+                        // Accepting removes the footer: it is never above
+                        // an agent's chunk.
+                        w.buf.replace_range(f.start..f.next, "");
+                        let removed = f.next - f.start;
+                        c = shift_chunk(c, removed);
+                        self.footer_hint = None;
+                    }
+                    if self.accept(w, c, now, out) {
+                        return;
+                    }
+                }
+                other => {
+                    let stop = other.map_or(w.buf.len(), |c| c.start);
+                    let prose = list.iter().take_while(|c| c.start < stop).any(|c| c.first_content.is_some());
+                    match footer {
+                        Some(f) if prose => {
+                            // Prose only: it becomes history, the footer
+                            // moves below it.
+                            w.buf.replace_range(f.start..f.next, "");
+                            self.place_footer(w, stop - (f.next - f.start));
+                        }
+                        Some(_) => {}
+                        None => self.place_footer(w, stop),
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Accepts a runnable chunk (the footer is already gone): inserts the
+    /// request header when missing and starts the first block. Returns
+    /// whether a job is now running (false when the chunk was answered at
+    /// once and the footer is back below it).
+    fn accept(&mut self, w: &mut Work, mut c: tail::Chunk, now: Now, out: &mut Output) -> bool {
+        let (agent, header_at) = match c.header.clone() {
+            Some((agent, at)) => (agent, at),
+            None => {
+                let at = c.first_content.unwrap_or(c.start);
+                let line = format!("> **agent** to {} at {}{}", self.stem, now.clock, w.nl());
+                w.buf.insert_str(at, &line);
+                c.exec.iter_mut().for_each(|b| shift_block(b, line.len() as isize));
+                c.end += line.len();
+                ("agent".to_string(), at)
+            }
+        };
+        let request_header = lines_from(&w.buf, header_at).next().map_or(String::new(), |l| l.text.to_string());
+        let request = (request_header, w.base + header_at);
+        let block = c.exec[0].clone();
+        if let Some(Err(token)) = &block.info.timeout {
+            let error = JobError {
+                name: "SyntaxError".into(),
+                message: format!("invalid fence option `{token}`; write it as timeout=120s, timeout=500ms or timeout=2m"),
+                stack: None,
+            };
+            let skipped = c.exec.len() - 1;
+            let reply = self.reply(&agent, now.clock, &Verdict::Error(0), &Outcome::Error(error), &[], 0, skipped, out);
+            let (_, inserted, _) = insert_after_block(w, &block, &w.eol.convert(&reply));
+            self.place_footer(w, c.end + inserted);
+            out.effects.push(Effect::State(LogState::Failed));
+            return false;
+        }
+        self.start_block(w, &block, c.end, agent, request, now, out);
+        true
+    }
+
+    /// Inserts the executing region under `block` and dispatches it.
+    fn start_block(&mut self, w: &mut Work, block: &ExecBlock, chunk_end: usize, agent: String, request: (String, usize), now: Now, out: &mut Output) {
+        let id = JobId(self.next_job);
+        self.next_job += 1;
+        let code = w.buf[block.body.clone()].replace("\r\n", "\n");
+        let timeout_ms = match block.info.timeout {
+            Some(Ok(ms)) => ms,
+            _ => self.config.default_timeout_ms,
+        };
+        let exec_header = format!("> **{}** to {agent} at {}", self.stem, now.clock);
+        let mut job = Running {
+            id,
+            agent,
+            request_header: request.0,
+            request_hint: request.1,
+            exec_header,
+            exec_clock: now.clock,
+            region_hint: 0,
+            sep: false,
+            rest: String::new(),
+            started: now.mono,
+            timeout_ms,
+            events: Vec::new(),
+            dropped: 0,
+            shown_secs: 0,
+            shown_at: now.mono,
+        };
+        let region = w.eol.convert(&region_text(&job));
+        let (start, inserted, sep) = insert_after_block(w, block, &region);
+        job.region_hint = w.base + start;
+        job.sep = sep;
+        job.rest = w.buf[block.next + inserted..chunk_end + inserted].to_string();
+        self.job = Some(job);
+        out.effects.push(Effect::Dispatch { job: id, lang: block.info.lang, code, timeout_ms });
+        out.effects.push(Effect::State(LogState::Executing));
+    }
+
+    /// Writes the footer at `at` (a line start, or the end of the buffer),
+    /// with pending blocks above it and one blank line before them.
+    fn place_footer(&mut self, w: &mut Work, at: usize) {
+        let nl = w.nl();
+        let pending = self.take_pending(w.eol);
+        if at >= w.buf.len() {
+            // At the end, trailing blank lines collapse to exactly one.
+            let content_end = blank_run_start(&w.buf, w.buf.len());
+            let mut s = String::new();
+            if content_end > 0 && !w.buf[..content_end].ends_with('\n') {
+                s.push_str(nl);
+            }
+            if content_end > 0 {
+                s.push_str(nl);
+            }
+            s.push_str(&pending);
+            let footer_at = content_end + s.len();
+            s.push_str(FOOTER);
+            s.push_str(nl);
+            w.buf.replace_range(content_end.., &s);
+            self.footer_hint = Some(w.base + footer_at);
+        } else {
+            let blank_before = at == 0 || lines_back(&w.buf, at).next().is_none_or(|l| l.is_blank());
+            let mut s = String::new();
+            if !blank_before {
+                s.push_str(nl);
+            }
+            s.push_str(&pending);
+            let footer_at = at + s.len();
+            s.push_str(FOOTER);
+            s.push_str(nl);
+            w.buf.insert_str(at, &s);
+            self.footer_hint = Some(w.base + footer_at);
+        }
+    }
+
+    /// Pending blocks, each followed by a blank line, in the file's ending.
+    fn take_pending(&mut self, eol: Eol) -> String {
+        self.pending.drain(..).map(|p| eol.convert(&p) + eol.as_str()).collect()
+    }
+
+    /// Closes an executing region a stopped hub left behind (at `at` in the
+    /// buffer): its result was lost. The chunk's later blocks are skipped and
+    /// the footer goes back under the chunk.
+    fn close_orphan(&mut self, w: &mut Work, at: usize, out: &mut Output) {
+        let Some(line) = lines_from(&w.buf, at).next() else { return };
+        let Some(h) = parse_header(line.text) else { return };
+        let HeaderKind::To { to, at: clock, .. } = h.kind else { return };
+        let agent = to.to_string();
+        let (end, _) = region_extent(&w.buf, line.next);
+        let rest_start = skip_one_blank(&w.buf, end);
+        let chunk_end = next_request(&w.buf, rest_start, &self.stem);
+        let skipped = exec_blocks(&w.buf, rest_start..chunk_end).len();
+        let error = JobError {
+            name: "Error".into(),
+            message: "the hub stopped while this block was running, so its result was lost; append the block again to re-run it".into(),
+            stack: None,
+        };
+        let mut reply = self.reply_with_suffix(&agent, clock, "(**ERROR** result lost)", &Outcome::Error(error), &[], 0, skipped, out);
+        reply = w.eol.convert(&reply);
+        let delta = reply.len() as isize - (end - at) as isize;
+        w.buf.replace_range(at..end, &reply);
+        out.effects.push(Effect::Notice(format!("{}: closed an executing region left by a stopped hub", self.stem)));
+        self.place_footer(w, chunk_end.saturating_add_signed(delta));
+    }
+
+    // ----- running ------------------------------------------------------
+
+    fn running_changed(&mut self, text: &str, now: Now, out: &mut Output) {
+        match self.region_work(text, now) {
+            Some((mut w, r)) => {
+                if !r.placeholder {
+                    self.rewrite_region(&mut w, &r, now);
+                }
+                self.finish(text, w, out);
+            }
+            None => self.abandon(text, now, out),
+        }
+    }
+
+    fn refresh_region(&mut self, text: &str, now: Now, out: &mut Output) {
+        match self.region_work(text, now) {
+            Some((mut w, r)) => {
+                self.rewrite_region(&mut w, &r, now);
+                self.finish(text, w, out);
+            }
+            None => self.abandon(text, now, out),
+        }
+    }
+
+    fn tick(&mut self, text: &str, now: Now, out: &mut Output) {
+        let Some(job) = &self.job else { return };
+        if now.mono >= job.deadline() {
+            let (id, timeout_ms) = (job.id, job.timeout_ms);
+            out.effects.push(Effect::Cancel { job: id });
+            self.complete(text, Verdict::Timeout(timeout_ms), None, now, out);
+        } else if now.mono.since(job.shown_at) >= PLACEHOLDER_REFRESH_MS {
+            self.refresh_region(text, now, out);
+        }
+    }
+
+    /// Finds the executing region (or puts it back under the running block
+    /// when a person removed it) and the rest of the running chunk.
+    fn region_work(&mut self, text: &str, _now: Now) -> Option<(Work, Region)> {
+        let stem = self.stem.clone();
+        let job = self.job.as_mut()?;
+        let mut fallback = None;
+        let found = find_line_with(text, &job.exec_header, Some(job.region_hint), |l| {
+            let ok = region_extent(text, l.next).1;
+            if !ok && fallback.is_none() {
+                fallback = Some(l.start);
+            }
+            ok
+        })
+        .map(|s| s.start)
+        .or(fallback);
+        if let Some(start) = found {
+            job.region_hint = start;
+            let w = Work::new(text, start);
+            let (end, placeholder) = region_extent(&w.buf, lines_from(&w.buf, 0).next().map_or(0, |l| l.next));
+            let after = if job.sep { skip_one_blank(&w.buf, end) } else { end };
+            let rest_end = if w.buf[after..].starts_with(&job.rest) {
+                after + job.rest.len()
+            } else {
+                // The agent edited the rest of its chunk: take it as it is
+                // now, up to the next request header.
+                let e = next_request(&w.buf, after, &stem);
+                job.rest = w.buf[after..e].to_string();
+                e
+            };
+            return Some((w, Region { start: 0, end, placeholder, rest: after..rest_end }));
+        }
+        // Recovery: find the request again and put the region back under its
+        // first block that has no reply yet.
+        let h = find_line(text, &job.request_header, Some(job.request_hint))?;
+        job.request_hint = h.start;
+        let mut w = Work::new(text, h.start);
+        let from = h.next - h.start;
+        let chunk_end = next_request(&w.buf, from, &stem);
+        let block = exec_blocks(&w.buf, from..chunk_end).into_iter().find(|b| !answered(&w.buf, b.next, &stem))?;
+        let region = w.eol.convert(&region_text(job));
+        let (start, inserted, sep) = insert_after_block(&mut w, &block, &region);
+        job.region_hint = w.base + start;
+        job.sep = sep;
+        let after = block.next + inserted;
+        job.rest = w.buf[after..chunk_end + inserted].to_string();
+        let r = Region { start, end: start + region.len(), placeholder: true, rest: after..chunk_end + inserted };
+        Some((w, r))
+    }
+
+    fn rewrite_region(&mut self, w: &mut Work, r: &Region, now: Now) {
+        let Some(job) = self.job.as_mut() else { return };
+        if now.mono.since(job.shown_at) >= PLACEHOLDER_REFRESH_MS {
+            job.shown_secs = now.mono.since(job.started) / 1000;
+            job.shown_at = now.mono;
+        }
+        let region = w.eol.convert(&region_text(job));
+        w.buf.replace_range(r.start..r.end, &region);
+    }
+
+    /// The executing region cannot be found nor put back: say so in the
+    /// log, cancel the job and restore the footer.
+    fn abandon(&mut self, text: &str, now: Now, out: &mut Output) {
+        let Some(job) = self.job.take() else { return };
+        let error = JobError {
+            name: "Error".into(),
+            message: format!(
+                "the executing reply of this request was edited or removed from the log, so job {} was cancelled; append the block again to re-run it",
+                job.id
+            ),
+            stack: None,
+        };
+        let elapsed = now.mono.since(job.started);
+        let reply = self.reply(&job.agent, now.clock, &Verdict::Error(elapsed), &Outcome::Error(error), &job.events, job.dropped, 0, out);
+        self.pending.insert(0, reply);
+        let mut w = Work::new(text, end_base(text));
+        let end = w.buf.len();
+        self.place_footer(&mut w, end);
+        out.effects.push(Effect::Cancel { job: job.id });
+        out.effects.push(Effect::State(LogState::Failed));
+        out.effects.push(Effect::Notice(format!("{}: lost the executing region of job {}; cancelled it", self.stem, job.id)));
+        remember(&mut self.closed, (job.id, job.agent));
+        self.finish(text, w, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn result(&mut self, text: &str, job: JobId, outcome: Outcome, events: Vec<BackgroundEvent>, dropped: u32, duration_ms: u64, now: Now, out: &mut Output) {
+        if self.job.as_ref().is_some_and(|j| j.id == job) {
+            let verdict = match outcome {
+                Outcome::Ok(_) => Verdict::Ok(duration_ms),
+                Outcome::Error(_) => Verdict::Error(duration_ms),
+            };
+            if let Some(j) = self.job.as_mut() {
+                j.events = events;
+                j.dropped = dropped;
+            }
+            return self.complete(text, verdict, Some(outcome), now, out);
+        }
+        if let Some(i) = self.closed.iter().position(|(id, _)| *id == job) {
+            let (_, agent) = self.closed.remove(i).unwrap_or((job, "agent".into()));
+            let suffix = format!("(late, {})", format_duration(duration_ms));
+            let reply = self.reply_with_suffix(&agent, now.clock, &suffix, &outcome, &events, dropped, 0, out);
+            self.pending.push(reply);
+            remember(&mut self.finished, job);
+            if self.job.is_none() {
+                self.idle_changed(text, now, out);
+            }
+            return;
+        }
+        let why = if self.finished.contains(&job) { "already has its reply" } else { "is unknown" };
+        out.effects.push(Effect::Notice(format!("{}: result for job {job} ignored: the job {why}", self.stem)));
+    }
+
+    /// Ends the running block: its reply replaces the executing region,
+    /// then the chunk's next block starts, or the footer goes back.
+    fn complete(&mut self, text: &str, verdict: Verdict, outcome: Option<Outcome>, now: Now, out: &mut Output) {
+        let Some((mut w, r)) = self.region_work(text, now) else {
+            // Nowhere to put it: the reply goes above the footer instead.
+            let Some(job) = self.job.take() else { return };
+            if let Some(outcome) = outcome {
+                let reply = self.reply(&job.agent, now.clock, &verdict, &outcome, &job.events, job.dropped, 0, out);
+                self.pending.push(reply);
+            }
+            remember(&mut self.closed, (job.id, job.agent));
+            return self.idle_changed(text, now, out);
+        };
+        let Some(job) = self.job.take() else { return };
+        let later = exec_blocks(&w.buf, r.rest.clone());
+        let ok = matches!(verdict, Verdict::Ok(_));
+        let skipped = if ok { 0 } else { later.len() };
+        let outcome = outcome.unwrap_or_else(|| {
+            let limit = match verdict {
+                Verdict::Timeout(ms) => format_duration(ms),
+                _ => String::new(),
+            };
+            Outcome::Error(JobError {
+                name: "TimeoutError".into(),
+                message: format!(
+                    "no result within {limit}; the realm was told to stop waiting and takes the next block (a late result will be added below; give a block more time with `timeout=120s` after the fence's language)"
+                ),
+                stack: None,
+            })
+        });
+        let reply = self.reply(&job.agent, job.exec_clock, &verdict, &outcome, &job.events, job.dropped, skipped, out);
+        let reply = w.eol.convert(&reply);
+        let delta = reply.len() as isize - (r.end - r.start) as isize;
+        w.buf.replace_range(r.start..r.end, &reply);
+        let rest_end = r.rest.end.saturating_add_signed(delta);
+        match verdict {
+            Verdict::Timeout(_) => remember(&mut self.closed, (job.id, job.agent.clone())),
+            _ => remember(&mut self.finished, job.id),
+        }
+        if ok {
+            if let Some(mut next) = later.into_iter().next() {
+                shift_block(&mut next, delta);
+                let request = (job.request_header, job.request_hint);
+                self.start_block(&mut w, &next, rest_end, job.agent, request, now, out);
+                return self.finish(text, w, out);
+            }
+        }
+        out.effects.push(Effect::State(match verdict {
+            Verdict::Ok(_) => LogState::Completed,
+            Verdict::Error(_) => LogState::Failed,
+            Verdict::Timeout(_) => LogState::Timeout,
+        }));
+        self.place_footer(&mut w, rest_end);
+        self.settle(&mut w, 0, now, out);
+        self.finish(text, w, out);
+    }
+
+    // ----- rendering ----------------------------------------------------
+
+    #[allow(clippy::too_many_arguments)]
+    fn reply(&mut self, agent: &str, at: ClockTime, verdict: &Verdict, outcome: &Outcome, events: &[BackgroundEvent], dropped: u32, skipped: usize, out: &mut Output) -> String {
+        let suffix = match *verdict {
+            Verdict::Ok(ms) => format!("({})", format_duration(ms)),
+            Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
+            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {:.1}s)", ms as f64 / 1000.0),
+        };
+        self.reply_with_suffix(agent, at, &suffix, outcome, events, dropped, skipped, out)
+    }
+
+    /// A whole reply: header, result fence, background events and notes
+    /// (LF endings).
+    #[allow(clippy::too_many_arguments)]
+    fn reply_with_suffix(&mut self, agent: &str, at: ClockTime, suffix: &str, outcome: &Outcome, events: &[BackgroundEvent], dropped: u32, skipped: usize, out: &mut Output) -> String {
+        let mut s = format!("> **{}** to {agent} at {at} {suffix}\n", self.stem);
+        let mut notes = Vec::new();
+        match outcome {
+            Outcome::Ok(v) => {
+                let (info, content) = render::value(v);
+                match render::cut(&content, self.config.inline_limit) {
+                    (kept, true) => {
+                        let path = format!("archive/{}-{}.txt", self.stem, self.next_job);
+                        self.next_job += 1;
+                        s.push_str(&render::fenced("Text", kept));
+                        notes.push(format!(
+                            "(cut at {} of {} bytes; the whole reply is in [{path}]({path}))",
+                            kept.len(),
+                            content.len()
+                        ));
+                        out.effects.push(Effect::Archive { path, text: content });
+                    }
+                    (_, false) => s.push_str(&render::fenced(info, &content)),
+                }
+            }
+            Outcome::Error(e) => s.push_str(&render::fenced("Error", &render::error_text(e))),
+        }
+        s.push_str(&render::events(events, dropped));
+        if skipped > 0 {
+            let blocks = if skipped == 1 { "block" } else { "blocks" };
+            notes.push(format!("(skipped the {skipped} later {blocks} of this request because this one failed)"));
+        }
+        for n in notes {
+            s.push_str(&n);
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// The executing region of a job (LF endings).
+fn region_text(job: &Running) -> String {
+    format!("{}\n{}executing ({}s)\n", job.exec_header, render::events(&job.events, job.dropped), job.shown_secs)
+}
+
+fn is_placeholder(line: &str) -> bool {
+    line.starts_with("executing (") && line.ends_with(')')
+}
+
+/// From the line after an executing header: the end of the region (after
+/// the placeholder line) and whether the placeholder was there.
+fn region_extent(text: &str, from: usize) -> (usize, bool) {
+    let mut end = from;
+    for block in blocks(text, from) {
+        match block {
+            Block::Fence(f) if f.closed => end = f.next,
+            Block::Line(l) if is_placeholder(l.text) => return (l.next, true),
+            Block::Line(l) if tail::is_note(l.text) => end = l.next,
+            _ => break,
+        }
+    }
+    (end, false)
+}
+
+/// `at`, or the start of the next line when the line at `at` is blank.
+fn skip_one_blank(text: &str, at: usize) -> usize {
+    match lines_from(text, at).next() {
+        Some(l) if l.is_blank() => l.next,
+        _ => at,
+    }
+}
+
+/// Complete executable blocks whose opener lies in `range`.
+fn exec_blocks(text: &str, range: Range<usize>) -> Vec<ExecBlock> {
+    blocks(text, range.start)
+        .take_while(|b| b.start() < range.end)
+        .filter_map(|b| match b {
+            Block::Fence(f) if f.closed => {
+                exec_info(f.info).map(|info| ExecBlock { next: f.next, terminated: f.terminated, body: f.body_start..f.body_end, info })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the block ending at `next` already has a reply under it.
+fn answered(text: &str, next: usize, stem: &str) -> bool {
+    lines_from(text, next).find(|l| !l.is_blank()).and_then(|l| parse_header(l.text)).is_some_and(|h| h.from == stem)
+}
+
+/// Inserts `text` (already in the file's line ending) as a reply region
+/// under `block`: a blank line before it and, when the agent's next line
+/// has content, one after it. Returns where the region starts, how many
+/// bytes went in, and whether the blank line after was added.
+fn insert_after_block(w: &mut Work, block: &ExecBlock, text: &str) -> (usize, usize, bool) {
+    let nl = w.nl();
+    let at = block.next;
+    let mut s = String::new();
+    if !block.terminated {
+        s.push_str(nl);
+    }
+    s.push_str(nl);
+    let start = at + s.len();
+    s.push_str(text);
+    let sep = lines_from(&w.buf, at).next().is_some_and(|l| !l.is_blank());
+    if sep {
+        s.push_str(nl);
+    }
+    w.buf.insert_str(at, &s);
+    (start, s.len(), sep)
+}
+
+/// Moves a block's offsets by `by` bytes (text was inserted or removed
+/// before it).
+fn shift_block(b: &mut ExecBlock, by: isize) {
+    let m = |p: usize| p.saturating_add_signed(by);
+    b.next = m(b.next);
+    b.body = m(b.body.start)..m(b.body.end);
+}
+
+/// A chunk found before `removed` bytes in front of it were deleted.
+fn shift_chunk(mut c: tail::Chunk, removed: usize) -> tail::Chunk {
+    c.start -= removed;
+    c.end -= removed;
+    if let Some((_, at)) = c.header.as_mut() {
+        *at -= removed;
+    }
+    if let Some(at) = c.first_content.as_mut() {
+        *at -= removed;
+    }
+    for b in &mut c.exec {
+        shift_block(b, -(removed as isize));
+    }
+    c
+}
+
+fn remember<T>(list: &mut VecDeque<T>, item: T) {
+    if list.len() == REMEMBERED_JOBS {
+        list.pop_front();
+    }
+    list.push_back(item);
+}

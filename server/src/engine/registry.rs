@@ -1,0 +1,98 @@
+//! The registry `debug.md`: one line per realm, fully hub-managed.
+
+use super::effect::LogState;
+use super::time::ClockTime;
+
+/// The registry lists at most this many realms (the file stays short).
+const MAX_LINES: usize = 150;
+
+/// Where a realm lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RealmKind {
+    Page,
+    Worker,
+}
+
+/// A realm's state as the registry shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RealmState {
+    /// Connected: the state of its log.
+    Log(LogState),
+    /// Stopped answering pings.
+    Unresponsive,
+    /// Its WebSocket closed.
+    Disconnected,
+}
+
+impl RealmState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RealmState::Log(s) => s.as_str(),
+            RealmState::Unresponsive => "unresponsive",
+            RealmState::Disconnected => "disconnected",
+        }
+    }
+}
+
+/// One realm's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RealmEntry {
+    pub stem: String,
+    pub kind: RealmKind,
+    pub url: String,
+    /// Last heartbeat (hub time).
+    pub last_seen: ClockTime,
+    pub state: RealmState,
+}
+
+/// Whether the hub is up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubStatus {
+    /// Serving; `script` is the tag to paste into a page.
+    Running { script: String },
+    /// Stopped at `at`; `restart` is the command that starts it again.
+    Stopped { at: ClockTime, restart: String },
+}
+
+/// Realm text inside a one-line entry: no line breaks, no characters that
+/// would end the parenthesised URL early.
+fn one_line(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).map(|c| if c == '(' || c == ')' { '_' } else { c }).collect()
+}
+
+/// The whole text of `debug.md`.
+pub fn render(status: &HubStatus, realms: &[RealmEntry]) -> String {
+    let mut s = String::from(
+        "# 👾 daebug — connected pages\n> Master registry of connected pages and states. Do not edit server-updated lines here; open a page's per-instance log to run code against that page.\n\n",
+    );
+    match status {
+        HubStatus::Running { .. } => {}
+        HubStatus::Stopped { at, restart } => {
+            s.push_str(&format!("> The hub stopped at {at}. Start it again with `{restart}`; open pages reconnect by themselves.\n\n"));
+        }
+    }
+    if realms.is_empty() {
+        if let HubStatus::Running { script } = status {
+            s.push_str(&format!("No pages connected yet. Load the adapter in a page: `{script}`\n"));
+        } else {
+            s.push_str("No pages were connected.\n");
+        }
+    }
+    for r in realms.iter().take(MAX_LINES) {
+        let kind = match r.kind {
+            RealmKind::Page => "",
+            RealmKind::Worker => "worker ",
+        };
+        s.push_str(&format!(
+            "* [{stem}](debug/{stem}.md) ({kind}{url}) last {last} state: {state}\n",
+            stem = r.stem,
+            url = one_line(&r.url),
+            last = r.last_seen,
+            state = r.state.as_str()
+        ));
+    }
+    if realms.len() > MAX_LINES {
+        s.push_str(&format!("* … and {} more; their logs are in `debug/`\n", realms.len() - MAX_LINES));
+    }
+    s
+}

@@ -1,0 +1,204 @@
+//! Rendering replies, values, errors and background events as Markdown.
+//!
+//! Everything here returns text with `\n` line endings; the engine converts
+//! to the file's own ending when it inserts it.
+
+use daebug_protocol::{BackgroundEvent, EventType, Level};
+
+use super::input::{JobError, Value};
+use super::markdown::fence_for;
+
+/// At most this many events are written in one place …
+const MAX_EVENTS_SHOWN: usize = 10;
+/// … as the first `HEAD` …
+const HEAD: usize = 2;
+/// … and the last `MAX_EVENTS_SHOWN - HEAD`.
+const TAIL: usize = MAX_EVENTS_SHOWN - HEAD;
+/// One event's message is cut beyond this many bytes.
+const MAX_EVENT_BYTES: usize = 8 * 1024;
+/// Compact JSON is used when it fits this many columns.
+const COMPACT_JSON_WIDTH: usize = 80;
+
+/// A fenced block whose fence no content can close.
+pub fn fenced(info: &str, content: &str) -> String {
+    let fence = fence_for(content);
+    let mut out = String::with_capacity(content.len() + 2 * fence.len() + info.len() + 4);
+    out.push_str(&fence);
+    if !info.is_empty() {
+        out.push_str(info);
+    }
+    out.push('\n');
+    out.push_str(content);
+    if !content.is_empty() && !content.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&fence);
+    out.push('\n');
+    out
+}
+
+/// Cuts `s` to at most `max` bytes on a char boundary, returning the kept
+/// part and whether anything was cut.
+pub fn cut(s: &str, max: usize) -> (&str, bool) {
+    if s.len() <= max {
+        return (s, false);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&s[..end], true)
+}
+
+/// The fence info and content for a completion value.
+pub fn value(v: &Value) -> (&'static str, String) {
+    match v {
+        Value::Text(t) => ("Text", t.clone()),
+        Value::Json(raw) => match serde_json::from_str::<serde_json::Value>(raw) {
+            Ok(serde_json::Value::String(s)) if s.contains('\n') => ("Text", s),
+            Ok(json) => {
+                let compact = json.to_string();
+                if compact.chars().count() <= COMPACT_JSON_WIDTH {
+                    ("JSON", compact)
+                } else {
+                    ("JSON", serde_json::to_string_pretty(&json).unwrap_or(compact))
+                }
+            }
+            // Not JSON after all: show it as the realm sent it.
+            Err(_) => ("Text", raw.clone()),
+        },
+    }
+}
+
+/// The content of an `Error` fence: `Name: message` then the stack, without
+/// repeating the first line when the stack already starts with it (V8 does).
+pub fn error_text(e: &JobError) -> String {
+    let head = if e.message.is_empty() { e.name.clone() } else { format!("{}: {}", e.name, e.message) };
+    match e.stack.as_deref().map(str::trim_end) {
+        Some(stack) if stack.starts_with(&head) => stack.to_string(),
+        Some(stack) if !stack.is_empty() => format!("{head}\n{stack}"),
+        _ => head,
+    }
+}
+
+/// Fence info for a background event, per the background-events spec.
+pub fn event_info(e: &BackgroundEvent) -> String {
+    match (e.kind, e.level) {
+        (EventType::Error, _) => format!("Error {}", e.source.as_deref().unwrap_or("window.onerror")),
+        (EventType::Console, Level::Error) => "Error console.error".into(),
+        (EventType::Console, Level::Warn) => "Text console.warn".into(),
+        (EventType::Console, Level::Info) => "Text console.info".into(),
+        (EventType::Console, Level::Debug) => "Text console.debug".into(),
+        (EventType::Console, Level::Log) if is_json(&e.message) => "JSON console.log".into(),
+        (EventType::Console, Level::Log) => "Text console.log".into(),
+    }
+}
+
+fn is_json(s: &str) -> bool {
+    let t = s.trim();
+    !t.is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()
+}
+
+fn event_text(e: &BackgroundEvent) -> String {
+    let text = match e.stack.as_deref().map(str::trim_end) {
+        Some(stack) if !stack.is_empty() && stack.contains(e.message.as_str()) => stack.to_string(),
+        Some(stack) if !stack.is_empty() => format!("{}\n{stack}", e.message),
+        _ => e.message.clone(),
+    };
+    match cut(&text, MAX_EVENT_BYTES) {
+        (kept, true) => format!("{kept}… ({} more bytes)", text.len() - kept.len()),
+        (_, false) => text,
+    }
+}
+
+/// The fenced blocks for a list of events: all of them when there are at
+/// most ten, else the first two, a line saying how many were left out
+/// (including `dropped` ones the realm never sent), and the last eight.
+pub fn events(events: &[BackgroundEvent], dropped: u32) -> String {
+    let mut out = String::new();
+    let omitted = events.len().saturating_sub(MAX_EVENTS_SHOWN) + dropped as usize;
+    let (head, tail) = if events.len() > MAX_EVENTS_SHOWN {
+        (&events[..HEAD], &events[events.len() - TAIL..])
+    } else {
+        let split = if omitted > 0 { events.len().min(HEAD) } else { events.len() };
+        events.split_at(split)
+    };
+    for e in head {
+        out.push_str(&fenced(&event_info(e), &event_text(e)));
+    }
+    if omitted > 0 {
+        let noun = if omitted == 1 { "event" } else { "events" };
+        out.push_str(&format!("... ({omitted} more background {noun} omitted) ...\n"));
+    }
+    for e in tail {
+        out.push_str(&fenced(&event_info(e), &event_text(e)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(msg: &str) -> BackgroundEvent {
+        BackgroundEvent {
+            kind: EventType::Console,
+            level: Level::Log,
+            source: None,
+            ts: "10:00:00".into(),
+            message: msg.into(),
+            stack: None,
+        }
+    }
+
+    #[test]
+    fn values() {
+        assert_eq!(value(&Value::Json("2".into())), ("JSON", "2".into()));
+        assert_eq!(value(&Value::Json("\"a\\nb\"".into())), ("Text", "a\nb".into()));
+        let long = format!("[{}]", vec!["12345678"; 12].join(","));
+        let (info, text) = value(&Value::Json(long));
+        assert_eq!(info, "JSON");
+        assert!(text.starts_with("[\n  12345678,\n"), "{text}");
+        assert_eq!(value(&Value::Json("not json".into())), ("Text", "not json".into()));
+        assert_eq!(value(&Value::Text("undefined".into())), ("Text", "undefined".into()));
+    }
+
+    #[test]
+    fn errors() {
+        let e = JobError { name: "TypeError".into(), message: "x is undefined".into(), stack: None };
+        assert_eq!(error_text(&e), "TypeError: x is undefined");
+        let e = JobError { stack: Some("TypeError: x is undefined\n    at <cell>:1:1\n".into()), ..e };
+        assert_eq!(error_text(&e), "TypeError: x is undefined\n    at <cell>:1:1");
+        let e = JobError { stack: Some("    at <cell>:1:1".into()), ..e };
+        assert_eq!(error_text(&e), "TypeError: x is undefined\n    at <cell>:1:1");
+    }
+
+    #[test]
+    fn event_fences() {
+        assert_eq!(event_info(&log("{\"a\":1}")), "JSON console.log");
+        assert_eq!(event_info(&log("loaded 3 items")), "Text console.log");
+        let warn = BackgroundEvent { level: Level::Warn, ..log("w") };
+        assert_eq!(event_info(&warn), "Text console.warn");
+        let rejection = BackgroundEvent { kind: EventType::Error, level: Level::Error, source: Some("unhandledrejection".into()), ..log("boom") };
+        assert_eq!(event_info(&rejection), "Error unhandledrejection");
+    }
+
+    #[test]
+    fn truncation_keeps_first_two_and_last_eight() {
+        let list: Vec<_> = (1..=15).map(|i| log(&format!("m{i}"))).collect();
+        let out = events(&list, 0);
+        assert!(out.contains("... (5 more background events omitted) ..."));
+        assert!(out.contains("m1\n") && out.contains("m2\n") && out.contains("m8\n") && out.contains("m15\n"));
+        assert!(!out.contains("m3\n") && !out.contains("m7\n"));
+        let out = events(&list[..3], 1);
+        assert!(out.contains("m1\n") && out.contains("m2\n") && out.contains("m3\n"));
+        assert!(out.contains("(1 more background event omitted)"));
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let out = events(&[log(&"é".repeat(10_000))], 0);
+        assert!(out.contains("more bytes)"));
+        assert!(out.len() < 9_000);
+    }
+}
