@@ -52,7 +52,7 @@ use markdown::{blocks, exec_info, parse_header, Block, HeaderKind};
 use tail::{chunks, end_base, find_footer, find_line, find_line_with, next_request, tail_without_footer, ExecBlock, TailStart};
 use template::FOOTER;
 use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
-use time::format_duration;
+use time::{format_duration, format_timeout};
 
 /// How often the executing placeholder's elapsed time may be rewritten.
 pub const PLACEHOLDER_REFRESH_MS: u64 = 5_000;
@@ -302,9 +302,14 @@ impl LogEngine {
                     let mut c = c.clone();
                     if let Some(f) = footer {
                         // Accepting removes the footer: it is never above
-                        // an agent's chunk.
-                        w.buf.replace_range(f.start..f.next, "");
-                        let removed = f.next - f.start;
+                        // an agent's chunk. When both the line above it and
+                        // the chunk's first line are blank, the hub's blank
+                        // line goes too, so the seam keeps one.
+                        let above_blank = lines_back(&w.buf, f.start).next().is_some_and(|l| l.is_blank());
+                        let below_blank = lines_from(&w.buf, f.next).next().is_some_and(|l| l.is_blank());
+                        let start = if above_blank && below_blank { line_start(&w.buf, f.start - 1) } else { f.start };
+                        w.buf.replace_range(start..f.next, "");
+                        let removed = f.next - start;
                         c = shift_chunk(c, removed);
                         self.footer_hint = None;
                     }
@@ -463,6 +468,9 @@ impl LogEngine {
             stack: None,
         };
         let mut reply = self.reply_with_suffix(&agent, clock, "(**ERROR** result lost)", &Outcome::Error(error), &[], 0, skipped, out);
+        if lines_from(&w.buf, end).next().is_some_and(|l| !l.is_blank()) {
+            reply.push('\n');
+        }
         reply = w.eol.convert(&reply);
         let delta = reply.len() as isize - (end - at) as isize;
         w.buf.replace_range(at..end, &reply);
@@ -636,13 +644,13 @@ impl LogEngine {
         let skipped = if ok { 0 } else { later.len() };
         let outcome = outcome.unwrap_or_else(|| {
             let limit = match verdict {
-                Verdict::Timeout(ms) => format_duration(ms),
+                Verdict::Timeout(ms) => format_timeout(ms),
                 _ => String::new(),
             };
             Outcome::Error(JobError {
                 name: "TimeoutError".into(),
                 message: format!(
-                    "no result within {limit}; the realm was told to stop waiting and takes the next block (a late result will be added below; give a block more time with `timeout=120s` after the fence's language)"
+                    "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
                 ),
                 stack: None,
             })
@@ -681,7 +689,7 @@ impl LogEngine {
         let suffix = match *verdict {
             Verdict::Ok(ms) => format!("({})", format_duration(ms)),
             Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
-            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {:.1}s)", ms as f64 / 1000.0),
+            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {})", format_timeout(ms)),
         };
         self.reply_with_suffix(agent, at, &suffix, outcome, events, dropped, skipped, out)
     }

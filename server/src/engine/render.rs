@@ -100,8 +100,11 @@ fn is_json(s: &str) -> bool {
 }
 
 fn event_text(e: &BackgroundEvent) -> String {
+    // Browsers give a global error's message as `Uncaught Error: boom` and
+    // its stack as `Error: boom\n    at …`: show the stack alone then.
+    let repeats = |stack: &str| stack.contains(e.message.as_str()) || stack.lines().next().is_some_and(|first| e.message.ends_with(first));
     let text = match e.stack.as_deref().map(str::trim_end) {
-        Some(stack) if !stack.is_empty() && stack.contains(e.message.as_str()) => stack.to_string(),
+        Some(stack) if !stack.is_empty() && repeats(stack) => stack.to_string(),
         Some(stack) if !stack.is_empty() => format!("{}\n{stack}", e.message),
         _ => e.message.clone(),
     };

@@ -54,9 +54,25 @@ pub fn find_line_with(text: &str, line: &str, hint: Option<usize>, mut accept: i
     None
 }
 
-/// The footer line, if the file has one.
+/// How many footer-looking lines [`find_footer`] checks without a hint.
+const FOOTER_CANDIDATES: usize = 8;
+
+/// The footer line, if the file has one. Without a valid hint (a hub that
+/// just started), a copy of the footer line inside an agent's code block is
+/// told from the real one by what follows it: below the real footer every
+/// fence closes, below a copy the block's closing fence opens a new one.
 pub fn find_footer(text: &str, hint: Option<usize>) -> Option<Span> {
-    find_line(text, FOOTER, hint)
+    if let Some(found) = hint.and_then(|h| line_is(text, h, FOOTER)) {
+        return Some(Span { start: found.start, next: found.next });
+    }
+    let mut first = None;
+    let mut checked = 0;
+    let clean = find_line_with(text, FOOTER, None, |l| {
+        first.get_or_insert(Span { start: l.start, next: l.next });
+        checked += 1;
+        checked > FOOTER_CANDIDATES || blocks(text, l.next).all(|b| !matches!(b, Block::Fence(f) if !f.closed))
+    });
+    clean.or(first)
 }
 
 /// Where the active tail of a log without a footer begins.

@@ -73,9 +73,14 @@ pub fn format_duration(ms: u64) -> String {
         format!("{ms}ms")
     } else {
         // Integer arithmetic keeps the rounding exact: tenths, half up.
-        let tenths = (ms + 50) / 100;
-        format!("{}.{}s", tenths / 10, tenths % 10)
+        format_timeout(ms)
     }
+}
+
+/// A timeout as the log shows it: seconds with one decimal (`60.0s`).
+pub fn format_timeout(ms: u64) -> String {
+    let tenths = (ms + 50) / 100;
+    format!("{}.{}s", tenths / 10, tenths % 10)
 }
 
 /// Parses a fence option value such as `120s`, `500ms`, `2m` or a bare
