@@ -7,6 +7,9 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# cargo install puts the CLI here; make sure this shell sees it.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
 WASM_BINDGEN_VERSION=0.2.130
 WASM_TARGET=wasm32-unknown-unknown
 
@@ -50,6 +53,11 @@ fi
 # adapter-wasm/webdriver.json (see .cargo/config.toml).
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 
+# Every test runner's output also goes here, to print one total at the end.
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
+run_tests() { "$@" 2>&1 | tee -a "$results"; }
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -57,12 +65,15 @@ step "clippy (native, whole workspace)"
 cargo clippy --workspace --all-targets -- -D warnings
 
 step "native tests (engine, protocol, hub, adapter's pure parts, end-to-end)"
-cargo test --workspace
+run_tests cargo test --workspace
 
 step "clippy (adapter, $WASM_TARGET)"
 cargo clippy -p daebug-adapter --target "$WASM_TARGET" --all-targets -- -D warnings
 
 step "in-browser adapter tests (headless Chromium)"
-cargo test -p daebug-adapter --target "$WASM_TARGET"
+# --tests: the crate's unit tests are native-only (run above).
+run_tests cargo test -p daebug-adapter --target "$WASM_TARGET" --tests
 
 printf '\nall tests passed\n'
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "%d passed, %d failed\n", p, f }' "$results"

@@ -38,11 +38,17 @@ fn parse_sections(src: &str) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
     for line in src.split_inclusive('\n') {
         if let Some(head) = line.strip_prefix("=== ") {
-            out.push(Section { head: head.trim_end().to_string(), body: String::new() });
+            out.push(Section {
+                head: head.trim_end().to_string(),
+                body: String::new(),
+            });
         } else if let Some(last) = out.last_mut() {
             last.body.push_str(line);
         } else {
-            assert!(line.trim().is_empty(), "text before the first section: {line:?}");
+            assert!(
+                line.trim().is_empty(),
+                "text before the first section: {line:?}"
+            );
         }
     }
     out
@@ -57,10 +63,8 @@ fn flags(head: &str) -> (bool, bool) {
 /// dropped for `no-eol`.
 fn body_text(s: &Section, crlf: bool) -> String {
     let mut t = s.body.clone();
-    if flags(&s.head).1 {
-        if t.ends_with('\n') {
-            t.pop();
-        }
+    if flags(&s.head).1 && t.ends_with('\n') {
+        t.pop();
     }
     if crlf {
         t = t.replace('\n', "\r\n");
@@ -72,7 +76,11 @@ fn body_text(s: &Section, crlf: bool) -> String {
 fn show_text(t: &str, crlf: bool) -> (String, bool) {
     let shown = if crlf {
         let lf = t.replace("\r\n", "\n");
-        assert_eq!(lf.replace('\n', "\r\n"), t, "mixed line endings in a CRLF case:\n{t:?}");
+        assert_eq!(
+            lf.replace('\n', "\r\n"),
+            t,
+            "mixed line endings in a CRLF case:\n{t:?}"
+        );
         lf
     } else {
         assert!(!t.contains('\r'), "CR in an LF case:\n{t:?}");
@@ -89,7 +97,12 @@ fn show_effects(effects: &[Effect]) -> String {
     let mut s = String::new();
     for e in effects {
         let line = match e {
-            Effect::Dispatch { job, lang, code, timeout_ms } => {
+            Effect::Dispatch {
+                job,
+                lang,
+                code,
+                timeout_ms,
+            } => {
                 format!("dispatch job={job} lang={lang:?} timeout={timeout_ms}ms code={code:?}")
             }
             Effect::Cancel { job } => format!("cancel job={job}"),
@@ -110,14 +123,21 @@ fn input_of(kind: &str, payload: &str) -> Input {
     } else {
         serde_json::from_str(payload).unwrap_or_else(|e| panic!("bad payload {payload:?}: {e}"))
     };
-    let kind = if kind == "changed" { "file_changed" } else { kind };
+    let kind = if kind == "changed" {
+        "file_changed"
+    } else {
+        kind
+    };
     obj.insert("type".into(), kind.into());
-    serde_json::from_value(serde_json::Value::Object(obj)).unwrap_or_else(|e| panic!("bad {kind} input: {e}"))
+    serde_json::from_value(serde_json::Value::Object(obj))
+        .unwrap_or_else(|e| panic!("bad {kind} input: {e}"))
 }
 
 /// Footer lines outside fences (a copy inside a code block is content).
 fn count_footers(text: &str) -> usize {
-    blocks(text, 0).filter(|b| matches!(b, Block::Line(l) if l.text == FOOTER)).count()
+    blocks(text, 0)
+        .filter(|b| matches!(b, Block::Line(l) if l.text == FOOTER))
+        .count()
 }
 
 /// Runs one case; returns the sections with `expect`/`effects` as the engine
@@ -139,7 +159,9 @@ fn run_case(path: &Path, sections: &[Section]) -> (Vec<Section>, Vec<String>) {
                 for line in s.body.lines() {
                     match line.split_once(':') {
                         Some(("stem", v)) => stem = v.trim().to_string(),
-                        Some(("timeout", v)) => config.default_timeout_ms = v.trim().parse().unwrap(),
+                        Some(("timeout", v)) => {
+                            config.default_timeout_ms = v.trim().parse().unwrap()
+                        }
                         Some(("inline", v)) => config.inline_limit = v.trim().parse().unwrap(),
                         _ if line.trim().is_empty() => {}
                         _ => panic!("{}: unknown case setting {line:?}", path.display()),
@@ -163,21 +185,42 @@ fn run_case(path: &Path, sections: &[Section]) -> (Vec<Section>, Vec<String>) {
             "replace" => {
                 let body = body_text(s, crlf);
                 let sep = if crlf { "\r\n---\r\n" } else { "\n---\n" };
-                let (old, new) = body.split_once(sep).unwrap_or_else(|| panic!("{}: replace needs `old`, `---`, `new`", path.display()));
-                assert!(text.contains(old), "{}: replace: {old:?} is not in the log", path.display());
+                let (old, new) = body.split_once(sep).unwrap_or_else(|| {
+                    panic!("{}: replace needs `old`, `---`, `new`", path.display())
+                });
+                assert!(
+                    text.contains(old),
+                    "{}: replace: {old:?} is not in the log",
+                    path.display()
+                );
                 text = text.replacen(old, new, 1);
                 out_sections.push(s.clone());
             }
             "step" => {
                 let words: Vec<_> = s.head.split_whitespace().collect();
-                assert_eq!(words.len(), 4, "{}: step needs `<ms> <HH:MM:SS> <kind>`: {}", path.display(), s.head);
-                let now = Now { mono: Millis(words[1].parse().unwrap()), clock: ClockTime::parse(words[2]).expect("clock") };
+                assert_eq!(
+                    words.len(),
+                    4,
+                    "{}: step needs `<ms> <HH:MM:SS> <kind>`: {}",
+                    path.display(),
+                    s.head
+                );
+                let now = Now {
+                    mono: Millis(words[1].parse().unwrap()),
+                    clock: ClockTime::parse(words[2]).expect("clock"),
+                };
                 let input = input_of(words[3], &s.body);
-                let engine = engine.get_or_insert_with(|| LogEngine::new(stem.clone(), config.clone()));
+                let engine =
+                    engine.get_or_insert_with(|| LogEngine::new(stem.clone(), config.clone()));
                 let output = engine.handle(&text, input, now);
                 text = apply(&text, &output.edits);
                 if count_footers(&text) > 1 {
-                    failures.push(format!("{}: step `{}` left {} footers", path.display(), s.head, count_footers(&text)));
+                    failures.push(format!(
+                        "{}: step `{}` left {} footers",
+                        path.display(),
+                        s.head,
+                        count_footers(&text)
+                    ));
                 }
                 out_sections.push(s.clone());
                 let (shown, no_eol) = show_text(&text, crlf);
@@ -219,14 +262,26 @@ fn run_case(path: &Path, sections: &[Section]) -> (Vec<Section>, Vec<String>) {
                     j += 1;
                 }
                 if !saw_expect || !saw_effects {
-                    failures.push(format!("{}: step `{}` lacks its expect/effects sections", path.display(), s.head));
+                    failures.push(format!(
+                        "{}: step `{}` lacks its expect/effects sections",
+                        path.display(),
+                        s.head
+                    ));
                 }
-                out_sections.push(Section { head: expect_head.into(), body: shown });
-                out_sections.push(Section { head: "effects".into(), body: effects });
+                out_sections.push(Section {
+                    head: expect_head.into(),
+                    body: shown,
+                });
+                out_sections.push(Section {
+                    head: "effects".into(),
+                    body: effects,
+                });
                 i = j;
                 continue;
             }
-            "expect" | "effects" => panic!("{}: `{}` without a step before it", path.display(), s.head),
+            "expect" | "effects" => {
+                panic!("{}: `{}` without a step before it", path.display(), s.head)
+            }
             other => panic!("{}: unknown section {other:?}", path.display()),
         }
         i += 1;
@@ -260,12 +315,22 @@ fn fixture_files() -> Vec<PathBuf> {
 fn engine_fixtures() {
     let update = std::env::var_os("UPDATE_FIXTURES").is_some();
     let files = fixture_files();
-    assert!(files.len() >= 40, "expected at least 40 fixture cases, found {}", files.len());
+    assert!(
+        files.len() >= 40,
+        "expected at least 40 fixture cases, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
         let sections = parse_sections(&src);
-        assert!(sections.first().is_some_and(|s| s.head.starts_with("case ")), "{}: must start with `=== case`", path.display());
+        assert!(
+            sections
+                .first()
+                .is_some_and(|s| s.head.starts_with("case ")),
+            "{}: must start with `=== case`",
+            path.display()
+        );
         let (actual, mut errs) = run_case(path, &sections);
         if update {
             let new = render_sections(&actual);
@@ -277,5 +342,10 @@ fn engine_fixtures() {
         }
         failures.extend(errs);
     }
-    assert!(failures.is_empty(), "{} fixture failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} fixture failure(s):\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

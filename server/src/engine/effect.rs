@@ -18,7 +18,12 @@ pub struct Output {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     /// Send this block to the realm.
-    Dispatch { job: JobId, lang: Lang, code: String, timeout_ms: u64 },
+    Dispatch {
+        job: JobId,
+        lang: Lang,
+        code: String,
+        timeout_ms: u64,
+    },
     /// Tell the realm to stop waiting for this job.
     Cancel { job: JobId },
     /// Feed the engine a [`super::Input::Tick`] at this time (replaces any

@@ -45,7 +45,9 @@ pub fn fence_open(line: &str) -> Option<FenceOpen<'_>> {
 
 /// Whether `line` closes a fence opened by `open`.
 pub fn closes(line: &str, open: &FenceOpen<'_>) -> bool {
-    let Some(rest) = strip_indent(line) else { return false };
+    let Some(rest) = strip_indent(line) else {
+        return false;
+    };
     let run = rest.bytes().take_while(|&b| b == open.ch).count();
     run >= open.len && rest[run..].trim().is_empty()
 }
@@ -177,7 +179,11 @@ pub struct Header<'a> {
 pub enum HeaderKind<'a> {
     /// `> **from** to <to> at HH:MM:SS` followed by an optional
     /// parenthesised `suffix` (duration, ERROR, TIMEOUT, late…).
-    To { to: &'a str, at: ClockTime, suffix: &'a str },
+    To {
+        to: &'a str,
+        at: ClockTime,
+        suffix: &'a str,
+    },
     /// `> **from** background at HH:MM:SS`.
     Background { at: ClockTime },
 }
@@ -194,7 +200,10 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
     let rest = &rest[close + 2..];
     if let Some(at) = rest.strip_prefix(" background at ") {
         let at = ClockTime::parse(at.trim_end())?;
-        return Some(Header { from, kind: HeaderKind::Background { at } });
+        return Some(Header {
+            from,
+            kind: HeaderKind::Background { at },
+        });
     }
     let rest = rest.strip_prefix(" to ")?;
     let at_pos = rest.find(" at ")?;
@@ -205,10 +214,13 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
     let rest = &rest[at_pos + 4..];
     let at = ClockTime::parse(rest.get(..8)?)?;
     let suffix = rest[8..].trim();
-    if !suffix.is_empty() && !(suffix.starts_with('(') && suffix.ends_with(')')) {
+    if !(suffix.is_empty() || (suffix.starts_with('(') && suffix.ends_with(')'))) {
         return None;
     }
-    Some(Header { from, kind: HeaderKind::To { to, at, suffix } })
+    Some(Header {
+        from,
+        kind: HeaderKind::To { to, at, suffix },
+    })
 }
 
 /// The shortest fence of backticks that no run of backticks or tildes in
@@ -241,7 +253,10 @@ mod tests {
         let o = fence_open("```js timeout=5s").unwrap();
         assert_eq!((o.ch, o.len, o.info), (b'`', 3, "js timeout=5s"));
         assert!(fence_open("   ~~~~").is_some());
-        assert!(fence_open("    ```").is_none(), "indented code, not a fence");
+        assert!(
+            fence_open("    ```").is_none(),
+            "indented code, not a fence"
+        );
         assert!(fence_open("``").is_none());
         assert!(fence_open("``` a`b").is_none());
         let o = fence_open("````").unwrap();
@@ -253,27 +268,62 @@ mod tests {
 
     #[test]
     fn executable_info_strings() {
-        for yes in ["", "js", "JS", "javascript", "mjs", "ts", "TypeScript", "timeout=5s", "js timeout=2m x=1"] {
+        for yes in [
+            "",
+            "js",
+            "JS",
+            "javascript",
+            "mjs",
+            "ts",
+            "TypeScript",
+            "timeout=5s",
+            "js timeout=2m x=1",
+        ] {
             assert!(exec_info(yes).is_some(), "{yes}");
         }
         for no in ["json", "text", "Error", "jsx", "python", "JSON console.log"] {
             assert!(exec_info(no).is_none(), "{no}");
         }
         assert_eq!(exec_info("ts").unwrap().lang, Lang::Ts);
-        assert_eq!(exec_info("js timeout=2m").unwrap().timeout, Some(Ok(120_000)));
-        assert_eq!(exec_info("timeout=soon").unwrap().timeout, Some(Err("timeout=soon".into())));
+        assert_eq!(
+            exec_info("js timeout=2m").unwrap().timeout,
+            Some(Ok(120_000))
+        );
+        assert_eq!(
+            exec_info("timeout=soon").unwrap().timeout,
+            Some(Err("timeout=soon".into()))
+        );
     }
 
     #[test]
     fn headers() {
         let h = parse_header("> **agent** to shop-3f2a at 10:00:00").unwrap();
         assert_eq!(h.from, "agent");
-        assert!(matches!(h.kind, HeaderKind::To { to: "shop-3f2a", suffix: "", .. }));
+        assert!(matches!(
+            h.kind,
+            HeaderKind::To {
+                to: "shop-3f2a",
+                suffix: "",
+                ..
+            }
+        ));
         let h = parse_header("> **shop** to agent at 10:00:00 (**ERROR** after 16ms)").unwrap();
-        assert!(matches!(h.kind, HeaderKind::To { suffix: "(**ERROR** after 16ms)", .. }));
+        assert!(matches!(
+            h.kind,
+            HeaderKind::To {
+                suffix: "(**ERROR** after 16ms)",
+                ..
+            }
+        ));
         let h = parse_header("> **shop** background at 23:59:59").unwrap();
         assert!(matches!(h.kind, HeaderKind::Background { .. }));
-        for no in ["**agent** to x at 10:00:00", "> **agent** to x at 10:00", "> **agent** to a b at 10:00:00", "> **agent** to x at 10:00:00 trailing", "> **** to x at 10:00:00"] {
+        for no in [
+            "**agent** to x at 10:00:00",
+            "> **agent** to x at 10:00",
+            "> **agent** to a b at 10:00:00",
+            "> **agent** to x at 10:00:00 trailing",
+            "> **** to x at 10:00:00",
+        ] {
             assert!(parse_header(no).is_none(), "{no}");
         }
     }
@@ -295,6 +345,14 @@ mod tests {
                 Block::Fence(f) => format!("fence {} closed={}", f.info, f.closed),
             })
             .collect();
-        assert_eq!(kinds, ["line a", "fence js closed=true", "line b", "fence  closed=false"]);
+        assert_eq!(
+            kinds,
+            [
+                "line a",
+                "fence js closed=true",
+                "line b",
+                "fence  closed=false"
+            ]
+        );
     }
 }

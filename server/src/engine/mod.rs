@@ -49,7 +49,10 @@ pub use text::{apply, TextEdit};
 pub use time::{ClockTime, Millis, Now};
 
 use markdown::{blocks, exec_info, parse_header, Block, HeaderKind};
-use tail::{chunks, end_base, find_footer, find_line, find_line_with, next_request, tail_without_footer, ExecBlock, TailStart};
+use tail::{
+    chunks, end_base, find_footer, find_line, find_line_with, next_request, tail_without_footer,
+    ExecBlock, TailStart,
+};
 use template::FOOTER;
 use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
 use time::{format_duration, format_timeout};
@@ -76,7 +79,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        Config { default_timeout_ms: 60_000, inline_limit: 32 * 1024, first_job: 1 }
+        Config {
+            default_timeout_ms: 60_000,
+            inline_limit: 32 * 1024,
+            first_job: 1,
+        }
     }
 }
 
@@ -160,7 +167,11 @@ struct Work {
 impl Work {
     fn new(text: &str, base: usize) -> Work {
         let base = line_start(text, base);
-        Work { base, buf: text[base..].to_string(), eol: Eol::detect(text) }
+        Work {
+            base,
+            buf: text[base..].to_string(),
+            eol: Eol::detect(text),
+        }
     }
 
     fn nl(&self) -> &'static str {
@@ -200,7 +211,9 @@ impl LogEngine {
 
     /// When the engine next needs a [`Input::Tick`].
     pub fn next_wake(&self) -> Option<Millis> {
-        self.job.as_ref().map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)))
+        self.job
+            .as_ref()
+            .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)))
     }
 
     /// Handles one input against the file's current `text`.
@@ -215,21 +228,42 @@ impl LogEngine {
                 }
             }
             Input::Started { .. } => {}
-            Input::Progress { job, events, dropped } => match self.job.as_mut() {
+            Input::Progress {
+                job,
+                events,
+                dropped,
+            } => match self.job.as_mut() {
                 Some(j) if j.id == job => {
                     j.events = events;
                     j.dropped = dropped;
                     self.refresh_region(text, now, &mut out);
                 }
-                _ => out.effects.push(Effect::Notice(format!("{}: progress for job {job}, which is not running, ignored", self.stem))),
+                _ => out.effects.push(Effect::Notice(format!(
+                    "{}: progress for job {job}, which is not running, ignored",
+                    self.stem
+                ))),
             },
-            Input::Result { job, outcome, events, dropped, duration_ms } => {
-                self.result(text, job, outcome, events, dropped, duration_ms, now, &mut out)
-            }
+            Input::Result {
+                job,
+                outcome,
+                events,
+                dropped,
+                duration_ms,
+            } => self.result(
+                text,
+                job,
+                outcome,
+                events,
+                dropped,
+                duration_ms,
+                now,
+                &mut out,
+            ),
             Input::Background { events, dropped } => {
                 if !events.is_empty() || dropped > 0 {
                     let header = format!("> **{}** background at {}\n", self.stem, now.clock);
-                    self.pending.push(header + &render::events(&events, dropped));
+                    self.pending
+                        .push(header + &render::events(&events, dropped));
                     if self.job.is_none() {
                         self.idle_changed(text, now, &mut out);
                     }
@@ -305,9 +339,17 @@ impl LogEngine {
                         // an agent's chunk. When both the line above it and
                         // the chunk's first line are blank, the hub's blank
                         // line goes too, so the seam keeps one.
-                        let above_blank = lines_back(&w.buf, f.start).next().is_some_and(|l| l.is_blank());
-                        let below_blank = lines_from(&w.buf, f.next).next().is_some_and(|l| l.is_blank());
-                        let start = if above_blank && below_blank { line_start(&w.buf, f.start - 1) } else { f.start };
+                        let above_blank = lines_back(&w.buf, f.start)
+                            .next()
+                            .is_some_and(|l| l.is_blank());
+                        let below_blank = lines_from(&w.buf, f.next)
+                            .next()
+                            .is_some_and(|l| l.is_blank());
+                        let start = if above_blank && below_blank {
+                            line_start(&w.buf, f.start - 1)
+                        } else {
+                            f.start
+                        };
                         w.buf.replace_range(start..f.next, "");
                         let removed = f.next - start;
                         c = shift_chunk(c, removed);
@@ -319,7 +361,10 @@ impl LogEngine {
                 }
                 other => {
                     let stop = other.map_or(w.buf.len(), |c| c.start);
-                    let prose = list.iter().take_while(|c| c.start < stop).any(|c| c.first_content.is_some());
+                    let prose = list
+                        .iter()
+                        .take_while(|c| c.start < stop)
+                        .any(|c| c.first_content.is_some());
                     match footer {
                         Some(f) if prose => {
                             // Prose only: it becomes history, the footer
@@ -347,12 +392,16 @@ impl LogEngine {
                 let at = c.first_content.unwrap_or(c.start);
                 let line = format!("> **agent** to {} at {}{}", self.stem, now.clock, w.nl());
                 w.buf.insert_str(at, &line);
-                c.exec.iter_mut().for_each(|b| shift_block(b, line.len() as isize));
+                c.exec
+                    .iter_mut()
+                    .for_each(|b| shift_block(b, line.len() as isize));
                 c.end += line.len();
                 ("agent".to_string(), at)
             }
         };
-        let request_header = lines_from(&w.buf, header_at).next().map_or(String::new(), |l| l.text.to_string());
+        let request_header = lines_from(&w.buf, header_at)
+            .next()
+            .map_or(String::new(), |l| l.text.to_string());
         let request = (request_header, w.base + header_at);
         let block = c.exec[0].clone();
         if let Some(Err(token)) = &block.info.timeout {
@@ -362,7 +411,16 @@ impl LogEngine {
                 stack: None,
             };
             let skipped = c.exec.len() - 1;
-            let reply = self.reply(&agent, now.clock, &Verdict::Error(0), &Outcome::Error(error), &[], 0, skipped, out);
+            let reply = self.reply(
+                &agent,
+                now.clock,
+                &Verdict::Error(0),
+                &Outcome::Error(error),
+                &[],
+                0,
+                skipped,
+                out,
+            );
             let (_, inserted, _) = insert_after_block(w, &block, &w.eol.convert(&reply));
             self.place_footer(w, c.end + inserted);
             out.effects.push(Effect::State(LogState::Failed));
@@ -373,7 +431,17 @@ impl LogEngine {
     }
 
     /// Inserts the executing region under `block` and dispatches it.
-    fn start_block(&mut self, w: &mut Work, block: &ExecBlock, chunk_end: usize, agent: String, request: (String, usize), now: Now, out: &mut Output) {
+    #[allow(clippy::too_many_arguments)]
+    fn start_block(
+        &mut self,
+        w: &mut Work,
+        block: &ExecBlock,
+        chunk_end: usize,
+        agent: String,
+        request: (String, usize),
+        now: Now,
+        out: &mut Output,
+    ) {
         let id = JobId(self.next_job);
         self.next_job += 1;
         let code = w.buf[block.body.clone()].replace("\r\n", "\n");
@@ -405,7 +473,12 @@ impl LogEngine {
         job.sep = sep;
         job.rest = w.buf[block.next + inserted..chunk_end + inserted].to_string();
         self.job = Some(job);
-        out.effects.push(Effect::Dispatch { job: id, lang: block.info.lang, code, timeout_ms });
+        out.effects.push(Effect::Dispatch {
+            job: id,
+            lang: block.info.lang,
+            code,
+            timeout_ms,
+        });
         out.effects.push(Effect::State(LogState::Executing));
     }
 
@@ -431,7 +504,8 @@ impl LogEngine {
             w.buf.replace_range(content_end.., &s);
             self.footer_hint = Some(w.base + footer_at);
         } else {
-            let blank_before = at == 0 || lines_back(&w.buf, at).next().is_none_or(|l| l.is_blank());
+            let blank_before =
+                at == 0 || lines_back(&w.buf, at).next().is_none_or(|l| l.is_blank());
             let mut s = String::new();
             if !blank_before {
                 s.push_str(nl);
@@ -447,16 +521,25 @@ impl LogEngine {
 
     /// Pending blocks, each followed by a blank line, in the file's ending.
     fn take_pending(&mut self, eol: Eol) -> String {
-        self.pending.drain(..).map(|p| eol.convert(&p) + eol.as_str()).collect()
+        self.pending
+            .drain(..)
+            .map(|p| eol.convert(&p) + eol.as_str())
+            .collect()
     }
 
     /// Closes an executing region a stopped hub left behind (at `at` in the
     /// buffer): its result was lost. The chunk's later blocks are skipped and
     /// the footer goes back under the chunk.
     fn close_orphan(&mut self, w: &mut Work, at: usize, out: &mut Output) {
-        let Some(line) = lines_from(&w.buf, at).next() else { return };
-        let Some(h) = parse_header(line.text) else { return };
-        let HeaderKind::To { to, at: clock, .. } = h.kind else { return };
+        let Some(line) = lines_from(&w.buf, at).next() else {
+            return;
+        };
+        let Some(h) = parse_header(line.text) else {
+            return;
+        };
+        let HeaderKind::To { to, at: clock, .. } = h.kind else {
+            return;
+        };
         let agent = to.to_string();
         let (end, _) = region_extent(&w.buf, line.next);
         let rest_start = skip_one_blank(&w.buf, end);
@@ -467,14 +550,29 @@ impl LogEngine {
             message: "the hub stopped while this block was running, so its result was lost; append the block again to re-run it".into(),
             stack: None,
         };
-        let mut reply = self.reply_with_suffix(&agent, clock, "(**ERROR** result lost)", &Outcome::Error(error), &[], 0, skipped, out);
-        if lines_from(&w.buf, end).next().is_some_and(|l| !l.is_blank()) {
+        let mut reply = self.reply_with_suffix(
+            &agent,
+            clock,
+            "(**ERROR** result lost)",
+            &Outcome::Error(error),
+            &[],
+            0,
+            skipped,
+            out,
+        );
+        if lines_from(&w.buf, end)
+            .next()
+            .is_some_and(|l| !l.is_blank())
+        {
             reply.push('\n');
         }
         reply = w.eol.convert(&reply);
         let delta = reply.len() as isize - (end - at) as isize;
         w.buf.replace_range(at..end, &reply);
-        out.effects.push(Effect::Notice(format!("{}: closed an executing region left by a stopped hub", self.stem)));
+        out.effects.push(Effect::Notice(format!(
+            "{}: closed an executing region left by a stopped hub",
+            self.stem
+        )));
         self.place_footer(w, chunk_end.saturating_add_signed(delta));
     }
 
@@ -531,8 +629,13 @@ impl LogEngine {
         if let Some(start) = found {
             job.region_hint = start;
             let w = Work::new(text, start);
-            let (end, placeholder) = region_extent(&w.buf, lines_from(&w.buf, 0).next().map_or(0, |l| l.next));
-            let after = if job.sep { skip_one_blank(&w.buf, end) } else { end };
+            let (end, placeholder) =
+                region_extent(&w.buf, lines_from(&w.buf, 0).next().map_or(0, |l| l.next));
+            let after = if job.sep {
+                skip_one_blank(&w.buf, end)
+            } else {
+                end
+            };
             let rest_end = if w.buf[after..].starts_with(&job.rest) {
                 after + job.rest.len()
             } else {
@@ -542,7 +645,15 @@ impl LogEngine {
                 job.rest = w.buf[after..e].to_string();
                 e
             };
-            return Some((w, Region { start: 0, end, placeholder, rest: after..rest_end }));
+            return Some((
+                w,
+                Region {
+                    start: 0,
+                    end,
+                    placeholder,
+                    rest: after..rest_end,
+                },
+            ));
         }
         // Recovery: find the request again and put the region back under its
         // first block that has no reply yet.
@@ -551,14 +662,21 @@ impl LogEngine {
         let mut w = Work::new(text, h.start);
         let from = h.next - h.start;
         let chunk_end = next_request(&w.buf, from, &stem);
-        let block = exec_blocks(&w.buf, from..chunk_end).into_iter().find(|b| !answered(&w.buf, b.next, &stem))?;
+        let block = exec_blocks(&w.buf, from..chunk_end)
+            .into_iter()
+            .find(|b| !answered(&w.buf, b.next, &stem))?;
         let region = w.eol.convert(&region_text(job));
         let (start, inserted, sep) = insert_after_block(&mut w, &block, &region);
         job.region_hint = w.base + start;
         job.sep = sep;
         let after = block.next + inserted;
         job.rest = w.buf[after..chunk_end + inserted].to_string();
-        let r = Region { start, end: start + region.len(), placeholder: true, rest: after..chunk_end + inserted };
+        let r = Region {
+            start,
+            end: start + region.len(),
+            placeholder: true,
+            rest: after..chunk_end + inserted,
+        };
         Some((w, r))
     }
 
@@ -585,20 +703,42 @@ impl LogEngine {
             stack: None,
         };
         let elapsed = now.mono.since(job.started);
-        let reply = self.reply(&job.agent, now.clock, &Verdict::Error(elapsed), &Outcome::Error(error), &job.events, job.dropped, 0, out);
+        let reply = self.reply(
+            &job.agent,
+            now.clock,
+            &Verdict::Error(elapsed),
+            &Outcome::Error(error),
+            &job.events,
+            job.dropped,
+            0,
+            out,
+        );
         self.pending.insert(0, reply);
         let mut w = Work::new(text, end_base(text));
         let end = w.buf.len();
         self.place_footer(&mut w, end);
         out.effects.push(Effect::Cancel { job: job.id });
         out.effects.push(Effect::State(LogState::Failed));
-        out.effects.push(Effect::Notice(format!("{}: lost the executing region of job {}; cancelled it", self.stem, job.id)));
+        out.effects.push(Effect::Notice(format!(
+            "{}: lost the executing region of job {}; cancelled it",
+            self.stem, job.id
+        )));
         remember(&mut self.closed, (job.id, job.agent));
         self.finish(text, w, out);
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn result(&mut self, text: &str, job: JobId, outcome: Outcome, events: Vec<BackgroundEvent>, dropped: u32, duration_ms: u64, now: Now, out: &mut Output) {
+    fn result(
+        &mut self,
+        text: &str,
+        job: JobId,
+        outcome: Outcome,
+        events: Vec<BackgroundEvent>,
+        dropped: u32,
+        duration_ms: u64,
+        now: Now,
+        out: &mut Output,
+    ) {
         if self.job.as_ref().is_some_and(|j| j.id == job) {
             let verdict = match outcome {
                 Outcome::Ok(_) => Verdict::Ok(duration_ms),
@@ -613,7 +753,9 @@ impl LogEngine {
         if let Some(i) = self.closed.iter().position(|(id, _)| *id == job) {
             let (_, agent) = self.closed.remove(i).unwrap_or((job, "agent".into()));
             let suffix = format!("(late, {})", format_duration(duration_ms));
-            let reply = self.reply_with_suffix(&agent, now.clock, &suffix, &outcome, &events, dropped, 0, out);
+            let reply = self.reply_with_suffix(
+                &agent, now.clock, &suffix, &outcome, &events, dropped, 0, out,
+            );
             self.pending.push(reply);
             remember(&mut self.finished, job);
             if self.job.is_none() {
@@ -621,18 +763,41 @@ impl LogEngine {
             }
             return;
         }
-        let why = if self.finished.contains(&job) { "already has its reply" } else { "is unknown" };
-        out.effects.push(Effect::Notice(format!("{}: result for job {job} ignored: the job {why}", self.stem)));
+        let why = if self.finished.contains(&job) {
+            "already has its reply"
+        } else {
+            "is unknown"
+        };
+        out.effects.push(Effect::Notice(format!(
+            "{}: result for job {job} ignored: the job {why}",
+            self.stem
+        )));
     }
 
     /// Ends the running block: its reply replaces the executing region,
     /// then the chunk's next block starts, or the footer goes back.
-    fn complete(&mut self, text: &str, verdict: Verdict, outcome: Option<Outcome>, now: Now, out: &mut Output) {
+    fn complete(
+        &mut self,
+        text: &str,
+        verdict: Verdict,
+        outcome: Option<Outcome>,
+        now: Now,
+        out: &mut Output,
+    ) {
         let Some((mut w, r)) = self.region_work(text, now) else {
             // Nowhere to put it: the reply goes above the footer instead.
             let Some(job) = self.job.take() else { return };
             if let Some(outcome) = outcome {
-                let reply = self.reply(&job.agent, now.clock, &verdict, &outcome, &job.events, job.dropped, 0, out);
+                let reply = self.reply(
+                    &job.agent,
+                    now.clock,
+                    &verdict,
+                    &outcome,
+                    &job.events,
+                    job.dropped,
+                    0,
+                    out,
+                );
                 self.pending.push(reply);
             }
             remember(&mut self.closed, (job.id, job.agent));
@@ -655,7 +820,16 @@ impl LogEngine {
                 stack: None,
             })
         });
-        let reply = self.reply(&job.agent, job.exec_clock, &verdict, &outcome, &job.events, job.dropped, skipped, out);
+        let reply = self.reply(
+            &job.agent,
+            job.exec_clock,
+            &verdict,
+            &outcome,
+            &job.events,
+            job.dropped,
+            skipped,
+            out,
+        );
         let reply = w.eol.convert(&reply);
         let delta = reply.len() as isize - (r.end - r.start) as isize;
         w.buf.replace_range(r.start..r.end, &reply);
@@ -685,7 +859,17 @@ impl LogEngine {
     // ----- rendering ----------------------------------------------------
 
     #[allow(clippy::too_many_arguments)]
-    fn reply(&mut self, agent: &str, at: ClockTime, verdict: &Verdict, outcome: &Outcome, events: &[BackgroundEvent], dropped: u32, skipped: usize, out: &mut Output) -> String {
+    fn reply(
+        &mut self,
+        agent: &str,
+        at: ClockTime,
+        verdict: &Verdict,
+        outcome: &Outcome,
+        events: &[BackgroundEvent],
+        dropped: u32,
+        skipped: usize,
+        out: &mut Output,
+    ) -> String {
         let suffix = match *verdict {
             Verdict::Ok(ms) => format!("({})", format_duration(ms)),
             Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
@@ -697,7 +881,17 @@ impl LogEngine {
     /// A whole reply: header, result fence, background events and notes
     /// (LF endings).
     #[allow(clippy::too_many_arguments)]
-    fn reply_with_suffix(&mut self, agent: &str, at: ClockTime, suffix: &str, outcome: &Outcome, events: &[BackgroundEvent], dropped: u32, skipped: usize, out: &mut Output) -> String {
+    fn reply_with_suffix(
+        &mut self,
+        agent: &str,
+        at: ClockTime,
+        suffix: &str,
+        outcome: &Outcome,
+        events: &[BackgroundEvent],
+        dropped: u32,
+        skipped: usize,
+        out: &mut Output,
+    ) -> String {
         let mut s = format!("> **{}** to {agent} at {at} {suffix}\n", self.stem);
         let mut notes = Vec::new();
         match outcome {
@@ -713,7 +907,10 @@ impl LogEngine {
                             kept.len(),
                             content.len()
                         ));
-                        out.effects.push(Effect::Archive { path, text: content });
+                        out.effects.push(Effect::Archive {
+                            path,
+                            text: content,
+                        });
                     }
                     (_, false) => s.push_str(&render::fenced(info, &content)),
                 }
@@ -723,7 +920,9 @@ impl LogEngine {
         s.push_str(&render::events(events, dropped));
         if skipped > 0 {
             let blocks = if skipped == 1 { "block" } else { "blocks" };
-            notes.push(format!("(skipped the {skipped} later {blocks} of this request because this one failed)"));
+            notes.push(format!(
+                "(skipped the {skipped} later {blocks} of this request because this one failed)"
+            ));
         }
         for n in notes {
             s.push_str(&n);
@@ -735,7 +934,12 @@ impl LogEngine {
 
 /// The executing region of a job (LF endings).
 fn region_text(job: &Running) -> String {
-    format!("{}\n{}executing ({}s)\n", job.exec_header, render::events(&job.events, job.dropped), job.shown_secs)
+    format!(
+        "{}\n{}executing ({}s)\n",
+        job.exec_header,
+        render::events(&job.events, job.dropped),
+        job.shown_secs
+    )
 }
 
 fn is_placeholder(line: &str) -> bool {
@@ -770,9 +974,12 @@ fn exec_blocks(text: &str, range: Range<usize>) -> Vec<ExecBlock> {
     blocks(text, range.start)
         .take_while(|b| b.start() < range.end)
         .filter_map(|b| match b {
-            Block::Fence(f) if f.closed => {
-                exec_info(f.info).map(|info| ExecBlock { next: f.next, terminated: f.terminated, body: f.body_start..f.body_end, info })
-            }
+            Block::Fence(f) if f.closed => exec_info(f.info).map(|info| ExecBlock {
+                next: f.next,
+                terminated: f.terminated,
+                body: f.body_start..f.body_end,
+                info,
+            }),
             _ => None,
         })
         .collect()
@@ -780,7 +987,10 @@ fn exec_blocks(text: &str, range: Range<usize>) -> Vec<ExecBlock> {
 
 /// Whether the block ending at `next` already has a reply under it.
 fn answered(text: &str, next: usize, stem: &str) -> bool {
-    lines_from(text, next).find(|l| !l.is_blank()).and_then(|l| parse_header(l.text)).is_some_and(|h| h.from == stem)
+    lines_from(text, next)
+        .find(|l| !l.is_blank())
+        .and_then(|l| parse_header(l.text))
+        .is_some_and(|h| h.from == stem)
 }
 
 /// Inserts `text` (already in the file's line ending) as a reply region

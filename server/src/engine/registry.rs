@@ -57,7 +57,10 @@ pub enum HubStatus {
 /// Realm text inside a one-line entry: no line breaks, no characters that
 /// would end the parenthesised URL early.
 fn one_line(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).map(|c| if c == '(' || c == ')' { '_' } else { c }).collect()
+    s.chars()
+        .filter(|c| !c.is_control())
+        .map(|c| if c == '(' || c == ')' { '_' } else { c })
+        .collect()
 }
 
 /// The whole text of `debug.md`.
@@ -73,7 +76,9 @@ pub fn render(status: &HubStatus, realms: &[RealmEntry]) -> String {
     }
     if realms.is_empty() {
         if let HubStatus::Running { script } = status {
-            s.push_str(&format!("No pages connected yet. Load the adapter in a page: `{script}`\n"));
+            s.push_str(&format!(
+                "No pages connected yet. Load the adapter in a page: `{script}`\n"
+            ));
         } else {
             s.push_str("No pages were connected.\n");
         }
@@ -92,7 +97,10 @@ pub fn render(status: &HubStatus, realms: &[RealmEntry]) -> String {
         ));
     }
     if realms.len() > MAX_LINES {
-        s.push_str(&format!("* … and {} more; their logs are in `debug/`\n", realms.len() - MAX_LINES));
+        s.push_str(&format!(
+            "* … and {} more; their logs are in `debug/`\n",
+            realms.len() - MAX_LINES
+        ));
     }
     s
 }

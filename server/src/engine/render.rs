@@ -61,7 +61,10 @@ pub fn value(v: &Value) -> (&'static str, String) {
                 if compact.chars().count() <= COMPACT_JSON_WIDTH {
                     ("JSON", compact)
                 } else {
-                    ("JSON", serde_json::to_string_pretty(&json).unwrap_or(compact))
+                    (
+                        "JSON",
+                        serde_json::to_string_pretty(&json).unwrap_or(compact),
+                    )
                 }
             }
             // Not JSON after all: show it as the realm sent it.
@@ -73,7 +76,11 @@ pub fn value(v: &Value) -> (&'static str, String) {
 /// The content of an `Error` fence: `Name: message` then the stack, without
 /// repeating the first line when the stack already starts with it (V8 does).
 pub fn error_text(e: &JobError) -> String {
-    let head = if e.message.is_empty() { e.name.clone() } else { format!("{}: {}", e.name, e.message) };
+    let head = if e.message.is_empty() {
+        e.name.clone()
+    } else {
+        format!("{}: {}", e.name, e.message)
+    };
     match e.stack.as_deref().map(str::trim_end) {
         Some(stack) if stack.starts_with(&head) => stack.to_string(),
         Some(stack) if !stack.is_empty() => format!("{head}\n{stack}"),
@@ -84,7 +91,9 @@ pub fn error_text(e: &JobError) -> String {
 /// Fence info for a background event, per the background-events spec.
 pub fn event_info(e: &BackgroundEvent) -> String {
     match (e.kind, e.level) {
-        (EventType::Error, _) => format!("Error {}", e.source.as_deref().unwrap_or("window.onerror")),
+        (EventType::Error, _) => {
+            format!("Error {}", e.source.as_deref().unwrap_or("window.onerror"))
+        }
         (EventType::Console, Level::Error) => "Error console.error".into(),
         (EventType::Console, Level::Warn) => "Text console.warn".into(),
         (EventType::Console, Level::Info) => "Text console.info".into(),
@@ -102,7 +111,13 @@ fn is_json(s: &str) -> bool {
 fn event_text(e: &BackgroundEvent) -> String {
     // Browsers give a global error's message as `Uncaught Error: boom` and
     // its stack as `Error: boom\n    at …`: show the stack alone then.
-    let repeats = |stack: &str| stack.contains(e.message.as_str()) || stack.lines().next().is_some_and(|first| e.message.ends_with(first));
+    let repeats = |stack: &str| {
+        stack.contains(e.message.as_str())
+            || stack
+                .lines()
+                .next()
+                .is_some_and(|first| e.message.ends_with(first))
+    };
     let text = match e.stack.as_deref().map(str::trim_end) {
         Some(stack) if !stack.is_empty() && repeats(stack) => stack.to_string(),
         Some(stack) if !stack.is_empty() => format!("{}\n{stack}", e.message),
@@ -123,7 +138,11 @@ pub fn events(events: &[BackgroundEvent], dropped: u32) -> String {
     let (head, tail) = if events.len() > MAX_EVENTS_SHOWN {
         (&events[..HEAD], &events[events.len() - TAIL..])
     } else {
-        let split = if omitted > 0 { events.len().min(HEAD) } else { events.len() };
+        let split = if omitted > 0 {
+            events.len().min(HEAD)
+        } else {
+            events.len()
+        };
         events.split_at(split)
     };
     for e in head {
@@ -131,7 +150,9 @@ pub fn events(events: &[BackgroundEvent], dropped: u32) -> String {
     }
     if omitted > 0 {
         let noun = if omitted == 1 { "event" } else { "events" };
-        out.push_str(&format!("... ({omitted} more background {noun} omitted) ...\n"));
+        out.push_str(&format!(
+            "... ({omitted} more background {noun} omitted) ...\n"
+        ));
     }
     for e in tail {
         out.push_str(&fenced(&event_info(e), &event_text(e)));
@@ -157,32 +178,65 @@ mod tests {
     #[test]
     fn values() {
         assert_eq!(value(&Value::Json("2".into())), ("JSON", "2".into()));
-        assert_eq!(value(&Value::Json("\"a\\nb\"".into())), ("Text", "a\nb".into()));
-        let long = format!("[{}]", vec!["12345678"; 12].join(","));
+        assert_eq!(
+            value(&Value::Json("\"a\\nb\"".into())),
+            ("Text", "a\nb".into())
+        );
+        let long = format!("[{}]", ["12345678"; 12].join(","));
         let (info, text) = value(&Value::Json(long));
         assert_eq!(info, "JSON");
         assert!(text.starts_with("[\n  12345678,\n"), "{text}");
-        assert_eq!(value(&Value::Json("not json".into())), ("Text", "not json".into()));
-        assert_eq!(value(&Value::Text("undefined".into())), ("Text", "undefined".into()));
+        assert_eq!(
+            value(&Value::Json("not json".into())),
+            ("Text", "not json".into())
+        );
+        assert_eq!(
+            value(&Value::Text("undefined".into())),
+            ("Text", "undefined".into())
+        );
     }
 
     #[test]
     fn errors() {
-        let e = JobError { name: "TypeError".into(), message: "x is undefined".into(), stack: None };
+        let e = JobError {
+            name: "TypeError".into(),
+            message: "x is undefined".into(),
+            stack: None,
+        };
         assert_eq!(error_text(&e), "TypeError: x is undefined");
-        let e = JobError { stack: Some("TypeError: x is undefined\n    at <cell>:1:1\n".into()), ..e };
-        assert_eq!(error_text(&e), "TypeError: x is undefined\n    at <cell>:1:1");
-        let e = JobError { stack: Some("    at <cell>:1:1".into()), ..e };
-        assert_eq!(error_text(&e), "TypeError: x is undefined\n    at <cell>:1:1");
+        let e = JobError {
+            stack: Some("TypeError: x is undefined\n    at <cell>:1:1\n".into()),
+            ..e
+        };
+        assert_eq!(
+            error_text(&e),
+            "TypeError: x is undefined\n    at <cell>:1:1"
+        );
+        let e = JobError {
+            stack: Some("    at <cell>:1:1".into()),
+            ..e
+        };
+        assert_eq!(
+            error_text(&e),
+            "TypeError: x is undefined\n    at <cell>:1:1"
+        );
     }
 
     #[test]
     fn event_fences() {
         assert_eq!(event_info(&log("{\"a\":1}")), "JSON console.log");
         assert_eq!(event_info(&log("loaded 3 items")), "Text console.log");
-        let warn = BackgroundEvent { level: Level::Warn, ..log("w") };
+        let warn = BackgroundEvent {
+            level: Level::Warn,
+            ..log("w")
+        };
         assert_eq!(event_info(&warn), "Text console.warn");
-        let rejection = BackgroundEvent { kind: EventType::Error, level: Level::Error, source: Some("unhandledrejection".into()), ..log("boom") };
+        let rejection = BackgroundEvent {
+            kind: EventType::Error,
+            level: Level::Error,
+            source: Some("unhandledrejection".into()),
+            ..log("boom")
+        };
         assert_eq!(event_info(&rejection), "Error unhandledrejection");
     }
 
@@ -191,7 +245,12 @@ mod tests {
         let list: Vec<_> = (1..=15).map(|i| log(&format!("m{i}"))).collect();
         let out = events(&list, 0);
         assert!(out.contains("... (5 more background events omitted) ..."));
-        assert!(out.contains("m1\n") && out.contains("m2\n") && out.contains("m8\n") && out.contains("m15\n"));
+        assert!(
+            out.contains("m1\n")
+                && out.contains("m2\n")
+                && out.contains("m8\n")
+                && out.contains("m15\n")
+        );
         assert!(!out.contains("m3\n") && !out.contains("m7\n"));
         let out = events(&list[..3], 1);
         assert!(out.contains("m1\n") && out.contains("m2\n") && out.contains("m3\n"));

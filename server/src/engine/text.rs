@@ -17,11 +17,16 @@ pub struct TextEdit {
 /// them). Edits that do not fit the text are skipped rather than panicking;
 /// the shell only applies an engine's output to the text it was given.
 pub fn apply(text: &str, edits: &[TextEdit]) -> String {
-    let mut out = String::with_capacity(text.len() + edits.iter().map(|e| e.insert.len()).sum::<usize>());
+    let mut out =
+        String::with_capacity(text.len() + edits.iter().map(|e| e.insert.len()).sum::<usize>());
     let mut at = 0;
     for edit in edits {
         let Range { start, end } = edit.range;
-        if start < at || end < start || text.get(at..start).is_none() || text.get(start..end).is_none() {
+        if start < at
+            || end < start
+            || text.get(at..start).is_none()
+            || text.get(start..end).is_none()
+        {
             continue;
         }
         out.push_str(&text[at..start]);
@@ -38,7 +43,11 @@ pub fn diff(base: usize, old: &str, new: &str) -> Option<TextEdit> {
     if old == new {
         return None;
     }
-    let mut prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
     while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
         prefix -= 1;
     }
@@ -152,7 +161,11 @@ pub fn lines_back(text: &str, end: usize) -> impl Iterator<Item = Line<'_>> {
         }
         // The line ending at `end` starts after the previous '\n', ignoring
         // the terminator of the line itself.
-        let search = if text.as_bytes()[end - 1] == b'\n' { end - 1 } else { end };
+        let search = if text.as_bytes()[end - 1] == b'\n' {
+            end - 1
+        } else {
+            end
+        };
         let start = text[..search].rfind('\n').map_or(0, |i| i + 1);
         end = start;
         Some(line_at(text, start))
@@ -162,7 +175,10 @@ pub fn lines_back(text: &str, end: usize) -> impl Iterator<Item = Line<'_>> {
 /// The start of the line containing `pos`.
 pub fn line_start(text: &str, pos: usize) -> usize {
     let pos = pos.min(text.len());
-    text.as_bytes()[..pos].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+    text.as_bytes()[..pos]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
 }
 
 /// Where a run of whitespace-only lines that reaches `end` begins; `end`
@@ -196,7 +212,14 @@ mod tests {
 
     #[test]
     fn diff_is_minimal_and_applies() {
-        let cases = [("abc", "abXc"), ("hello", "help"), ("", "x"), ("x", ""), ("aaa", "aa"), ("é", "è")];
+        let cases = [
+            ("abc", "abXc"),
+            ("hello", "help"),
+            ("", "x"),
+            ("x", ""),
+            ("aaa", "aa"),
+            ("é", "è"),
+        ];
         for (old, new) in cases {
             let edit = diff(0, old, new).unwrap();
             assert_eq!(apply(old, &[edit]), new, "{old:?} -> {new:?}");
@@ -208,10 +231,17 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::reversed_empty_ranges)]
     fn apply_skips_bad_edits() {
-        let bad = TextEdit { range: 5..2, insert: "x".into() };
+        let bad = TextEdit {
+            range: 5..2,
+            insert: "x".into(),
+        };
         assert_eq!(apply("abc", &[bad]), "abc");
-        let out_of_range = TextEdit { range: 1..99, insert: "x".into() };
+        let out_of_range = TextEdit {
+            range: 1..99,
+            insert: "x".into(),
+        };
         assert_eq!(apply("abc", &[out_of_range]), "abc");
     }
 

@@ -79,7 +79,7 @@ pub fn format_duration(ms: u64) -> String {
 
 /// A timeout as the log shows it: seconds with one decimal (`60.0s`).
 pub fn format_timeout(ms: u64) -> String {
-    let tenths = (ms + 50) / 100;
+    let tenths = ms.saturating_add(50) / 100;
     format!("{}.{}s", tenths / 10, tenths % 10)
 }
 
@@ -116,14 +116,16 @@ mod tests {
         assert_eq!(format_duration(7049), "7.0s");
         assert_eq!(format_duration(7050), "7.1s");
         assert_eq!(format_duration(60_000), "60.0s");
-        assert_eq!(format_duration(u64::MAX), "1844674407370955161.6s");
+        assert_eq!(format_duration(u64::MAX), "18446744073709551.6s");
     }
 
     #[test]
     fn clock_round_trip() {
         let t = ClockTime::parse("09:05:07").unwrap();
         assert_eq!(t.to_string(), "09:05:07");
-        for bad in ["9:05:07", "24:00:00", "10:60:00", "10:00:60", "aa:bb:cc", "10-00-00", ""] {
+        for bad in [
+            "9:05:07", "24:00:00", "10:60:00", "10:00:60", "aa:bb:cc", "10-00-00", "",
+        ] {
             assert_eq!(ClockTime::parse(bad), None, "{bad}");
         }
     }
