@@ -104,3 +104,111 @@ pub fn render(status: &HubStatus, realms: &[RealmEntry]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> ClockTime {
+        ClockTime::parse(s).unwrap()
+    }
+
+    fn entry(stem: &str, kind: RealmKind, url: &str, state: RealmState) -> RealmEntry {
+        RealmEntry {
+            stem: stem.into(),
+            kind,
+            url: url.into(),
+            last_seen: at("10:00:05"),
+            state,
+        }
+    }
+
+    #[test]
+    fn running_registry_lists_realms_as_in_design() {
+        let realms = [
+            entry(
+                "shop-3f2a",
+                RealmKind::Page,
+                "http://127.0.0.1:8302/index.html",
+                RealmState::Log(LogState::Idle),
+            ),
+            entry(
+                "worker-91bc",
+                RealmKind::Worker,
+                "http://127.0.0.1:8302/w.js",
+                RealmState::Log(LogState::Executing),
+            ),
+            entry(
+                "old-0001",
+                RealmKind::Page,
+                "http://x/(a)\nb",
+                RealmState::Disconnected,
+            ),
+        ];
+        let text = render(
+            &HubStatus::Running {
+                script: "<script>".into(),
+            },
+            &realms,
+        );
+        assert_eq!(
+            text,
+            "# 👾 daebug — connected pages\n\
+             > Master registry of connected pages and states. Do not edit server-updated lines here; open a page's per-instance log to run code against that page.\n\
+             \n\
+             * [shop-3f2a](debug/shop-3f2a.md) (http://127.0.0.1:8302/index.html) last 10:00:05 state: idle\n\
+             * [worker-91bc](debug/worker-91bc.md) (worker http://127.0.0.1:8302/w.js) last 10:00:05 state: executing\n\
+             * [old-0001](debug/old-0001.md) (http://x/_a_b) last 10:00:05 state: disconnected\n"
+        );
+    }
+
+    #[test]
+    fn stopped_and_empty_registries_say_what_to_do() {
+        let stopped = HubStatus::Stopped {
+            at: at("11:30:00"),
+            restart: "cargo run --release -- --root .".into(),
+        };
+        let text = render(
+            &stopped,
+            &[entry(
+                "shop-3f2a",
+                RealmKind::Page,
+                "u",
+                RealmState::Unresponsive,
+            )],
+        );
+        assert!(text.contains(
+            "> The hub stopped at 11:30:00. Start it again with `cargo run --release -- --root .`"
+        ));
+        assert!(text.ends_with("state: unresponsive\n"));
+        let empty = render(
+            &HubStatus::Running {
+                script: "<script type=\"module\" src=\"x\"></script>".into(),
+            },
+            &[],
+        );
+        assert!(empty.contains("No pages connected yet. Load the adapter in a page: `<script type=\"module\" src=\"x\"></script>`"));
+    }
+
+    #[test]
+    fn long_registries_stay_short() {
+        let many: Vec<_> = (0..400)
+            .map(|i| {
+                entry(
+                    &format!("p-{i:04x}"),
+                    RealmKind::Page,
+                    "u",
+                    RealmState::Log(LogState::Idle),
+                )
+            })
+            .collect();
+        let text = render(
+            &HubStatus::Running {
+                script: String::new(),
+            },
+            &many,
+        );
+        assert!(text.lines().count() < 200, "{} lines", text.lines().count());
+        assert!(text.contains("… and 250 more"));
+    }
+}
