@@ -186,6 +186,17 @@ enum Verdict {
     Timeout(u64),
 }
 
+impl Verdict {
+    /// The parenthesised end of the reply header.
+    fn suffix(&self) -> String {
+        match *self {
+            Verdict::Ok(ms) => format!("({})", format_duration(ms)),
+            Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
+            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {})", format_timeout(ms)),
+        }
+    }
+}
+
 impl LogEngine {
     pub fn new(stem: impl Into<String>, config: Config) -> LogEngine {
         LogEngine {
@@ -414,7 +425,7 @@ impl LogEngine {
             let reply = self.reply(
                 &agent,
                 now.clock,
-                &Verdict::Error(0),
+                &Verdict::Error(0).suffix(),
                 &Outcome::Error(error),
                 &[],
                 0,
@@ -550,7 +561,7 @@ impl LogEngine {
             message: "the hub stopped while this block was running, so its result was lost; append the block again to re-run it".into(),
             stack: None,
         };
-        let mut reply = self.reply_with_suffix(
+        let mut reply = self.reply(
             &agent,
             clock,
             "(**ERROR** result lost)",
@@ -706,7 +717,7 @@ impl LogEngine {
         let reply = self.reply(
             &job.agent,
             now.clock,
-            &Verdict::Error(elapsed),
+            &Verdict::Error(elapsed).suffix(),
             &Outcome::Error(error),
             &job.events,
             job.dropped,
@@ -753,7 +764,7 @@ impl LogEngine {
         if let Some(i) = self.closed.iter().position(|(id, _)| *id == job) {
             let (_, agent) = self.closed.remove(i).unwrap_or((job, "agent".into()));
             let suffix = format!("(late, {})", format_duration(duration_ms));
-            let reply = self.reply_with_suffix(
+            let reply = self.reply(
                 &agent, now.clock, &suffix, &outcome, &events, dropped, 0, out,
             );
             self.pending.push(reply);
@@ -791,7 +802,7 @@ impl LogEngine {
                 let reply = self.reply(
                     &job.agent,
                     now.clock,
-                    &verdict,
+                    &verdict.suffix(),
                     &outcome,
                     &job.events,
                     job.dropped,
@@ -823,7 +834,7 @@ impl LogEngine {
         let reply = self.reply(
             &job.agent,
             job.exec_clock,
-            &verdict,
+            &verdict.suffix(),
             &outcome,
             &job.events,
             job.dropped,
@@ -858,30 +869,10 @@ impl LogEngine {
 
     // ----- rendering ----------------------------------------------------
 
-    #[allow(clippy::too_many_arguments)]
-    fn reply(
-        &mut self,
-        agent: &str,
-        at: ClockTime,
-        verdict: &Verdict,
-        outcome: &Outcome,
-        events: &[BackgroundEvent],
-        dropped: u32,
-        skipped: usize,
-        out: &mut Output,
-    ) -> String {
-        let suffix = match *verdict {
-            Verdict::Ok(ms) => format!("({})", format_duration(ms)),
-            Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
-            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {})", format_timeout(ms)),
-        };
-        self.reply_with_suffix(agent, at, &suffix, outcome, events, dropped, skipped, out)
-    }
-
     /// A whole reply: header, result fence, background events and notes
     /// (LF endings).
     #[allow(clippy::too_many_arguments)]
-    fn reply_with_suffix(
+    fn reply(
         &mut self,
         agent: &str,
         at: ClockTime,
