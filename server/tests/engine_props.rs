@@ -34,8 +34,12 @@ fn chunk() -> impl Strategy<Value = Vec<String>> {
 
 #[derive(Debug, Clone)]
 enum Step {
-    Append(Vec<String>),
-    Result { ok: bool, text: String },
+    /// Lines, and whether the last one ends with a newline.
+    Append(Vec<String>, bool),
+    Result {
+        ok: bool,
+        text: String,
+    },
     Progress(u8),
     Background(u8),
     Tick(u32),
@@ -44,7 +48,7 @@ enum Step {
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        3 => chunk().prop_map(Step::Append),
+        3 => (chunk(), any::<bool>()).prop_map(|(lines, eol)| Step::Append(lines, eol)),
         3 => (any::<bool>(), "[a-z`~>*\n ]{0,30}").prop_map(|(ok, text)| Step::Result { ok, text }),
         1 => (0u8..14).prop_map(Step::Progress),
         1 => (0u8..14).prop_map(Step::Background),
@@ -82,7 +86,7 @@ fn in_order(hay: &[&str], needles: &[String]) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn agent_text_survives_and_one_footer(steps in prop::collection::vec(step(), 1..24), crlf in any::<bool>()) {
@@ -96,13 +100,24 @@ proptest! {
             mono += 100;
             let now = Now { mono: Millis(mono), clock: ClockTime { hour: 10, minute: 0, second: (mono / 1000 % 60) as u8 } };
             let input = match step {
-                Step::Append(lines) => {
-                    if !text.ends_with('\n') && !text.is_empty() {
-                        text.push_str(eol);
+                Step::Append(mut lines, final_eol) => {
+                    // Text that does not end with a newline ends with the
+                    // agent's own unfinished line (the hub writes whole
+                    // lines): the first appended line continues it.
+                    let partial = text.rsplit('\n').next().unwrap_or("").to_string();
+                    if !partial.is_empty() {
+                        if written.last() == Some(&partial) {
+                            written.pop();
+                        }
+                        lines[0] = format!("{partial}{}", lines[0]);
+                        text.truncate(text.len() - partial.len());
                     }
-                    for l in &lines {
+                    let n = lines.len();
+                    for (i, l) in lines.iter().enumerate() {
                         text.push_str(l);
-                        text.push_str(eol);
+                        if i + 1 < n || final_eol {
+                            text.push_str(eol);
+                        }
                         if !l.trim().is_empty() {
                             written.push(l.clone());
                         }

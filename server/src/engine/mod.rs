@@ -482,7 +482,8 @@ impl LogEngine {
         let (start, inserted, sep) = insert_after_block(w, block, &region);
         job.region_hint = w.base + start;
         job.sep = sep;
-        job.rest = w.buf[block.next + inserted..chunk_end + inserted].to_string();
+        let rest_end = chunk_end.max(block.next) + inserted;
+        job.rest = w.buf[block.next + inserted..rest_end].to_string();
         self.job = Some(job);
         out.effects.push(Effect::Dispatch {
             job: id,
@@ -648,7 +649,11 @@ impl LogEngine {
                 end
             };
             let rest_end = if w.buf[after..].starts_with(&job.rest) {
-                after + job.rest.len()
+                // The rest may have ended mid-line (no final newline) and
+                // the agent continued that line: the whole line is the rest's.
+                let end = to_line_end(&w.buf, after + job.rest.len());
+                job.rest = w.buf[after..end].to_string();
+                end
             } else {
                 // The agent edited the rest of its chunk: take it as it is
                 // now, up to the next request header.
@@ -952,6 +957,16 @@ fn region_extent(text: &str, from: usize) -> (usize, bool) {
     (end, false)
 }
 
+/// `at` when it is a line start (or the end), else the start of the next line.
+fn to_line_end(text: &str, at: usize) -> usize {
+    if at == 0 || at >= text.len() || text.as_bytes()[at - 1] == b'\n' {
+        return at.min(text.len());
+    }
+    lines_from(text, line_start(text, at))
+        .next()
+        .map_or(text.len(), |l| l.next)
+}
+
 /// `at`, or the start of the next line when the line at `at` is blank.
 fn skip_one_blank(text: &str, at: usize) -> usize {
     match lines_from(text, at).next() {
@@ -960,17 +975,19 @@ fn skip_one_blank(text: &str, at: usize) -> usize {
     }
 }
 
-/// Complete executable blocks whose opener lies in `range`.
+/// Complete executable blocks that lie wholly in `range`.
 fn exec_blocks(text: &str, range: Range<usize>) -> Vec<ExecBlock> {
     blocks(text, range.start)
         .take_while(|b| b.start() < range.end)
         .filter_map(|b| match b {
-            Block::Fence(f) if f.closed => exec_info(f.info).map(|info| ExecBlock {
-                next: f.next,
-                terminated: f.terminated,
-                body: f.body_start..f.body_end,
-                info,
-            }),
+            Block::Fence(f) if f.closed && f.next <= range.end => {
+                exec_info(f.info).map(|info| ExecBlock {
+                    next: f.next,
+                    terminated: f.terminated,
+                    body: f.body_start..f.body_end,
+                    info,
+                })
+            }
             _ => None,
         })
         .collect()
