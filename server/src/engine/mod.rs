@@ -233,7 +233,7 @@ impl LogEngine {
         match input {
             Input::Startup | Input::FileChanged => {
                 if self.job.is_some() {
-                    self.running_changed(text, now, &mut out);
+                    self.update_region(text, false, now, &mut out);
                 } else {
                     self.idle_changed(text, now, &mut out);
                 }
@@ -247,7 +247,7 @@ impl LogEngine {
                 Some(j) if j.id == job => {
                     j.events = events;
                     j.dropped = dropped;
-                    self.refresh_region(text, now, &mut out);
+                    self.update_region(text, true, now, &mut out);
                 }
                 _ => out.effects.push(Effect::Notice(format!(
                     "{}: progress for job {job}, which is not running, ignored",
@@ -590,22 +590,15 @@ impl LogEngine {
 
     // ----- running ------------------------------------------------------
 
-    fn running_changed(&mut self, text: &str, now: Now, out: &mut Output) {
-        match self.region_work(text, now) {
+    /// Finds the executing region and rewrites it when `always` (new
+    /// events, a placeholder refresh) or when a person damaged it; abandons
+    /// the job when it cannot be found nor put back.
+    fn update_region(&mut self, text: &str, always: bool, now: Now, out: &mut Output) {
+        match self.region_work(text) {
             Some((mut w, r)) => {
-                if !r.placeholder {
+                if always || !r.placeholder {
                     self.rewrite_region(&mut w, &r, now);
                 }
-                self.finish(text, w, out);
-            }
-            None => self.abandon(text, now, out),
-        }
-    }
-
-    fn refresh_region(&mut self, text: &str, now: Now, out: &mut Output) {
-        match self.region_work(text, now) {
-            Some((mut w, r)) => {
-                self.rewrite_region(&mut w, &r, now);
                 self.finish(text, w, out);
             }
             None => self.abandon(text, now, out),
@@ -619,13 +612,13 @@ impl LogEngine {
             out.effects.push(Effect::Cancel { job: id });
             self.complete(text, Verdict::Timeout(timeout_ms), None, now, out);
         } else if now.mono.since(job.shown_at) >= PLACEHOLDER_REFRESH_MS {
-            self.refresh_region(text, now, out);
+            self.update_region(text, true, now, out);
         }
     }
 
     /// Finds the executing region (or puts it back under the running block
     /// when a person removed it) and the rest of the running chunk.
-    fn region_work(&mut self, text: &str, _now: Now) -> Option<(Work, Region)> {
+    fn region_work(&mut self, text: &str) -> Option<(Work, Region)> {
         let stem = self.stem.clone();
         let job = self.job.as_mut()?;
         let mut fallback = None;
@@ -800,7 +793,7 @@ impl LogEngine {
         now: Now,
         out: &mut Output,
     ) {
-        let Some((mut w, r)) = self.region_work(text, now) else {
+        let Some((mut w, r)) = self.region_work(text) else {
             // Nowhere to put it: the reply goes above the footer instead.
             let Some(job) = self.job.take() else { return };
             if let Some(outcome) = outcome {
