@@ -21,4 +21,6 @@
 //! The wire types shared with the realm adapter live in the
 //! [`daebug_protocol`] crate.
 
+pub mod config;
 pub mod engine;
+pub mod http;

@@ -3,10 +3,19 @@
 //! Everything that crosses the WebSocket between the `daebug` hub and a realm
 //! adapter is defined here, once, as serde types. Bump [`PROTOCOL_VERSION`]
 //! on any change a peer built against the previous version would misread.
+//!
+//! - [`event`]: background events (console calls, global errors).
+//! - [`job`]: job ids, outcomes, rendered values and thrown errors.
+//! - [`wire`]: the envelopes, [`RealmMsg`] (realm → hub) and [`HubMsg`]
+//!   (hub → realm).
 
 pub mod event;
+pub mod job;
+pub mod wire;
 
 pub use event::{BackgroundEvent, EventType, Level};
+pub use job::{JobError, JobId, Outcome, Value};
+pub use wire::{HubMsg, RealmKind, RealmMsg};
 
 /// Version of the wire contract, exchanged in the realm's `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,19 +1,7 @@
 //! What the engine is told: the inputs of [`super::LogEngine::handle`].
 
-use daebug_protocol::BackgroundEvent;
+pub use daebug_protocol::{BackgroundEvent, JobError, JobId, Outcome, Value};
 use serde::{Deserialize, Serialize};
-
-/// Identifies one dispatched block. Unique per engine; the shell seeds the
-/// first one so ids stay unique across hub restarts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct JobId(pub u64);
-
-impl std::fmt::Display for JobId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 /// One thing that happened to a log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,31 +42,4 @@ pub enum Input {
     },
     /// Time passed: a deadline or the placeholder refresh may be due.
     Tick,
-}
-
-/// How a job settled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    Ok(Value),
-    Error(JobError),
-}
-
-/// A completion value as the realm rendered it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Value {
-    /// Plain JSON text; the engine lays it out (compact or indented).
-    Json(String),
-    /// An inspect-style rendering of a value JSON cannot carry.
-    Text(String),
-}
-
-/// A thrown value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobError {
-    pub name: String,
-    pub message: String,
-    #[serde(default)]
-    pub stack: Option<String>,
 }

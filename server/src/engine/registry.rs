@@ -6,12 +6,7 @@ use super::time::ClockTime;
 /// The registry lists at most this many realms (the file stays short).
 const MAX_LINES: usize = 150;
 
-/// Where a realm lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RealmKind {
-    Page,
-    Worker,
-}
+pub use daebug_protocol::RealmKind;
 
 /// A realm's state as the registry shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,107 @@
+//! The envelopes on a realm's WebSocket: JSON objects tagged by `"type"`.
+//!
+//! A realm opens `/ws`, sends [`RealmMsg::Hello`] and gets
+//! [`HubMsg::Welcome`] with the stem of its log. From then on the hub sends
+//! jobs, cancels and pings; the realm answers with started, progress,
+//! result, background and pong. Anything a peer cannot parse is answered
+//! with [`HubMsg::Error`] and otherwise ignored.
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::BackgroundEvent;
+use crate::job::{JobId, Outcome};
+
+/// Where a realm lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RealmKind {
+    Page,
+    Worker,
+}
+
+/// Realm → hub.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RealmMsg {
+    /// The first message on a connection.
+    Hello {
+        /// The realm's [`crate::PROTOCOL_VERSION`].
+        version: u32,
+        kind: RealmKind,
+        /// Display name (`?name=`, the page title, the worker's name...).
+        name: String,
+        /// The page's or worker script's URL.
+        url: String,
+        /// The tab id kept in `sessionStorage` (4 hex digits), so a reload
+        /// continues the same log; empty when the realm has none yet.
+        #[serde(default)]
+        id: String,
+        /// The hub's token, required when it listens beyond loopback.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        /// Jobs this realm is still running, when it reconnects after a
+        /// dropped connection; their results are still expected.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        jobs: Vec<JobId>,
+    },
+    /// The realm began running a job.
+    Started { job: JobId },
+    /// Events captured so far during a job (the whole list, not a delta).
+    Progress {
+        job: JobId,
+        #[serde(default)]
+        events: Vec<BackgroundEvent>,
+        /// Events the realm dropped because of its caps.
+        #[serde(default)]
+        dropped: u32,
+        #[serde(default)]
+        elapsed_ms: u64,
+    },
+    /// The job settled.
+    Result {
+        job: JobId,
+        outcome: Outcome,
+        #[serde(default)]
+        events: Vec<BackgroundEvent>,
+        #[serde(default)]
+        dropped: u32,
+        /// Measured inside the realm.
+        duration_ms: u64,
+    },
+    /// Events captured outside any job.
+    Background {
+        events: Vec<BackgroundEvent>,
+        #[serde(default)]
+        dropped: u32,
+    },
+    /// The answer to [`HubMsg::Ping`].
+    Pong { seq: u64 },
+}
+
+/// Hub → realm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HubMsg {
+    /// The answer to a hello: the log this realm writes to, and the tab id
+    /// to keep (a new one when another live realm already had it).
+    Welcome {
+        version: u32,
+        stem: String,
+        id: String,
+    },
+    /// Run `code` as the body of an async function, once.
+    Job {
+        job: JobId,
+        code: String,
+        timeout_ms: u64,
+    },
+    /// Stop waiting for this job: it timed out or its log gave up on it.
+    Cancel { job: JobId },
+    /// Answer with a pong carrying the same `seq`.
+    Ping { seq: u64 },
+    /// A message the hub could not use, and why. The connection stays open
+    /// unless the hello itself was refused.
+    Error { message: String },
+    /// The hub is shutting down; reconnect with backoff.
+    Bye { reason: String },
+}
