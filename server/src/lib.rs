@@ -24,3 +24,7 @@
 pub mod config;
 pub mod engine;
 pub mod http;
+pub mod hub;
+
+pub use config::HubConfig;
+pub use hub::{Hub, HubError};

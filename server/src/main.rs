@@ -1,13 +1,15 @@
-//! The `daebug` command line.
-//!
-//! For now it only reports what it would do; the hub itself (watcher, actors,
-//! WebSocket and HTTP layers) lands with the next issue.
+//! The `daebug` command line: parse flags, start the hub, stop it on
+//! Ctrl-C or SIGTERM. `anyhow` lives only here, at the binary's edge.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::time::Duration;
 
-use anyhow::{ensure, Context, Result};
+use anyhow::Result;
 use clap::Parser;
+use daebug::hub::names;
+use daebug::{Hub, HubConfig};
+use tracing_subscriber::EnvFilter;
 
 /// Run JavaScript in live browser pages and workers from a Markdown chat log.
 #[derive(Debug, Parser)]
@@ -21,32 +23,119 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 8302)]
     port: u16,
 
-    /// Address to listen on.
+    /// Address to listen on. Anything but loopback needs a token.
     #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     host: IpAddr,
+
+    /// Also admit pages from this origin (e.g. `http://dev.example:3000`);
+    /// loopback origins on any port are always admitted. Repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+
+    /// Timeout of a block without `timeout=`, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    timeout: f64,
+
+    /// Token realms must present (`daebug.js?token=…`). Generated and
+    /// printed when listening beyond loopback without one.
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
 }
 
-fn main() -> Result<()> {
+#[tokio::main]
+async fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("daebug=info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+
     let cli = Cli::parse();
+    if !(cli.timeout.is_finite() && cli.timeout > 0.0 && cli.timeout <= 86_400.0) {
+        anyhow::bail!("--timeout must be a number of seconds between 0 and 86400");
+    }
+    let mut token = cli.token.clone();
+    if !cli.host.is_loopback() && token.is_none() {
+        token = Some(names::token());
+    }
+    let config = HubConfig {
+        addr: SocketAddr::new(cli.host, cli.port),
+        allow_origins: cli.allow_origin.clone(),
+        default_timeout: Duration::from_secs_f64(cli.timeout),
+        token: token.clone(),
+        restart_command: restart_command(),
+        ..HubConfig::new(cli.root.clone(), cli.port)
+    };
 
-    let root = cli
-        .root
-        .canonicalize()
-        .with_context(|| format!("cannot open root directory {}", cli.root.display()))?;
-    ensure!(root.is_dir(), "root {} is not a directory", root.display());
-
-    let addr = SocketAddr::new(cli.host, cli.port);
-    let base = format!("http://{addr}");
-
-    println!("daebug {}", env!("CARGO_PKG_VERSION"));
-    println!("would serve {} at {base}/", root.display());
-    if cli.port == 0 {
-        println!("(port 0: the hub will pick a free port and print the real URL)");
+    let hub = match Hub::bind(config).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("daebug: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!(
+        "daebug {} serving {} at {}/",
+        env!("CARGO_PKG_VERSION"),
+        cli.root.display(),
+        hub.base_url()
+    );
+    if cli.token.is_none() && token.is_some() {
+        println!(
+            "listening beyond loopback: realms must present this token (it is in the line below)"
+        );
     }
     println!("add this line to a page to connect it:");
-    println!(r#"  <script type="module" src="{base}/daebug.js"></script>"#);
+    println!("  {}", hub.script_tag());
     println!(
-        "note: this build only prints what it would do; the hub itself lands with the next issue."
+        "then open debug.md in {} to find each page's log",
+        cli.root.display()
     );
+
+    hub.run(shutdown_signal()).await?;
     Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!("cannot listen for Ctrl-C: {e}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::error!("cannot listen for SIGTERM: {e}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    tracing::info!("shutting down");
+}
+
+/// This very command line, for the registry's "start it again" note.
+fn restart_command() -> String {
+    std::env::args()
+        .map(|a| {
+            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            } else {
+                a
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

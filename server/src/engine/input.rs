@@ -42,4 +42,8 @@ pub enum Input {
     },
     /// Time passed: a deadline or the placeholder refresh may be due.
     Tick,
+    /// The realm left or came back. `away` says why jobs cannot run now
+    /// (`None`: they can); it is shown in the executing placeholder, and
+    /// the job keeps its timeout while it waits.
+    Presence { away: Option<String> },
 }

@@ -87,8 +87,10 @@ impl Default for Config {
     }
 }
 
-/// The state of one chat log. See the module docs.
-#[derive(Debug)]
+/// The state of one chat log. See the module docs. Cloning is cheap (no
+/// text of the log is kept), so the shell can snapshot it and re-run an
+/// input on newer text when the file changed under a write.
+#[derive(Debug, Clone)]
 pub struct LogEngine {
     /// The log's name, as in `debug/<stem>.md` and reply headers.
     stem: String,
@@ -108,6 +110,9 @@ pub struct LogEngine {
     /// Blocks (late results, background events) waiting for the footer to
     /// be written, because a chunk is running. LF line endings.
     pending: Vec<String>,
+    /// Why the realm is not there to run jobs, if it is not (see
+    /// [`Input::Presence`]).
+    away: Option<String>,
 }
 
 /// What the engine remembers about the running block.
@@ -139,6 +144,9 @@ struct Running {
     /// The elapsed seconds the placeholder shows, and when it was written.
     shown_secs: u64,
     shown_at: Millis,
+    /// Why the realm cannot run it now (disconnected...), shown in the
+    /// placeholder so the agent knows the wait is not the code's.
+    away: Option<String>,
 }
 
 impl Running {
@@ -208,6 +216,7 @@ impl LogEngine {
             closed: VecDeque::new(),
             finished: VecDeque::new(),
             pending: Vec::new(),
+            away: None,
         }
     }
 
@@ -281,6 +290,15 @@ impl LogEngine {
                 }
             }
             Input::Tick => self.tick(text, now, &mut out),
+            Input::Presence { away } => {
+                self.away = away.clone();
+                if let Some(j) = self.job.as_mut() {
+                    if j.away != away {
+                        j.away = away;
+                        self.update_region(text, true, now, &mut out);
+                    }
+                }
+            }
         }
         if let Some(at) = self.next_wake() {
             out.effects.push(Effect::WakeAt(at));
@@ -477,6 +495,7 @@ impl LogEngine {
             dropped: 0,
             shown_secs: 0,
             shown_at: now.mono,
+            away: self.away.clone(),
         };
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
@@ -924,10 +943,13 @@ impl LogEngine {
 /// The executing region of a job (LF endings).
 fn region_text(job: &Running) -> String {
     format!(
-        "{}\n{}executing ({}s)\n",
+        "{}\n{}executing ({}s{})\n",
         job.exec_header,
         render::events(&job.events, job.dropped),
-        job.shown_secs
+        job.shown_secs,
+        job.away
+            .as_ref()
+            .map_or(String::new(), |a| format!("; {a}"))
     )
 }
 

@@ -1,1 +1,215 @@
-//! The HTTP layer (being written).
+//! The HTTP layer: everything a browser fetches from the hub.
+//!
+//! - [`guard`]: the Host check on every request (DNS rebinding) and the
+//!   Origin rules for CORS and the WebSocket upgrade.
+//! - [`assets`]: the adapter (`/daebug.js`, glue, `.wasm`) and the welcome
+//!   page, embedded in the binary.
+//! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
+//!   and `debug/`, and injecting the adapter tag into HTML.
+//!
+//! The WebSocket route is written elsewhere and handed to [`router`], which
+//! puts the Host check in front of it too: one layer over everything, so no
+//! route can be added that skips it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::Router;
+
+pub mod assets;
+pub mod files;
+pub mod guard;
+
+/// What the HTTP handlers share.
+#[derive(Debug, Clone)]
+pub struct HttpState {
+    /// The served directory, canonicalized (symlink escapes are detected by
+    /// comparing canonical paths against it).
+    pub root: PathBuf,
+    /// The Host and Origin policy.
+    pub guard: Arc<guard::Guard>,
+    /// The adapter's URL as pages should load it, e.g.
+    /// `http://127.0.0.1:8302/daebug.js`; injected into served HTML.
+    pub script_url: String,
+}
+
+/// The hub's whole HTTP surface: the `ws` router (holding `/ws`, its state
+/// already applied), the adapter files, and static files as the fallback,
+/// all behind the Host check.
+pub fn router(state: HttpState, ws: Router) -> Router {
+    let guard = Arc::clone(&state.guard);
+    let own = assets::routes().fallback(files::serve).with_state(state);
+    ws.merge(own)
+        .layer(middleware::from_fn_with_state(guard, check_host))
+}
+
+/// Refuse any request whose `Host` (or absolute-form target) does not name
+/// this hub, before any route sees it.
+async fn check_host(State(guard): State<Arc<guard::Guard>>, req: Request, next: Next) -> Response {
+    let target_ok = req
+        .uri()
+        .authority()
+        .is_none_or(|authority| guard.authority_allowed(authority.as_str()));
+    if target_ok && guard.host_allowed(req.headers()) {
+        next.run(req).await
+    } else {
+        guard.refuse_host(req.headers())
+    }
+}
+
+/// Helpers for the HTTP tests: a router over a temporary root, and requests
+/// that look like a browser's.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use axum::body::Body;
+    use axum::http::{Method, Request};
+    use axum::response::Response;
+    use axum::routing::get;
+    use axum::Router;
+    use tower::ServiceExt;
+
+    use super::guard::Guard;
+    use super::{router, HttpState};
+
+    /// The default script URL and Host of the test hub.
+    pub const HOST: &str = "127.0.0.1:8302";
+
+    /// A hub on `127.0.0.1:8302` over a fresh temporary root, with a
+    /// stand-in `/ws` route.
+    pub fn router_for(allow_origins: &[&str]) -> (tempfile::TempDir, Router) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = router_at(dir.path(), allow_origins, "http://127.0.0.1:8302/daebug.js");
+        (dir, app)
+    }
+
+    /// A hub on `127.0.0.1:8302` over `root`.
+    pub fn router_at(root: &Path, allow_origins: &[&str], script_url: &str) -> Router {
+        let allow: Vec<String> = allow_origins.iter().map(|s| s.to_string()).collect();
+        let state = HttpState {
+            root: root.canonicalize().expect("canonical root"),
+            guard: Arc::new(Guard::new(HOST.parse().expect("address"), &allow)),
+            script_url: script_url.to_owned(),
+        };
+        let ws = Router::new().route("/ws", get(|| async { "ws" }));
+        router(state, ws)
+    }
+
+    /// Send `method uri` with `Host: 127.0.0.1:8302` unless `headers` names
+    /// another host.
+    pub async fn request(
+        app: &Router,
+        method: Method,
+        uri: &str,
+        headers: &[(&str, &str)],
+    ) -> Response {
+        let mut req = Request::builder().method(method).uri(uri);
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            req = req.header("host", HOST);
+        }
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        send(app, req.body(Body::empty()).expect("request")).await
+    }
+
+    /// Send a prepared request.
+    pub async fn send(app: &Router, req: Request<Body>) -> Response {
+        match app.clone().oneshot(req).await {
+            Ok(res) => res,
+            Err(never) => match never {},
+        }
+    }
+
+    /// A header's value, or `""` when absent.
+    pub fn header(res: &Response, name: &str) -> String {
+        res.headers()
+            .get(name)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The whole body as text.
+    pub async fn body_text(res: Response) -> String {
+        let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::{Method, Request, StatusCode};
+
+    use super::test_util::{body_text, header, request, router_for, send};
+
+    #[tokio::test]
+    async fn foreign_host_is_refused_everywhere() {
+        let (dir, app) = router_for(&[]);
+        std::fs::write(dir.path().join("app.js"), "1").expect("write");
+        for uri in ["/app.js", "/ws", "/daebug.js", "/", "/missing"] {
+            let res = request(&app, Method::GET, uri, &[("host", "evil.example")]).await;
+            assert_eq!(res.status(), StatusCode::FORBIDDEN, "{uri}");
+            assert_eq!(header(&res, "content-type"), "text/plain; charset=utf-8");
+            let body = body_text(res).await;
+            assert!(body.contains("\"evil.example\""), "{body}");
+            assert!(body.contains("http://127.0.0.1:8302/"), "{body}");
+        }
+    }
+
+    #[tokio::test]
+    async fn missing_host_is_refused() {
+        let (_dir, app) = router_for(&[]);
+        for uri in ["/ws", "/"] {
+            let req = Request::builder()
+                .uri(uri)
+                .body(Body::empty())
+                .expect("request");
+            assert_eq!(
+                send(&app, req).await.status(),
+                StatusCode::FORBIDDEN,
+                "{uri}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn absolute_form_target_is_checked_too() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(
+            &app,
+            Method::GET,
+            "http://evil.example/ws",
+            &[("host", "127.0.0.1:8302")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    }
+
+    #[tokio::test]
+    async fn loopback_hosts_reach_every_route() {
+        let (dir, app) = router_for(&[]);
+        std::fs::write(dir.path().join("app.js"), "1").expect("write");
+        for host in [
+            "localhost:8302",
+            "127.0.0.1:8302",
+            "[::1]:8302",
+            "app.localhost",
+        ] {
+            for uri in ["/app.js", "/daebug.js", "/"] {
+                let res = request(&app, Method::GET, uri, &[("host", host)]).await;
+                assert_eq!(res.status(), StatusCode::OK, "{host} {uri}");
+            }
+            let res = request(&app, Method::GET, "/ws", &[("host", host)]).await;
+            assert_eq!(res.status(), StatusCode::OK, "{host} /ws");
+            assert_eq!(body_text(res).await, "ws");
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! The files embedded in the binary: the adapter (`/daebug.js`, its
+//! wasm-bindgen glue and `.wasm`) and the hub's welcome page.
+//!
+//! They are compiled in so that a fresh `cargo run` serves a working hub
+//! with no other build step and no files next to the binary. The adapter
+//! files are loaded cross-origin (a dev server on `localhost:5173` imports
+//! `http://127.0.0.1:8302/daebug.js`), so they answer CORS, but only for
+//! origins the [`Guard`](super::guard::Guard) admits.
+
+use std::sync::OnceLock;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header::{
+    ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_MAX_AGE, ALLOW,
+    CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY,
+};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use super::guard::Cors;
+use super::HttpState;
+
+/// One embedded adapter file.
+#[derive(Debug)]
+pub struct AdapterFile {
+    /// The URL path it is served at.
+    pub path: &'static str,
+    /// Its `Content-Type`.
+    pub content_type: &'static str,
+    /// Its bytes, as compiled in.
+    pub body: &'static [u8],
+}
+
+/// `Content-Type` of the adapter's JavaScript.
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// Every adapter file, in route order.
+pub const ADAPTER_FILES: &[AdapterFile] = &[
+    AdapterFile {
+        path: "/daebug.js",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug.js"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug_adapter.js",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../www/adapter/daebug_adapter.js"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug_adapter_bg.wasm",
+        content_type: "application/wasm",
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../www/adapter/daebug_adapter_bg.wasm"
+        )),
+    },
+];
+
+/// The welcome page template; `{{script_url}}` is filled in at serve time.
+const WELCOME_TEMPLATE: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../www/index.html"));
+
+/// Chrome's Private Network Access preflight header, and its answer: a page
+/// the user admitted with `--allow-origin` may live on a public address.
+const REQUEST_PRIVATE_NETWORK: HeaderName =
+    HeaderName::from_static("access-control-request-private-network");
+/// See [`REQUEST_PRIVATE_NETWORK`].
+const ALLOW_PRIVATE_NETWORK: HeaderName =
+    HeaderName::from_static("access-control-allow-private-network");
+
+/// The routes of every adapter file (GET, HEAD and CORS preflight).
+pub fn routes() -> Router<HttpState> {
+    ADAPTER_FILES
+        .iter()
+        .enumerate()
+        .fold(Router::new(), |router, (index, file)| {
+            router.route(
+                file.path,
+                get(
+                    move |State(state): State<HttpState>, headers: HeaderMap| async move {
+                        serve(&state, index, file, &headers)
+                    },
+                )
+                .options(
+                    move |State(state): State<HttpState>, headers: HeaderMap| async move {
+                        preflight(&state, &headers)
+                    },
+                ),
+            )
+        })
+}
+
+/// The hub's welcome page, telling the user the tag to add.
+pub fn welcome_page(script_url: &str) -> String {
+    WELCOME_TEMPLATE.replace("{{script_url}}", &escape_html(script_url))
+}
+
+/// GET/HEAD of an adapter file (axum drops the body for HEAD).
+fn serve(state: &HttpState, index: usize, file: &AdapterFile, headers: &HeaderMap) -> Response {
+    let allow_origin = match state.guard.cors_origin(headers) {
+        Cors::Refuse(origin) => return state.guard.refuse_origin(&origin),
+        Cors::Allow(origin) => Some(origin),
+        Cors::NotNeeded => None,
+    };
+    let etag = etag(index);
+    let fresh = headers
+        .get(IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|tag| tag.trim() == etag || tag.trim() == "*")
+        });
+    let mut res = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        Body::from(file.body).into_response()
+    };
+    let out = res.headers_mut();
+    out.insert(CONTENT_TYPE, HeaderValue::from_static(file.content_type));
+    // The adapter changes whenever the hub is rebuilt: always revalidate.
+    out.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(etag) = HeaderValue::from_str(etag) {
+        out.insert(ETAG, etag);
+    }
+    add_cors(out, allow_origin);
+    res
+}
+
+/// The answer to a CORS preflight (`OPTIONS`).
+fn preflight(state: &HttpState, headers: &HeaderMap) -> Response {
+    let allow_origin = match state.guard.cors_origin(headers) {
+        Cors::Refuse(origin) => return state.guard.refuse_origin(&origin),
+        Cors::Allow(origin) => Some(origin),
+        Cors::NotNeeded => None,
+    };
+    let asks_private_network =
+        allow_origin.is_some() && headers.contains_key(REQUEST_PRIVATE_NETWORK);
+    let mut res = StatusCode::NO_CONTENT.into_response();
+    let out = res.headers_mut();
+    let methods = HeaderValue::from_static("GET, HEAD, OPTIONS");
+    out.insert(ALLOW, methods.clone());
+    out.insert(ACCESS_CONTROL_ALLOW_METHODS, methods);
+    out.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+    if asks_private_network {
+        out.insert(ALLOW_PRIVATE_NETWORK, HeaderValue::from_static("true"));
+    }
+    add_cors(out, allow_origin);
+    res
+}
+
+/// Echo an admitted origin; the answer depends on `Origin`, so caches must
+/// key on it either way.
+fn add_cors(headers: &mut HeaderMap, allow_origin: Option<HeaderValue>) {
+    if let Some(origin) = allow_origin {
+        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    }
+    headers.insert(VARY, HeaderValue::from_static("Origin"));
+}
+
+/// The ETag of `ADAPTER_FILES[index]`: a hash of its bytes, computed once
+/// (the `.wasm` is large enough not to hash per request).
+fn etag(index: usize) -> &'static str {
+    static ETAGS: OnceLock<Vec<String>> = OnceLock::new();
+    let etags = ETAGS.get_or_init(|| {
+        ADAPTER_FILES
+            .iter()
+            .map(|file| format!("\"{:016x}\"", fnv1a(file.body)))
+            .collect()
+    });
+    etags.get(index).map_or("", String::as_str)
+}
+
+/// 64-bit FNV-1a: tiny, and plenty to tell two builds of a file apart.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Escape text for an HTML text node or attribute value.
+pub(crate) fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::test_util::{body_text, header, request, router_at, router_for};
+    use axum::http::Method;
+
+    #[test]
+    fn placeholders_are_embedded() {
+        let wasm = ADAPTER_FILES
+            .iter()
+            .find(|f| f.path.ends_with(".wasm"))
+            .expect("wasm file");
+        assert!(wasm.body.starts_with(b"\0asm"), "a wasm module");
+        assert!(ADAPTER_FILES.iter().all(|f| !f.body.is_empty()));
+    }
+
+    #[tokio::test]
+    async fn adapter_files_are_served_with_their_types() {
+        let (_dir, app) = router_for(&[]);
+        for file in ADAPTER_FILES {
+            let res = request(&app, Method::GET, file.path, &[]).await;
+            assert_eq!(res.status(), StatusCode::OK, "{}", file.path);
+            assert_eq!(header(&res, "content-type"), file.content_type);
+            assert_eq!(header(&res, "cache-control"), "no-cache");
+            assert!(header(&res, "etag").starts_with('"'));
+            assert_eq!(header(&res, "access-control-allow-origin"), "");
+            let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+                .await
+                .expect("body");
+            assert_eq!(&body[..], file.body, "{}", file.path);
+        }
+        let res = request(&app, Method::GET, "/daebug.js", &[]).await;
+        assert_eq!(
+            header(&res, "content-type"),
+            "text/javascript; charset=utf-8"
+        );
+        let res = request(&app, Method::GET, "/daebug_adapter_bg.wasm", &[]).await;
+        assert_eq!(header(&res, "content-type"), "application/wasm");
+    }
+
+    #[tokio::test]
+    async fn etag_revalidates() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(&app, Method::GET, "/daebug_adapter_bg.wasm", &[]).await;
+        let etag = header(&res, "etag");
+        let res = request(
+            &app,
+            Method::GET,
+            "/daebug_adapter_bg.wasm",
+            &[("if-none-match", &etag)],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(body_text(res).await, "");
+    }
+
+    #[tokio::test]
+    async fn head_has_headers_and_no_body() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(&app, Method::HEAD, "/daebug.js", &[]).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(header(&res, "content-type"), JS);
+        assert_eq!(
+            header(&res, "content-length"),
+            ADAPTER_FILES[0].body.len().to_string()
+        );
+        assert_eq!(body_text(res).await, "");
+    }
+
+    #[tokio::test]
+    async fn loopback_origin_is_echoed() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(
+            &app,
+            Method::GET,
+            "/daebug.js",
+            &[("origin", "http://localhost:5173")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(
+            header(&res, "access-control-allow-origin"),
+            "http://localhost:5173"
+        );
+        assert_eq!(header(&res, "vary"), "Origin");
+    }
+
+    #[tokio::test]
+    async fn foreign_origin_is_refused_with_the_flag_to_admit_it() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(
+            &app,
+            Method::GET,
+            "/daebug_adapter.js",
+            &[("origin", "https://evil.example")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        assert_eq!(header(&res, "access-control-allow-origin"), "");
+        let body = body_text(res).await;
+        assert!(body.contains("https://evil.example"), "{body}");
+        assert!(body.contains("--allow-origin"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn allow_origin_entry_is_admitted() {
+        let (_dir, app) = router_for(&["https://app.example.com/"]);
+        let res = request(
+            &app,
+            Method::GET,
+            "/daebug.js",
+            &[("origin", "https://app.example.com")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(
+            header(&res, "access-control-allow-origin"),
+            "https://app.example.com"
+        );
+    }
+
+    #[tokio::test]
+    async fn preflight() {
+        let (_dir, app) = router_for(&["https://app.example.com"]);
+        let res = request(
+            &app,
+            Method::OPTIONS,
+            "/daebug_adapter_bg.wasm",
+            &[
+                ("origin", "http://127.0.0.1:9000"),
+                ("access-control-request-method", "GET"),
+            ],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::NO_CONTENT);
+        assert_eq!(
+            header(&res, "access-control-allow-origin"),
+            "http://127.0.0.1:9000"
+        );
+        assert_eq!(
+            header(&res, "access-control-allow-methods"),
+            "GET, HEAD, OPTIONS"
+        );
+        assert_eq!(header(&res, "access-control-allow-private-network"), "");
+
+        let res = request(
+            &app,
+            Method::OPTIONS,
+            "/daebug.js",
+            &[
+                ("origin", "https://app.example.com"),
+                ("access-control-request-method", "GET"),
+                ("access-control-request-private-network", "true"),
+            ],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::NO_CONTENT);
+        assert_eq!(header(&res, "access-control-allow-private-network"), "true");
+
+        let res = request(
+            &app,
+            Method::OPTIONS,
+            "/daebug.js",
+            &[("origin", "https://evil.example")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    }
+
+    #[tokio::test]
+    async fn other_methods_are_not_allowed() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(&app, Method::POST, "/daebug.js", &[]).await;
+        assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
+    }
+
+    #[tokio::test]
+    async fn welcome_page_when_root_has_no_index() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(&app, Method::GET, "/", &[]).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(header(&res, "content-type"), "text/html; charset=utf-8");
+        let body = body_text(res).await;
+        assert!(body.contains("👾 daebug"), "{body}");
+        assert!(
+            body.contains(r#"src="http://127.0.0.1:8302/daebug.js""#),
+            "{body}"
+        );
+        assert!(!body.contains("{{"), "template filled: {body}");
+    }
+
+    #[tokio::test]
+    async fn welcome_page_uses_the_real_script_url() {
+        let (dir, _) = router_for(&[]);
+        let app = router_at(dir.path(), &[], "http://127.0.0.1:40123/daebug.js");
+        let body = body_text(request(&app, Method::GET, "/", &[]).await).await;
+        assert!(body.contains("http://127.0.0.1:40123/daebug.js"), "{body}");
+    }
+
+    #[test]
+    fn escape() {
+        assert_eq!(
+            escape_html(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

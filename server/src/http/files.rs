@@ -1,0 +1,589 @@
+//! Static serving of `--root`, with the adapter tag injected into HTML.
+//!
+//! The root holds the hub's own bookkeeping (`debug.md`, `debug/`) and
+//! usually a project checkout (`.git`, `.env`), so serving is deny-first:
+//! dotfiles, the registry and the logs are refused, no path may climb out
+//! of the root (by `..`, encoded separators or symlinks), and every refusal
+//! is a plain 404 so that nothing tells a prober what exists.
+
+use std::path::{Path, PathBuf};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
+use axum::http::{HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+
+use super::assets::{escape_html, welcome_page};
+use super::guard::plain_text;
+use super::HttpState;
+
+/// Why a request path is not served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refused {
+    /// Bad percent-encoding or not UTF-8: 400.
+    Malformed,
+    /// Hidden, private or outside the root: 404, like a missing file.
+    Hidden,
+}
+
+/// A request path, decoded and checked.
+#[derive(Debug)]
+struct RequestPath {
+    /// Decoded, non-empty segments, each a plain file name.
+    segments: Vec<String>,
+    /// The path ended with `/` (asks for a directory).
+    dir: bool,
+}
+
+/// The fallback handler: serve a file (or directory index) from the root.
+pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        let mut res = plain_text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "daebug: only GET and HEAD are served".to_owned(),
+        );
+        res.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return res;
+    }
+    let res = match RequestPath::parse(uri.path()) {
+        Ok(path) => serve_path(&state, &path, uri.query()).await,
+        Err(Refused::Malformed) => {
+            plain_text(StatusCode::BAD_REQUEST, "daebug: malformed path".to_owned())
+        }
+        Err(Refused::Hidden) => not_found(),
+    };
+    if method == Method::HEAD {
+        without_body(res)
+    } else {
+        res
+    }
+}
+
+/// Serve a checked path: a file, a directory's `index.html`, the welcome
+/// page at an index-less root, or a redirect that adds a directory's `/`.
+async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) -> Response {
+    let joined = path
+        .segments
+        .iter()
+        .fold(state.root.clone(), |dir, segment| dir.join(segment));
+    let Some(found) = resolve(&state.root, &joined).await else {
+        return not_found();
+    };
+    let Ok(meta) = tokio::fs::metadata(&found).await else {
+        return not_found();
+    };
+    if meta.is_dir() {
+        if !path.dir {
+            return redirect_to_dir(&path.segments, query);
+        }
+        return match resolve(&state.root, &found.join("index.html")).await {
+            Some(index) => serve_file(state, &index, "index.html").await,
+            None if path.segments.is_empty() => {
+                html_response(welcome_page(&state.script_url).into_bytes())
+            }
+            None => not_found(),
+        };
+    }
+    if path.dir || !meta.is_file() {
+        // `/app.js/`, or a FIFO/socket that a read would hang on.
+        return not_found();
+    }
+    let name = path.segments.last().map_or("", String::as_str);
+    serve_file(state, &found, name).await
+}
+
+/// Read and answer one regular file; `name` (as requested) picks the type.
+async fn serve_file(state: &HttpState, file: &Path, name: &str) -> Response {
+    match tokio::fs::metadata(file).await {
+        Ok(meta) if meta.is_file() => {}
+        _ => return not_found(),
+    }
+    let bytes = match tokio::fs::read(file).await {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            tracing::debug!("cannot read {}: {err}", file.display());
+            return not_found();
+        }
+    };
+    let content_type = content_type(name);
+    if content_type.starts_with("text/html") {
+        return html_response(inject_adapter(bytes, &state.script_url));
+    }
+    let mut res = Body::from(bytes).into_response();
+    res.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    res
+}
+
+impl RequestPath {
+    /// Decode and check `raw` (the URI path, still percent-encoded).
+    fn parse(raw: &str) -> Result<RequestPath, Refused> {
+        let mut segments = Vec::new();
+        for raw_segment in raw.split('/').filter(|s| !s.is_empty()) {
+            let segment = percent_decode(raw_segment).ok_or(Refused::Malformed)?;
+            if segment.contains(['/', '\\', '\0']) || (cfg!(windows) && segment.contains(':')) {
+                // An encoded separator or a drive prefix: an escape attempt.
+                return Err(Refused::Hidden);
+            }
+            segments.push(segment);
+        }
+        if is_private(segments.iter().map(String::as_str)) {
+            return Err(Refused::Hidden);
+        }
+        Ok(RequestPath {
+            segments,
+            dir: raw.ends_with('/'),
+        })
+    }
+}
+
+/// Whether a root-relative path is never served: any segment starting with
+/// `.` (dotfiles, and `.`/`..` themselves), `debug.md` and `debug/` at the
+/// root. Case-insensitive, and blind to Windows' trailing dots/spaces and
+/// `::$DATA` streams, since some filesystems treat those as the same file.
+fn is_private<'a>(mut segments: impl Iterator<Item = &'a str>) -> bool {
+    let Some(first) = segments.next() else {
+        return false;
+    };
+    let stem = first
+        .split(':')
+        .next()
+        .unwrap_or(first)
+        .trim_end_matches(['.', ' ']);
+    first.starts_with('.')
+        || stem.eq_ignore_ascii_case("debug.md")
+        || stem.eq_ignore_ascii_case("debug")
+        || segments.any(|s| s.starts_with('.'))
+}
+
+/// The canonical form of `path` if it exists, lies inside `root` (after
+/// following symlinks) and is not private there.
+async fn resolve(root: &Path, path: &Path) -> Option<PathBuf> {
+    let canonical = tokio::fs::canonicalize(path).await.ok()?;
+    let inside = canonical.strip_prefix(root).ok()?;
+    let parts: Vec<String> = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if is_private(parts.iter().map(String::as_str)) {
+        return None;
+    }
+    Some(canonical)
+}
+
+/// Percent-decode one path segment; `None` on a bad escape or non-UTF-8.
+fn percent_decode(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                // from_str_radix alone would accept `%+f`.
+                return None;
+            }
+            let hex = std::str::from_utf8(hex).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Percent-encode one path segment for a `Location` header.
+fn percent_encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for &b in segment.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `/dir` → 308 `/dir/`, so relative links in its index resolve. Built from
+/// the decoded segments, never the raw path: `//evil.example` must not
+/// become a protocol-relative redirect.
+fn redirect_to_dir(segments: &[String], query: Option<&str>) -> Response {
+    let mut location = String::new();
+    for segment in segments {
+        location.push('/');
+        location.push_str(&percent_encode(segment));
+    }
+    location.push('/');
+    if let Some(query) = query {
+        location.push('?');
+        location.push_str(query);
+    }
+    let mut res = StatusCode::PERMANENT_REDIRECT.into_response();
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        res.headers_mut().insert(LOCATION, location);
+    }
+    res
+}
+
+/// An HTML page, never cached without revalidation.
+fn html_response(html: Vec<u8>) -> Response {
+    let mut res = Body::from(html).into_response();
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    res
+}
+
+/// The same response for HEAD: headers (with the real length), no body.
+fn without_body(res: Response) -> Response {
+    let (mut parts, body) = res.into_parts();
+    if let Some(len) = axum::body::HttpBody::size_hint(&body).exact() {
+        parts.headers.insert(CONTENT_LENGTH, HeaderValue::from(len));
+    }
+    Response::from_parts(parts, Body::empty())
+}
+
+/// The single answer to anything not served.
+fn not_found() -> Response {
+    plain_text(StatusCode::NOT_FOUND, "daebug: not found".to_owned())
+}
+
+/// Add `<script type="module" src="{script_url}">` to an HTML document so
+/// the page connects, unless it already loads `daebug.js`: after `<head…>`,
+/// else before `<body…>`, else after any BOM and doctype.
+fn inject_adapter(html: Vec<u8>, script_url: &str) -> Vec<u8> {
+    if find(&html, b"daebug.js").is_some() {
+        return html;
+    }
+    let tag = format!(
+        r#"<script type="module" src="{}"></script>"#,
+        escape_html(script_url)
+    );
+    let at = match find_tag(&html, b"<head") {
+        Some(start) => find(&html[start..], b">").map_or(html.len(), |end| start + end + 1),
+        None => find_tag(&html, b"<body").unwrap_or_else(|| document_start(&html)),
+    };
+    let mut out = Vec::with_capacity(html.len() + tag.len());
+    out.extend_from_slice(&html[..at]);
+    out.extend_from_slice(tag.as_bytes());
+    out.extend_from_slice(&html[at..]);
+    out
+}
+
+/// Where content may start: after a UTF-8 BOM and a `<!doctype …>` (a
+/// script before the doctype would put the page in quirks mode).
+fn document_start(html: &[u8]) -> usize {
+    let bom = if html.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let rest = &html[bom..];
+    let blank = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let rest = &rest[blank..];
+    if rest.len() >= 9 && rest[..9].eq_ignore_ascii_case(b"<!doctype") {
+        if let Some(end) = find(rest, b">") {
+            return bom + blank + end + 1;
+        }
+    }
+    bom
+}
+
+/// The first `<name` that opens that tag (followed by `>`, `/` or
+/// whitespace, so `<head` does not match `<header`), case-insensitively.
+fn find_tag(html: &[u8], name: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = find(&html[from..], name) {
+        let start = from + at;
+        match html.get(start + name.len()) {
+            Some(b'>' | b'/') => return Some(start),
+            Some(b) if b.is_ascii_whitespace() => return Some(start),
+            None => return None,
+            _ => from = start + 1,
+        }
+    }
+    None
+}
+
+/// ASCII-case-insensitive byte search.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// The `Content-Type` for a file name, by extension.
+fn content_type(name: &str) -> &'static str {
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" | "map" => "application/json; charset=utf-8",
+        "wasm" => "application/wasm",
+        "svg" => "image/svg+xml; charset=utf-8",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "ico" => "image/x-icon",
+        "txt" => "text/plain; charset=utf-8",
+        "md" => "text/markdown; charset=utf-8",
+        "xml" => "application/xml; charset=utf-8",
+        "woff" => "font/woff",
+        "woff2" => "font/woff2",
+        "ttf" => "font/ttf",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::test_util::{body_text, header, request, router_for};
+
+    const TAG: &str = r#"<script type="module" src="http://127.0.0.1:8302/daebug.js"></script>"#;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(path, text).expect("write");
+    }
+
+    async fn get(app: &axum::Router, uri: &str) -> Response {
+        request(app, Method::GET, uri, &[]).await
+    }
+
+    #[tokio::test]
+    async fn index_html_gets_the_adapter_tag() {
+        let (dir, app) = router_for(&[]);
+        write(
+            dir.path(),
+            "index.html",
+            "<!doctype html>\n<html><head lang=\"en\"><title>Shop</title></head><body></body></html>",
+        );
+        let res = get(&app, "/").await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(header(&res, "content-type"), "text/html; charset=utf-8");
+        assert_eq!(header(&res, "cache-control"), "no-cache");
+        let body = body_text(res).await;
+        assert_eq!(
+            body,
+            format!("<!doctype html>\n<html><head lang=\"en\">{TAG}<title>Shop</title></head><body></body></html>")
+        );
+        let again = body_text(get(&app, "/index.html").await).await;
+        assert_eq!(again, body);
+    }
+
+    #[tokio::test]
+    async fn page_that_loads_daebug_is_left_alone() {
+        let (dir, app) = router_for(&[]);
+        let page = "<head><script type=module src=\"/daebug.js?name=x\"></script></head>";
+        write(dir.path(), "app.html", page);
+        assert_eq!(body_text(get(&app, "/app.html").await).await, page);
+    }
+
+    #[test]
+    fn injection_places() {
+        let url = "http://127.0.0.1:8302/daebug.js";
+        let inject = |html: &str| {
+            String::from_utf8(inject_adapter(html.as_bytes().to_vec(), url)).expect("utf-8")
+        };
+        assert_eq!(inject("<HEAD>x"), format!("<HEAD>{TAG}x"));
+        assert_eq!(
+            inject("<header>h</header><BODY class=a>"),
+            format!("<header>h</header>{TAG}<BODY class=a>")
+        );
+        assert_eq!(
+            inject("\u{feff}<!DOCTYPE html>\n<p>hi"),
+            format!("\u{feff}<!DOCTYPE html>{TAG}\n<p>hi")
+        );
+        assert_eq!(inject("<p>hi"), format!("{TAG}<p>hi"));
+        // A truncated `<head` is no tag: the start is the safe place.
+        assert_eq!(inject("<head"), format!("{TAG}<head"));
+    }
+
+    #[tokio::test]
+    async fn mime_types() {
+        let (dir, app) = router_for(&[]);
+        for (name, expected) in [
+            ("app.js", "text/javascript; charset=utf-8"),
+            ("lib.MJS", "text/javascript; charset=utf-8"),
+            ("mod.wasm", "application/wasm"),
+            ("style.css", "text/css; charset=utf-8"),
+            ("data.json", "application/json; charset=utf-8"),
+            ("notes.md", "text/markdown; charset=utf-8"),
+            ("blob", "application/octet-stream"),
+        ] {
+            write(dir.path(), &format!("sub/{name}"), "x");
+            let res = get(&app, &format!("/sub/{name}")).await;
+            assert_eq!(res.status(), StatusCode::OK, "{name}");
+            assert_eq!(header(&res, "content-type"), expected, "{name}");
+            assert_eq!(header(&res, "cache-control"), "no-cache", "{name}");
+        }
+    }
+
+    #[tokio::test]
+    async fn percent_encoded_names_are_served() {
+        let (dir, app) = router_for(&[]);
+        write(dir.path(), "my page/ü.txt", "ok");
+        let res = get(&app, "/my%20page/%C3%BC.txt").await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(body_text(res).await, "ok");
+    }
+
+    #[tokio::test]
+    async fn private_and_escaping_paths_are_not_found() {
+        let (dir, app) = router_for(&[]);
+        let root = dir.path();
+        write(root, ".env", "SECRET=1");
+        write(root, ".git/config", "[core]");
+        write(root, "debug.md", "# registry");
+        write(root, "debug/x.md", "# log");
+        write(root, "sub/.hidden", "h");
+        for uri in [
+            "/.env",
+            "/.git/config",
+            "/.git/",
+            "/%2egit/config",
+            "/debug.md",
+            "/DEBUG.MD",
+            "/Debug.md",
+            "/debug.md.",
+            "/debug.md::$DATA",
+            "/debug/x.md",
+            "/DEBUG/x.md",
+            "/debug",
+            "/debug/",
+            "/sub/.hidden",
+            "/%2e%2e/etc/passwd",
+            "/..%2fetc",
+            "/..%2Fetc%2Fpasswd",
+            "/../etc/passwd",
+            "/sub/..%5c..%5cetc",
+            "/a%00b",
+            "/nope.txt",
+        ] {
+            let res = get(&app, uri).await;
+            assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+            assert_eq!(body_text(res).await, "daebug: not found\n", "{uri}");
+        }
+        let res = get(&app, "/bad%zzescape").await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+        let res = get(&app, "/%ff").await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn symlinks_out_of_root_or_into_private_places_are_not_found() {
+        let (dir, app) = router_for(&[]);
+        let outside = tempfile::tempdir().expect("tempdir");
+        write(outside.path(), "secret.txt", "secret");
+        write(dir.path(), "debug/x.md", "# log");
+        write(dir.path(), "ok.txt", "fine");
+        let link = |target: &Path, name: &str| {
+            std::os::unix::fs::symlink(target, dir.path().join(name)).expect("symlink");
+        };
+        link(&outside.path().join("secret.txt"), "secret.txt");
+        link(outside.path(), "outdir");
+        link(&dir.path().join("debug"), "logs");
+        link(&dir.path().join("ok.txt"), "alias.txt");
+        for uri in [
+            "/secret.txt",
+            "/outdir/secret.txt",
+            "/outdir/",
+            "/logs/x.md",
+        ] {
+            assert_eq!(
+                get(&app, uri).await.status(),
+                StatusCode::NOT_FOUND,
+                "{uri}"
+            );
+        }
+        let res = get(&app, "/alias.txt").await;
+        assert_eq!(
+            res.status(),
+            StatusCode::OK,
+            "a link inside the root is fine"
+        );
+        assert_eq!(body_text(res).await, "fine");
+    }
+
+    #[tokio::test]
+    async fn directories_redirect_then_serve_their_index() {
+        let (dir, app) = router_for(&[]);
+        write(dir.path(), "shop/index.html", "<head></head>");
+        write(dir.path(), "empty/readme.txt", "r");
+        let res = get(&app, "/shop?x=1").await;
+        assert_eq!(res.status(), StatusCode::PERMANENT_REDIRECT);
+        assert_eq!(header(&res, "location"), "/shop/?x=1");
+        let res = get(&app, "/shop/").await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(body_text(res).await, format!("<head>{TAG}</head>"));
+        assert_eq!(get(&app, "/empty/").await.status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            get(&app, "/empty/readme.txt/").await.status(),
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    #[tokio::test]
+    async fn redirect_never_leaves_the_host() {
+        let (dir, app) = router_for(&[]);
+        write(dir.path(), "evil.example/index.html", "x");
+        let res = get(&app, "//evil.example").await;
+        assert_eq!(res.status(), StatusCode::PERMANENT_REDIRECT);
+        assert_eq!(header(&res, "location"), "/evil.example/");
+    }
+
+    #[tokio::test]
+    async fn head_and_other_methods() {
+        let (dir, app) = router_for(&[]);
+        write(dir.path(), "index.html", "<head></head>");
+        write(dir.path(), "app.js", "let x = 1;");
+        let res = request(&app, Method::HEAD, "/app.js", &[]).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(
+            header(&res, "content-type"),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(header(&res, "content-length"), "10");
+        assert_eq!(body_text(res).await, "");
+        let res = request(&app, Method::HEAD, "/", &[]).await;
+        assert_eq!(
+            header(&res, "content-length"),
+            ("<head></head>".len() + TAG.len()).to_string()
+        );
+        assert_eq!(body_text(res).await, "");
+        let res = request(&app, Method::POST, "/app.js", &[]).await;
+        assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(header(&res, "allow"), "GET, HEAD");
+    }
+
+    #[test]
+    fn decoding() {
+        assert_eq!(percent_decode("a%20b").as_deref(), Some("a b"));
+        assert_eq!(percent_decode("%2e%2E").as_deref(), Some(".."));
+        assert_eq!(percent_decode("%2"), None);
+        assert_eq!(percent_decode("%g0"), None);
+        assert_eq!(percent_decode("%+f"), None);
+        assert_eq!(percent_decode("%c3"), None);
+        assert_eq!(percent_encode("a b/ü"), "a%20b%2F%C3%BC");
+    }
+}

@@ -1,0 +1,346 @@
+//! The directory: one task that knows every realm and every log task,
+//! assigns stems, routes file changes to log tasks and keeps the registry
+//! `debug.md` up to date.
+//!
+//! Connection tasks and the watcher talk to it through its inbox; it never
+//! waits on them, so a slow realm cannot stall the hub.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use daebug_protocol::{HubMsg, JobId, RealmKind};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::task::TaskTracker;
+
+use super::clock::wall;
+use super::fsio::write_atomic;
+use super::log_task::{self, ConnId, LogHandle, LogMsg, LogSettings};
+use super::names;
+use crate::engine::registry::{self, HubStatus, RealmEntry, RealmState};
+use crate::engine::{ClockTime, LogState};
+
+/// At most this many realms are remembered; the oldest disconnected ones
+/// are forgotten first (their logs stay on disk).
+const MAX_REALMS: usize = 150;
+
+/// What a realm says about itself in its hello.
+#[derive(Debug, Clone)]
+pub struct Hello {
+    pub kind: RealmKind,
+    pub name: String,
+    pub url: String,
+    pub id: String,
+    pub jobs: Vec<JobId>,
+}
+
+/// The directory's answer to a hello.
+#[derive(Debug)]
+pub struct Welcome {
+    pub stem: String,
+    pub id: String,
+    pub log: LogHandle,
+}
+
+/// What the directory is told.
+#[derive(Debug)]
+pub enum DirMsg {
+    /// A realm connected.
+    Hello {
+        conn: ConnId,
+        hello: Hello,
+        tx: mpsc::Sender<HubMsg>,
+        reply: oneshot::Sender<Welcome>,
+    },
+    /// Its connection closed.
+    Gone { conn: ConnId },
+    /// It stopped or resumed answering pings.
+    Responsive { conn: ConnId, responsive: bool },
+    /// It answered a ping (only the remembered time changes; the registry
+    /// is not rewritten for heartbeats).
+    Seen { conn: ConnId },
+    /// A log's state changed.
+    LogState { stem: String, state: LogState },
+    /// The watcher saw this file in `debug/` change.
+    FileChanged { file_name: String },
+}
+
+/// One realm the registry lists.
+#[derive(Debug)]
+struct Realm {
+    stem: String,
+    /// Its tab id: the same id after a reload finds this record again.
+    id: String,
+    kind: RealmKind,
+    url: String,
+    last_seen: ClockTime,
+    /// The live connection, if any.
+    conn: Option<ConnId>,
+    responsive: bool,
+    log_state: LogState,
+}
+
+impl Realm {
+    fn entry(&self) -> RealmEntry {
+        let state = match (self.conn, self.responsive) {
+            (None, _) => RealmState::Disconnected,
+            (Some(_), false) => RealmState::Unresponsive,
+            (Some(_), true) => RealmState::Log(self.log_state),
+        };
+        RealmEntry {
+            stem: self.stem.clone(),
+            kind: self.kind,
+            url: self.url.clone(),
+            last_seen: self.last_seen,
+            state,
+        }
+    }
+}
+
+/// The directory task's state.
+pub struct Directory {
+    /// `debug.md`.
+    registry_path: PathBuf,
+    /// The script tag the registry tells people to paste.
+    script: String,
+    restart: String,
+    settings: LogSettings,
+    tracker: TaskTracker,
+    /// In the order they first connected.
+    realms: Vec<Realm>,
+    logs: HashMap<String, LogHandle>,
+    /// The registry text last written, to write only real changes.
+    written: String,
+}
+
+impl Directory {
+    pub fn new(
+        registry_path: PathBuf,
+        script: String,
+        restart: String,
+        settings: LogSettings,
+        tracker: TaskTracker,
+    ) -> Directory {
+        Directory {
+            registry_path,
+            script,
+            restart,
+            settings,
+            tracker,
+            realms: Vec::new(),
+            logs: HashMap::new(),
+            written: String::new(),
+        }
+    }
+
+    /// Takes over the logs already in `debug/` (restart recovery runs in
+    /// each), writes the registry, then serves the inbox until shutdown.
+    pub async fn run(mut self, mut inbox: mpsc::UnboundedReceiver<DirMsg>) {
+        self.adopt_existing_logs();
+        self.write_registry();
+        let shutdown = self.settings.shutdown.clone();
+        loop {
+            tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                msg = inbox.recv() => match msg {
+                    Some(msg) => {
+                        if self.on(msg) {
+                            self.write_registry();
+                        }
+                    }
+                    None => break,
+                },
+            }
+        }
+        self.write_stopped();
+    }
+
+    fn adopt_existing_logs(&mut self) {
+        let entries = match std::fs::read_dir(&self.settings.dir) {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::error!("cannot list {}: {e}", self.settings.dir.display());
+                return;
+            }
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if let Some(stem) = name.to_str().and_then(names::log_stem) {
+                self.log(stem, RealmKind::Page, None);
+            }
+        }
+    }
+
+    /// The task of `stem`'s log, started if needed.
+    fn log(&mut self, stem: &str, kind: RealmKind, first: Option<LogMsg>) -> LogHandle {
+        if let Some(h) = self.logs.get(stem) {
+            if let Some(msg) = first {
+                let _ = h.tx.send(msg);
+            }
+            return h.clone();
+        }
+        let h = log_task::spawn(
+            stem.to_string(),
+            kind,
+            self.settings.clone(),
+            &self.tracker,
+            first,
+        );
+        self.logs.insert(stem.to_string(), h.clone());
+        h
+    }
+
+    /// Handles one message; true when the registry may need rewriting.
+    fn on(&mut self, msg: DirMsg) -> bool {
+        match msg {
+            DirMsg::Hello {
+                conn,
+                hello,
+                tx,
+                reply,
+            } => {
+                let welcome = self.hello(conn, hello, tx);
+                let _ = reply.send(welcome);
+                true
+            }
+            DirMsg::Gone { conn } => {
+                if let Some(r) = self.realm_of(conn) {
+                    r.conn = None;
+                    r.last_seen = wall();
+                    let stem = r.stem.clone();
+                    if let Some(h) = self.logs.get(&stem) {
+                        let _ = h.tx.send(LogMsg::Detach { conn });
+                    }
+                }
+                true
+            }
+            DirMsg::Responsive { conn, responsive } => {
+                if let Some(r) = self.realm_of(conn) {
+                    r.responsive = responsive;
+                    let stem = r.stem.clone();
+                    if let Some(h) = self.logs.get(&stem) {
+                        let _ = h.tx.send(LogMsg::Responsive { conn, responsive });
+                    }
+                }
+                true
+            }
+            DirMsg::Seen { conn } => {
+                if let Some(r) = self.realm_of(conn) {
+                    r.last_seen = wall();
+                }
+                false
+            }
+            DirMsg::LogState { stem, state } => {
+                if let Some(r) = self.realms.iter_mut().find(|r| r.stem == stem) {
+                    r.log_state = state;
+                }
+                true
+            }
+            DirMsg::FileChanged { file_name } => {
+                if let Some(stem) = names::log_stem(&file_name) {
+                    let h = self.log(stem, RealmKind::Page, None);
+                    let _ = h.tx.send(LogMsg::Changed);
+                }
+                false
+            }
+        }
+    }
+
+    fn realm_of(&mut self, conn: ConnId) -> Option<&mut Realm> {
+        self.realms.iter_mut().find(|r| r.conn == Some(conn))
+    }
+
+    fn hello(&mut self, conn: ConnId, hello: Hello, tx: mpsc::Sender<HubMsg>) -> Welcome {
+        let live =
+            |realms: &[Realm], id: &str| realms.iter().any(|r| r.id == id && r.conn.is_some());
+        let id = if names::is_tab_id(&hello.id) && !live(&self.realms, &hello.id) {
+            hello.id.clone()
+        } else {
+            // New tab, or a duplicated one that copied its opener's id.
+            loop {
+                let id = names::tab_id();
+                if !self.realms.iter().any(|r| r.id == id) {
+                    break id;
+                }
+            }
+        };
+        let fallback = match hello.kind {
+            RealmKind::Page => "page",
+            RealmKind::Worker => "worker",
+        };
+        let index = match self.realms.iter().position(|r| r.id == id) {
+            Some(i) => i,
+            None => {
+                self.forget_old_realms();
+                self.realms.push(Realm {
+                    stem: names::stem(&hello.name, fallback, &id),
+                    id: id.clone(),
+                    kind: hello.kind,
+                    url: String::new(),
+                    last_seen: wall(),
+                    conn: None,
+                    responsive: true,
+                    log_state: LogState::Idle,
+                });
+                self.realms.len() - 1
+            }
+        };
+        let realm = &mut self.realms[index];
+        realm.conn = Some(conn);
+        realm.kind = hello.kind;
+        realm.url = hello.url;
+        realm.responsive = true;
+        realm.last_seen = wall();
+        let stem = realm.stem.clone();
+        tracing::info!(%stem, "realm connected");
+        let attach = LogMsg::Attach {
+            conn,
+            kind: hello.kind,
+            tx,
+            in_flight: hello.jobs,
+        };
+        let log = self.log(&stem, hello.kind, Some(attach));
+        Welcome { stem, id, log }
+    }
+
+    fn forget_old_realms(&mut self) {
+        while self.realms.len() >= MAX_REALMS {
+            match self.realms.iter().position(|r| r.conn.is_none()) {
+                Some(i) => {
+                    self.realms.remove(i);
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn write_registry(&mut self) {
+        let status = HubStatus::Running {
+            script: self.script.clone(),
+        };
+        self.write(&status);
+    }
+
+    fn write_stopped(&mut self) {
+        for r in &mut self.realms {
+            r.conn = None;
+        }
+        let status = HubStatus::Stopped {
+            at: wall(),
+            restart: self.restart.clone(),
+        };
+        self.write(&status);
+    }
+
+    fn write(&mut self, status: &HubStatus) {
+        let entries: Vec<RealmEntry> = self.realms.iter().map(Realm::entry).collect();
+        let text = registry::render(status, &entries);
+        if text == self.written {
+            return;
+        }
+        match write_atomic(&self.registry_path, &text) {
+            Ok(()) => self.written = text,
+            Err(e) => tracing::error!("cannot write {}: {e}", self.registry_path.display()),
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! One task per chat log: it owns the log's [`LogEngine`], reads and
+//! writes `debug/<stem>.md`, and performs the engine's effects.
+//!
+//! Everything that concerns one log arrives in its inbox (file changed,
+//! messages of its realm, the realm coming and going), so no lock guards a
+//! log's state: the task handles one input at a time, start to finish.
+//!
+//! Writes never lose what the agent wrote meanwhile: the engine is
+//! snapshotted before an input, and if the file changed between the read
+//! and the write, the snapshot is restored and the input runs again on the
+//! new text.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use daebug_protocol::{HubMsg, JobError, JobId, Outcome, RealmKind};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::clock::Clock;
+use super::directory::DirMsg;
+use super::fsio::{read_text, write_atomic};
+use crate::engine::{apply, Config, Effect, Input, LogEngine};
+
+/// How many times an input is re-run because the file kept changing under
+/// the write before the hub writes anyway (the agent's newer text is kept
+/// either way; only the engine's view may lag by one change).
+const MAX_REBASES: usize = 8;
+
+/// Identifies one WebSocket connection (a realm can reconnect).
+pub type ConnId = u64;
+
+/// What a log task is told.
+#[derive(Debug)]
+pub enum LogMsg {
+    /// The watcher saw the file change.
+    Changed,
+    /// A message from the realm about this log's jobs.
+    Realm(Input),
+    /// A realm connection now serves this log.
+    Attach {
+        conn: ConnId,
+        kind: RealmKind,
+        tx: mpsc::Sender<HubMsg>,
+        /// Jobs the realm says it is still running (after a dropped
+        /// connection, not a reload).
+        in_flight: Vec<JobId>,
+    },
+    /// That connection closed.
+    Detach { conn: ConnId },
+    /// That connection stopped (or resumed) answering pings.
+    Responsive { conn: ConnId, responsive: bool },
+}
+
+/// The sending side of a log task's inbox.
+#[derive(Debug, Clone)]
+pub struct LogHandle {
+    pub stem: String,
+    pub tx: mpsc::UnboundedSender<LogMsg>,
+}
+
+/// The realm connection serving a log.
+#[derive(Debug)]
+struct Link {
+    conn: ConnId,
+    tx: mpsc::Sender<HubMsg>,
+    /// False while it does not answer pings (jobs still go to it).
+    responsive: bool,
+}
+
+/// A job that was sent to a realm and has not ended yet.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    job: JobId,
+    conn: ConnId,
+    at: Instant,
+}
+
+/// Job ids handed out across all logs of this hub run, seeded from the
+/// wall clock so archive names of a restarted hub do not collide.
+static JOB_SEED: AtomicU64 = AtomicU64::new(0);
+
+fn first_job() -> u64 {
+    let seed = JOB_SEED.load(Ordering::Relaxed);
+    if seed == 0 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_secs());
+        // Ten thousand jobs per second of wall time before ids could meet
+        // those of a previous run.
+        let _ = JOB_SEED.compare_exchange(0, now * 10_000, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    JOB_SEED.fetch_add(1_000_000, Ordering::Relaxed)
+}
+
+/// Settings shared by all log tasks.
+#[derive(Debug, Clone)]
+pub struct LogSettings {
+    /// The `debug/` folder.
+    pub dir: PathBuf,
+    pub default_timeout: Duration,
+    pub clock: Clock,
+    /// Where state changes and notices go.
+    pub directory: mpsc::UnboundedSender<DirMsg>,
+    pub shutdown: CancellationToken,
+}
+
+/// The state a log task owns.
+struct LogTask {
+    stem: String,
+    path: PathBuf,
+    settings: LogSettings,
+    engine: LogEngine,
+    /// The text this task last wrote or handled: a change event whose text
+    /// equals it is the hub's own write (or nothing new) and is skipped.
+    last_seen: Option<String>,
+    /// Whether the realm is a page or a worker, for the notes in the log.
+    kind: RealmKind,
+    link: Option<Link>,
+    /// A job dispatched while no realm was there; sent when one attaches.
+    held: Option<HubMsg>,
+    sent: Option<Sent>,
+    /// When the engine wants its next tick.
+    wake: Option<Instant>,
+}
+
+/// Starts the task of `debug/<stem>.md`; it runs until shutdown.
+/// `first` is handled before the log is first read (the attach of the
+/// realm whose hello created the task), so a request waiting in the file
+/// goes straight to it.
+pub fn spawn(
+    stem: String,
+    kind: RealmKind,
+    settings: LogSettings,
+    tracker: &tokio_util::task::TaskTracker,
+    first: Option<LogMsg>,
+) -> LogHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let config = Config {
+        default_timeout_ms: settings.default_timeout.as_millis() as u64,
+        first_job: first_job(),
+        ..Config::default()
+    };
+    let task = LogTask {
+        path: settings.dir.join(format!("{stem}.md")),
+        engine: LogEngine::new(stem.clone(), config),
+        stem: stem.clone(),
+        settings,
+        last_seen: None,
+        kind,
+        link: None,
+        held: None,
+        sent: None,
+        wake: None,
+    };
+    tracker.spawn(task.run(rx, first));
+    LogHandle { stem, tx }
+}
+
+impl LogTask {
+    async fn run(mut self, mut inbox: mpsc::UnboundedReceiver<LogMsg>, first: Option<LogMsg>) {
+        if let Some(msg) = first {
+            self.on(msg);
+        }
+        if self.link.is_none() {
+            let away = self.away_note("disconnected");
+            self.feed(Input::Presence { away: Some(away) });
+        }
+        self.feed(Input::Startup);
+        let shutdown = self.settings.shutdown.clone();
+        loop {
+            let wake = self.wake;
+            tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                msg = inbox.recv() => match msg {
+                    Some(msg) => self.on(msg),
+                    None => break,
+                },
+                () = sleep_until(wake), if wake.is_some() => {
+                    self.wake = None;
+                    self.feed(Input::Tick);
+                }
+            }
+        }
+        tracing::debug!(stem = %self.stem, "log task stopped");
+    }
+
+    fn on(&mut self, msg: LogMsg) {
+        match msg {
+            LogMsg::Changed => self.feed(Input::FileChanged),
+            LogMsg::Realm(input) => {
+                if let Input::Result { job, .. } = &input {
+                    if self.sent.is_some_and(|s| s.job == *job) {
+                        self.sent = None;
+                    }
+                }
+                self.feed(input)
+            }
+            LogMsg::Attach {
+                conn,
+                kind,
+                tx,
+                in_flight,
+            } => self.attach(conn, kind, tx, in_flight),
+            LogMsg::Detach { conn } => {
+                if self.link.as_ref().is_some_and(|l| l.conn == conn) {
+                    self.link = None;
+                    let away = self.away_note("disconnected");
+                    self.feed(Input::Presence { away: Some(away) });
+                }
+            }
+            LogMsg::Responsive { conn, responsive } => {
+                let Some(link) = self.link.as_mut().filter(|l| l.conn == conn) else {
+                    return;
+                };
+                link.responsive = responsive;
+                let away = (!responsive).then(|| {
+                    format!(
+                        "the {} is not answering pings (busy in a loop?); still waiting",
+                        kind_name(self.kind)
+                    )
+                });
+                self.feed(Input::Presence { away });
+            }
+        }
+    }
+
+    fn attach(
+        &mut self,
+        conn: ConnId,
+        kind: RealmKind,
+        tx: mpsc::Sender<HubMsg>,
+        in_flight: Vec<JobId>,
+    ) {
+        self.kind = kind;
+        self.link = Some(Link {
+            conn,
+            tx,
+            responsive: true,
+        });
+        // A job sent on an earlier connection that the realm no longer
+        // runs (it reloaded) will never answer: say so now.
+        if let Some(sent) = self
+            .sent
+            .filter(|s| s.conn != conn && !in_flight.contains(&s.job))
+        {
+            self.sent = None;
+            let what = kind_name(kind);
+            self.feed(Input::Result {
+                job: sent.job,
+                outcome: Outcome::Error(JobError {
+                    name: "Interrupted".into(),
+                    message: format!(
+                        "the {what} reloaded or reconnected while this block ran, so its result is lost; append the block again to re-run it"
+                    ),
+                    stack: None,
+                }),
+                events: Vec::new(),
+                dropped: 0,
+                duration_ms: sent.at.elapsed().as_millis() as u64,
+            });
+        } else if let Some(sent) = self.sent.as_mut() {
+            sent.conn = conn;
+        }
+        self.feed(Input::Presence { away: None });
+        if let Some(job) = self.held.take() {
+            self.send(job);
+        }
+    }
+
+    fn away_note(&self, what: &str) -> String {
+        format!(
+            "{} {what}, waiting for it to come back",
+            kind_name(self.kind)
+        )
+    }
+
+    /// Runs one input through the engine against the file and performs
+    /// what it asks for.
+    fn feed(&mut self, input: Input) {
+        let skip_unchanged = matches!(input, Input::FileChanged);
+        for attempt in 0..=MAX_REBASES {
+            let text = match read_text(&self.path) {
+                Ok(t) => t.unwrap_or_default(),
+                Err(e) => {
+                    tracing::error!(stem = %self.stem, "cannot read {}: {e}; left alone", self.path.display());
+                    return;
+                }
+            };
+            if skip_unchanged && self.last_seen.as_deref() == Some(text.as_str()) {
+                return;
+            }
+            let snapshot = self.engine.clone();
+            let out = self
+                .engine
+                .handle(&text, input.clone(), self.settings.clock.now());
+            let mut effects = out.effects;
+            if !out.edits.is_empty() {
+                let new = apply(&text, &out.edits);
+                // Archives first, so a reply's link never points at nothing.
+                effects.retain(|e| match e {
+                    Effect::Archive { path, text } => {
+                        self.archive(path, text);
+                        false
+                    }
+                    _ => true,
+                });
+                // The agent may have written since the read: re-run on
+                // their text instead of overwriting it.
+                let current = read_text(&self.path).ok().flatten().unwrap_or_default();
+                if current != text && attempt < MAX_REBASES {
+                    tracing::debug!(stem = %self.stem, "file changed under a write; re-applying");
+                    self.engine = snapshot;
+                    continue;
+                }
+                if let Err(e) = write_atomic(&self.path, &new) {
+                    tracing::error!(stem = %self.stem, "cannot write {}: {e}", self.path.display());
+                    self.engine = snapshot;
+                    return;
+                }
+                self.last_seen = Some(new);
+            } else {
+                self.last_seen = Some(text);
+            }
+            for effect in effects {
+                self.perform(effect);
+            }
+            return;
+        }
+    }
+
+    fn archive(&self, rel: &str, text: &str) {
+        let path = self.settings.dir.join(rel);
+        let result = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| write_atomic(&path, text));
+        if let Err(e) = result {
+            tracing::error!(stem = %self.stem, "cannot archive to {}: {e}", path.display());
+        }
+    }
+
+    fn perform(&mut self, effect: Effect) {
+        match effect {
+            Effect::Dispatch {
+                job,
+                lang: _,
+                code,
+                timeout_ms,
+            } => {
+                let msg = HubMsg::Job {
+                    job,
+                    code,
+                    timeout_ms,
+                };
+                if self.link.is_some() {
+                    self.send(msg);
+                } else {
+                    tracing::info!(stem = %self.stem, %job, "realm away; job held until it comes back");
+                    self.held = Some(msg);
+                }
+            }
+            Effect::Cancel { job } => {
+                if matches!(&self.held, Some(HubMsg::Job { job: j, .. }) if *j == job) {
+                    self.held = None;
+                }
+                if self.sent.is_some_and(|s| s.job == job) {
+                    self.sent = None;
+                    if let Some(link) = &self.link {
+                        let _ = link.tx.try_send(HubMsg::Cancel { job });
+                    }
+                }
+            }
+            Effect::WakeAt(at) => self.wake = Some(self.settings.clock.instant(at)),
+            Effect::Archive { path, text } => self.archive(&path, &text),
+            Effect::State(state) => {
+                let _ = self.settings.directory.send(DirMsg::LogState {
+                    stem: self.stem.clone(),
+                    state,
+                });
+            }
+            Effect::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
+        }
+    }
+
+    /// Sends a job to the attached realm.
+    fn send(&mut self, msg: HubMsg) {
+        let Some(link) = &self.link else {
+            self.held = Some(msg);
+            return;
+        };
+        if let HubMsg::Job { job, .. } = &msg {
+            self.sent = Some(Sent {
+                job: *job,
+                conn: link.conn,
+                at: Instant::now(),
+            });
+        }
+        if let Err(e) = link.tx.try_send(msg) {
+            // The connection is going away; its detach will follow and the
+            // job waits (with its timeout) for the next one.
+            tracing::warn!(stem = %self.stem, "realm connection busy or closed; job held");
+            self.sent = None;
+            self.held = Some(e.into_inner());
+        }
+    }
+}
+
+/// Sleeps until `at`; never resolves for `None` (the branch is disabled).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn kind_name(kind: RealmKind) -> &'static str {
+    match kind {
+        RealmKind::Page => "page",
+        RealmKind::Worker => "worker",
+    }
+}

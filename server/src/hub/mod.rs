@@ -1,0 +1,222 @@
+//! The hub: everything around the pure engine that touches the world.
+//!
+//! - [`Hub`]: binds the port, then runs the tasks below until shutdown.
+//! - [`directory`]: one task that knows every realm and log task and keeps
+//!   the registry `debug.md`.
+//! - [`log_task`]: one task per chat log; owns its engine and its file.
+//! - [`realm`]: one task per realm WebSocket (`/ws`).
+//! - [`watcher`]: `notify` on the `debug/` folder.
+//! - [`clock`], [`names`], [`fsio`]: time, stems and ids, atomic writes.
+//!
+//! Shutdown is a future passed in (as in mini-redis): when it resolves, a
+//! cancellation token tells every task; realms get a `bye`, log tasks
+//! finish the input they are handling, and the registry is rewritten to
+//! say the hub stopped.
+
+pub mod clock;
+pub mod directory;
+pub mod fsio;
+pub mod log_task;
+pub mod names;
+pub mod realm;
+pub mod watcher;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::HubConfig;
+use crate::http::{self, guard::Guard, HttpState};
+use directory::Directory;
+use log_task::LogSettings;
+
+/// Why the hub could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    #[error("port {port} on {host} is already in use; stop the other program or choose another port with --port N (--port 0 picks a free one)")]
+    PortBusy { host: std::net::IpAddr, port: u16 },
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("root {path}: {source}")]
+    Root {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot watch {path}: {source}")]
+    Watch {
+        path: PathBuf,
+        source: notify::Error,
+    },
+    #[error("a hub listening on {0} needs a token (--token) so only your pages can connect")]
+    TokenRequired(std::net::IpAddr),
+    #[error("serving failed: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A hub bound to its port, not yet serving.
+pub struct Hub {
+    config: HubConfig,
+    /// The canonical root.
+    root: PathBuf,
+    listener: TcpListener,
+    addr: SocketAddr,
+}
+
+impl Hub {
+    /// Checks the root and binds the port (so `--port 0` knows its port
+    /// before anything is printed).
+    pub async fn bind(config: HubConfig) -> Result<Hub, HubError> {
+        let root = config
+            .root
+            .canonicalize()
+            .and_then(|p| {
+                if p.is_dir() {
+                    Ok(p)
+                } else {
+                    Err(std::io::Error::other("not a directory"))
+                }
+            })
+            .map_err(|source| HubError::Root {
+                path: config.root.clone(),
+                source,
+            })?;
+        if !config.addr.ip().is_loopback() && config.token.is_none() {
+            return Err(HubError::TokenRequired(config.addr.ip()));
+        }
+        let listener =
+            TcpListener::bind(config.addr)
+                .await
+                .map_err(|source| match source.kind() {
+                    std::io::ErrorKind::AddrInUse => HubError::PortBusy {
+                        host: config.addr.ip(),
+                        port: config.addr.port(),
+                    },
+                    _ => HubError::Bind {
+                        addr: config.addr,
+                        source,
+                    },
+                })?;
+        let addr = listener.local_addr().map_err(|source| HubError::Bind {
+            addr: config.addr,
+            source,
+        })?;
+        Ok(Hub {
+            config,
+            root,
+            listener,
+            addr,
+        })
+    }
+
+    /// The address actually bound.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://host:port`, with a loopback host when bound to all
+    /// interfaces (a browser cannot open `0.0.0.0`).
+    pub fn base_url(&self) -> String {
+        let mut addr = self.addr;
+        if addr.ip().is_unspecified() {
+            addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        }
+        format!("http://{addr}")
+    }
+
+    /// The adapter's URL, carrying the token when there is one.
+    pub fn script_url(&self) -> String {
+        match &self.config.token {
+            Some(t) => format!("{}/daebug.js?token={t}", self.base_url()),
+            None => format!("{}/daebug.js", self.base_url()),
+        }
+    }
+
+    /// The line to paste into a page.
+    pub fn script_tag(&self) -> String {
+        format!(
+            r#"<script type="module" src="{}"></script>"#,
+            self.script_url()
+        )
+    }
+
+    /// Serves until `shutdown` resolves, then stops every task cleanly.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), HubError> {
+        let debug = self.root.join("debug");
+        std::fs::create_dir_all(&debug).map_err(|source| HubError::Root {
+            path: debug.clone(),
+            source,
+        })?;
+        let token = CancellationToken::new();
+        let tracker = TaskTracker::new();
+        let (dir_tx, dir_rx) = mpsc::unbounded_channel();
+        let settings = LogSettings {
+            dir: debug.clone(),
+            default_timeout: self.config.default_timeout,
+            clock: clock::Clock::start(),
+            directory: dir_tx.clone(),
+            shutdown: token.clone(),
+        };
+        let directory = Directory::new(
+            self.root.join("debug.md"),
+            self.script_tag(),
+            self.config.restart_command.clone(),
+            settings,
+            tracker.clone(),
+        );
+        let directory = tokio::spawn(directory.run(dir_rx));
+        let _watch = watcher::watch(&debug, dir_tx.clone()).map_err(|source| HubError::Watch {
+            path: debug.clone(),
+            source,
+        })?;
+
+        let guard = Arc::new(Guard::new(self.addr, &self.config.allow_origins));
+        let realms = realm::router(realm::RealmState {
+            directory: dir_tx,
+            guard: guard.clone(),
+            token: self.config.token.as_deref().map(Arc::from),
+            ping_every: self.config.ping_every,
+            unresponsive_after: self.config.unresponsive_after,
+            shutdown: token.clone(),
+            tracker: tracker.clone(),
+        });
+        let app = http::router(
+            HttpState {
+                root: self.root.clone(),
+                guard,
+                script_url: self.script_url(),
+            },
+            realms,
+        );
+        tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
+        let stop = token.clone();
+        let served = axum::serve(self.listener, app)
+            .with_graceful_shutdown(async move {
+                tokio::select! {
+                    () = shutdown => {}
+                    () = stop.cancelled() => {}
+                }
+                // Upgraded WebSockets are not waited for by axum: tell
+                // their tasks now, and wait for them below.
+                stop.cancel();
+            })
+            .await;
+        token.cancel();
+        tracker.close();
+        tracker.wait().await;
+        let _ = directory.await;
+        tracing::info!("hub stopped");
+        served.map_err(HubError::Serve)
+    }
+}

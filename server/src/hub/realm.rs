@@ -1,0 +1,302 @@
+//! One task per realm connection: the `/ws` endpoint.
+//!
+//! The task reads the realm's hello, asks the directory for its log, and
+//! then relays: realm messages to the log task, jobs and cancels from the
+//! log task to the realm, pings on a timer. It is generic over the
+//! socket's `Sink`/`Stream` halves (as in axum's testing-websockets
+//! example) so the relay logic does not depend on the transport.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use daebug_protocol::{HubMsg, RealmMsg, PROTOCOL_VERSION};
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{interval, Instant, MissedTickBehavior};
+use tokio_util::sync::CancellationToken;
+
+use super::directory::{DirMsg, Hello};
+use super::log_task::LogMsg;
+use crate::engine::Input;
+use crate::http::guard::Guard;
+
+/// A realm has this long to say hello after the upgrade.
+const HELLO_WITHIN: Duration = Duration::from_secs(10);
+/// Largest frame a realm may send (results are cut by the realm long
+/// before this; a bigger frame is refused with a clear close reason).
+pub const MAX_FRAME: usize = 16 * 1024 * 1024;
+
+/// What the `/ws` route needs.
+#[derive(Clone)]
+pub struct RealmState {
+    pub directory: mpsc::UnboundedSender<DirMsg>,
+    pub guard: Arc<Guard>,
+    /// Realms must present it in their hello, when set.
+    pub token: Option<Arc<str>>,
+    pub ping_every: Duration,
+    pub unresponsive_after: Duration,
+    pub shutdown: CancellationToken,
+    pub tracker: tokio_util::task::TaskTracker,
+}
+
+/// The router holding `/ws`.
+pub fn router(state: RealmState) -> Router {
+    Router::new().route("/ws", get(upgrade)).with_state(state)
+}
+
+/// Distinguishes connections, so a stale one's messages are recognised.
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+async fn upgrade(
+    State(state): State<RealmState>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let origin = headers.get(header::ORIGIN);
+    if !state.guard.request_origin_allowed(&headers) {
+        let shown = origin.and_then(|o| o.to_str().ok()).unwrap_or("?");
+        tracing::warn!(origin = shown, "refused a realm from a foreign origin");
+        return (
+            StatusCode::FORBIDDEN,
+            format!("daebug: refused the WebSocket from origin {shown:?}; start the hub with --allow-origin {shown} to admit it\n"),
+        )
+            .into_response();
+    }
+    let tracker = state.tracker.clone();
+    ws.max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .on_upgrade(move |socket: WebSocket| {
+            let (sink, stream) = socket.split();
+            // Tracked, so shutdown waits for the goodbye to be sent
+            // (axum's graceful shutdown does not wait for upgraded
+            // connections).
+            tracker.spawn(serve(state, sink, stream));
+            std::future::ready(())
+        })
+}
+
+/// Why a connection ended before its hello was accepted.
+#[derive(Debug, thiserror::Error)]
+enum HelloError {
+    #[error("expected a hello message first: {0}")]
+    NotHello(String),
+    #[error("no hello within {}s", HELLO_WITHIN.as_secs())]
+    Silent,
+    #[error("this hub speaks protocol version {PROTOCOL_VERSION}, the realm {0}; reload the page to get the hub's adapter")]
+    Version(u32),
+    #[error("missing or wrong token; load daebug.js with the ?token= the hub printed")]
+    Token,
+    #[error("the connection closed")]
+    Closed,
+}
+
+/// Relays one realm connection until it closes or the hub shuts down.
+pub async fn serve<W, R, E>(state: RealmState, mut sink: W, mut stream: R)
+where
+    W: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let hello = match read_hello(&state, &mut stream).await {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::warn!(conn, "realm refused: {e}");
+            let _ = send(
+                &mut sink,
+                &HubMsg::Error {
+                    message: e.to_string(),
+                },
+            )
+            .await;
+            let _ = sink.send(Message::Close(None)).await;
+            return;
+        }
+    };
+    let (tx, mut outbox) = mpsc::channel::<HubMsg>(64);
+    let (reply, welcome) = oneshot::channel();
+    let asked = state.directory.send(DirMsg::Hello {
+        conn,
+        hello,
+        tx,
+        reply,
+    });
+    let Ok(welcome) = (match asked {
+        Ok(()) => welcome.await.map_err(|_| ()),
+        Err(_) => Err(()),
+    }) else {
+        return; // the hub is shutting down
+    };
+    let log = welcome.log;
+    let hi = HubMsg::Welcome {
+        version: PROTOCOL_VERSION,
+        stem: welcome.stem.clone(),
+        id: welcome.id,
+    };
+    if send(&mut sink, &hi).await.is_ok() {
+        let mut pings = interval(state.ping_every);
+        pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut seq = 0u64;
+        let mut last_answer = Instant::now();
+        let mut responsive = true;
+        loop {
+            tokio::select! {
+                biased;
+                () = state.shutdown.cancelled() => {
+                    let bye = HubMsg::Bye { reason: "the hub is shutting down".into() };
+                    let _ = send(&mut sink, &bye).await;
+                    let _ = sink.send(Message::Close(None)).await;
+                    break;
+                }
+                Some(msg) = outbox.recv() => {
+                    if send(&mut sink, &msg).await.is_err() {
+                        break;
+                    }
+                }
+                frame = stream.next() => {
+                    let text = match frame {
+                        Some(Ok(Message::Text(t))) => t,
+                        Some(Ok(Message::Binary(_))) => {
+                            let e = HubMsg::Error { message: "binary frames are not part of the protocol; send JSON text".into() };
+                            let _ = send(&mut sink, &e).await;
+                            continue;
+                        }
+                        Some(Ok(Message::Close(_))) | None => break,
+                        Some(Ok(_)) => continue, // ping/pong frames: handled by the library
+                        Some(Err(e)) => {
+                            tracing::warn!(stem = %welcome.stem, "realm connection failed: {e}");
+                            break;
+                        }
+                    };
+                    last_answer = Instant::now();
+                    if !responsive {
+                        responsive = true;
+                        let _ = state.directory.send(DirMsg::Responsive { conn, responsive });
+                    }
+                    match serde_json::from_str::<RealmMsg>(text.as_str()) {
+                        Ok(RealmMsg::Pong { .. }) => {
+                            let _ = state.directory.send(DirMsg::Seen { conn });
+                        }
+                        Ok(msg) => match input_of(msg) {
+                            Some(input) => {
+                                let _ = log.tx.send(LogMsg::Realm(input));
+                            }
+                            None => {
+                                let e = HubMsg::Error { message: "hello was already received on this connection".into() };
+                                let _ = send(&mut sink, &e).await;
+                            }
+                        },
+                        Err(e) => {
+                            tracing::warn!(stem = %welcome.stem, "malformed message from realm: {e}");
+                            let e = HubMsg::Error { message: format!("malformed message: {e}") };
+                            let _ = send(&mut sink, &e).await;
+                        }
+                    }
+                }
+                _ = pings.tick() => {
+                    if responsive && last_answer.elapsed() >= state.unresponsive_after {
+                        responsive = false;
+                        tracing::info!(stem = %welcome.stem, "realm stopped answering pings");
+                        let _ = state.directory.send(DirMsg::Responsive { conn, responsive });
+                    }
+                    seq += 1;
+                    if send(&mut sink, &HubMsg::Ping { seq }).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    tracing::info!(stem = %welcome.stem, "realm disconnected");
+    let _ = state.directory.send(DirMsg::Gone { conn });
+}
+
+async fn read_hello<R, E>(state: &RealmState, stream: &mut R) -> Result<Hello, HelloError>
+where
+    R: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let first = loop {
+        match tokio::time::timeout(HELLO_WITHIN, stream.next()).await {
+            Err(_) => return Err(HelloError::Silent),
+            Ok(Some(Ok(Message::Text(t)))) => break t,
+            Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
+            Ok(Some(Ok(_))) => return Err(HelloError::NotHello("not a text frame".into())),
+            Ok(Some(Err(_)) | None) => return Err(HelloError::Closed),
+        }
+    };
+    match serde_json::from_str::<RealmMsg>(first.as_str()) {
+        Ok(RealmMsg::Hello {
+            version,
+            kind,
+            name,
+            url,
+            id,
+            token,
+            jobs,
+        }) => {
+            if version != PROTOCOL_VERSION {
+                return Err(HelloError::Version(version));
+            }
+            if let Some(want) = &state.token {
+                if token.as_deref() != Some(&**want) {
+                    return Err(HelloError::Token);
+                }
+            }
+            Ok(Hello {
+                kind,
+                name,
+                url,
+                id,
+                jobs,
+            })
+        }
+        Ok(_) => Err(HelloError::NotHello("got another message type".into())),
+        Err(e) => Err(HelloError::NotHello(e.to_string())),
+    }
+}
+
+/// The engine input a realm message stands for (`None` for hello/pong).
+fn input_of(msg: RealmMsg) -> Option<Input> {
+    Some(match msg {
+        RealmMsg::Started { job } => Input::Started { job },
+        RealmMsg::Progress {
+            job,
+            events,
+            dropped,
+            elapsed_ms: _,
+        } => Input::Progress {
+            job,
+            events,
+            dropped,
+        },
+        RealmMsg::Result {
+            job,
+            outcome,
+            events,
+            dropped,
+            duration_ms,
+        } => Input::Result {
+            job,
+            outcome,
+            events,
+            dropped,
+            duration_ms,
+        },
+        RealmMsg::Background { events, dropped } => Input::Background { events, dropped },
+        RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => return None,
+    })
+}
+
+async fn send<W: Sink<Message> + Unpin>(sink: &mut W, msg: &HubMsg) -> Result<(), ()> {
+    // Serialising our own enum cannot fail.
+    let text = serde_json::to_string(msg).map_err(|_| ())?;
+    sink.send(Message::Text(text.into())).await.map_err(|_| ())
+}

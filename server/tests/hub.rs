@@ -1,0 +1,491 @@
+//! The hub for real: bound on loopback with a temp root, driven by a fake
+//! realm over a real WebSocket and by writing the log files as an agent.
+
+mod support;
+
+use std::time::Duration;
+
+use daebug_protocol::{
+    BackgroundEvent, EventType, HubMsg, JobError, Level, Outcome, RealmKind, RealmMsg,
+};
+use support::{append, js, save_atomically, ws_status, FakeRealm, TestHub};
+use tokio_tungstenite::tungstenite::Message;
+
+fn log_event(message: &str) -> BackgroundEvent {
+    BackgroundEvent {
+        kind: EventType::Console,
+        level: Level::Log,
+        source: None,
+        ts: "10:00:00".into(),
+        message: message.into(),
+        stack: None,
+    }
+}
+
+fn footer_last(text: &str) -> bool {
+    text.trim_end()
+        .ends_with("> Write code in a fenced JS block below to execute against this page.")
+}
+
+#[tokio::test]
+async fn request_dispatch_result_reply() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "3f2a").await;
+    assert_eq!(realm.stem, "shop-3f2a");
+    let log = hub.log("shop-3f2a");
+    let text = hub.wait_file(&log, footer_last).await;
+    assert!(text.starts_with("# 👾 shop-3f2a\n"), "{text}");
+    hub.wait_file(&hub.registry(), |t| {
+        t.contains("* [shop-3f2a](debug/shop-3f2a.md) (http://") && t.contains("state: idle")
+    })
+    .await;
+
+    append(&log, &js("1 + 1"));
+    let (job, code) = realm.job().await;
+    assert_eq!(code, "1 + 1\n");
+    let running = hub.wait_file(&log, |t| t.contains("executing (0s")).await;
+    assert!(
+        running.contains("> **agent** to shop-3f2a at "),
+        "{running}"
+    );
+    hub.wait_file(&hub.registry(), |t| t.contains("state: executing"))
+        .await;
+
+    realm.ok(job, "2", 3).await;
+    let done = hub
+        .wait_file(&log, |t| {
+            t.contains("(3ms)\n```JSON\n2\n```\n") && footer_last(t)
+        })
+        .await;
+    assert!(!done.contains("executing ("), "{done}");
+    hub.wait_file(&hub.registry(), |t| t.contains("state: completed"))
+        .await;
+}
+
+#[tokio::test]
+async fn progress_swaps_the_region() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "0001").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await ticks()"));
+    let (job, _) = realm.job().await;
+    for n in 1..=2 {
+        let events = (1..=n).map(|i| log_event(&format!("tick {i}"))).collect();
+        realm
+            .send(&RealmMsg::Progress {
+                job,
+                events,
+                dropped: 0,
+                elapsed_ms: 10,
+            })
+            .await;
+        let want = format!("tick {n}\n```\nexecuting (");
+        hub.wait_file(&log, |t| t.contains(&want)).await;
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        text.matches("tick 1").count(),
+        1,
+        "swapped, not appended:\n{text}"
+    );
+    realm.ok(job, "null", 20).await;
+    hub.wait_file(&log, |t| t.contains("(20ms)") && footer_last(t))
+        .await;
+}
+
+#[tokio::test]
+async fn background_only_events_are_flushed_above_the_footer() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "0002").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    realm
+        .send(&RealmMsg::Background {
+            events: vec![log_event("hello from a timer")],
+            dropped: 0,
+        })
+        .await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("hello from a timer") && footer_last(t))
+        .await;
+    assert!(text.contains("> **shop-0002** background at "), "{text}");
+}
+
+#[tokio::test]
+async fn timeout_then_late_result() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "0003").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    append(&log, "```js timeout=300ms\nawait never()\n```\n");
+    let (job, _) = realm.job().await;
+    match realm.recv().await {
+        HubMsg::Cancel { job: j } => assert_eq!(j, job),
+        other => panic!("expected cancel, got {other:?}"),
+    }
+    hub.wait_file(&log, |t| {
+        t.contains("(**TIMEOUT** after 0.3s)") && footer_last(t)
+    })
+    .await;
+    // The realm keeps working for later jobs...
+    append(&log, &js("2"));
+    let (next, _) = realm.job().await;
+    // ...and a result arriving after the timeout is appended as late.
+    realm.ok(job, "\"late\"", 1500).await;
+    realm.ok(next, "2", 1).await;
+    let text = hub
+        .wait_file(&log, |t| {
+            t.contains("(late, ") && t.contains("(1ms)") && footer_last(t)
+        })
+        .await;
+    assert!(text.contains("\"late\""), "{text}");
+}
+
+#[tokio::test]
+async fn chunk_appended_while_running_is_queued() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "0004").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("first()"));
+    let (first, code) = realm.job().await;
+    assert_eq!(code, "first()\n");
+    hub.wait_file(&log, |t| t.contains("executing (")).await;
+    append(&log, &format!("\nand then\n{}", js("second()")));
+    // Nothing is dispatched while the first job runs.
+    let text = hub.wait_file(&log, |t| t.contains("second()")).await;
+    assert!(text.contains("and then"), "{text}");
+    realm.ok(first, "1", 5).await;
+    let (second, code) = realm.job().await;
+    assert_eq!(code, "second()\n");
+    realm.ok(second, "2", 6).await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("(6ms)") && footer_last(t))
+        .await;
+    let a = text.find("(5ms)").expect("first reply");
+    let b = text.find("and then").expect("prose kept");
+    let c = text.find("(6ms)").expect("second reply");
+    assert!(a < b && b < c, "in order:\n{text}");
+}
+
+#[tokio::test]
+async fn reload_keeps_the_stem_and_a_duplicated_tab_gets_its_own() {
+    let hub = TestHub::start().await;
+    let realm = hub.realm("Shop", "abcd").await;
+    assert_eq!(realm.stem, "shop-abcd");
+    // A duplicated tab copies sessionStorage: same id while the first is live.
+    let twin = hub.realm("Shop", "abcd").await;
+    assert_ne!(twin.id, "abcd");
+    assert_ne!(twin.stem, "shop-abcd");
+    assert!(
+        hub.log(&twin.stem).exists() || {
+            hub.wait_file(&hub.log(&twin.stem), footer_last).await;
+            true
+        }
+    );
+    realm.close().await;
+    hub.wait_file(&hub.registry(), |t| {
+        t.lines()
+            .any(|l| l.contains("[shop-abcd]") && l.ends_with("state: disconnected"))
+    })
+    .await;
+    // The reload comes back with the same id: same stem, same log.
+    let again = hub.realm("Shop (reloaded title)", "abcd").await;
+    assert_eq!(again.stem, "shop-abcd");
+    assert_eq!(again.id, "abcd");
+    hub.wait_file(&hub.registry(), |t| {
+        t.lines()
+            .any(|l| l.contains("[shop-abcd]") && l.ends_with("state: idle"))
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn request_to_a_disconnected_realm_waits_for_it() {
+    let hub = TestHub::start().await;
+    let realm = hub.realm("Shop", "0005").await;
+    let log = hub.log("shop-0005");
+    hub.wait_file(&log, footer_last).await;
+    realm.close().await;
+    hub.wait_file(&hub.registry(), |t| t.contains("state: disconnected"))
+        .await;
+    append(&log, &js("document.title"));
+    hub.wait_file(&log, |t| {
+        t.contains("executing (0s; page disconnected, waiting for it to come back)")
+    })
+    .await;
+    let mut back = hub.realm("Shop", "0005").await;
+    let (job, code) = back.job().await;
+    assert_eq!(code, "document.title\n");
+    hub.wait_file(&log, |t| t.contains("executing (0s)\n"))
+        .await;
+    back.ok(job, "\"Shop\"", 2).await;
+    hub.wait_file(&log, |t| {
+        t.contains("(2ms)\n```JSON\n\"Shop\"") && footer_last(t)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn reload_mid_job_reports_it_interrupted() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "0006").await;
+    let log = hub.log("shop-0006");
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await longTask()"));
+    let _ = realm.job().await;
+    realm.close().await;
+    hub.wait_file(&log, |t| t.contains("page disconnected, waiting"))
+        .await;
+    // The page reloaded: it runs nothing of the old job.
+    let _back = hub.realm("Shop", "0006").await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("(**ERROR** after ") && footer_last(t))
+        .await;
+    assert!(text.contains("Interrupted: the page reloaded"), "{text}");
+}
+
+#[tokio::test]
+async fn reconnect_mid_job_still_running_keeps_waiting() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "0007").await;
+    let log = hub.log("shop-0007");
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await slow()"));
+    let (job, _) = realm.job().await;
+    realm.close().await;
+    hub.wait_file(&log, |t| t.contains("page disconnected, waiting"))
+        .await;
+    // Only the network dropped: the realm still runs the job.
+    let mut back = FakeRealm::connect(&hub, RealmKind::Page, "Shop", "0007", vec![job]).await;
+    hub.wait_file(&log, |t| t.contains("executing (0s)\n"))
+        .await;
+    back.ok(job, "42", 900).await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("(900ms)") && footer_last(t))
+        .await;
+    assert!(!text.contains("ERROR"), "{text}");
+}
+
+#[tokio::test]
+async fn malformed_frames_get_an_error_and_the_realm_keeps_working() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "0008").await;
+    let log = hub.log("shop-0008");
+    hub.wait_file(&log, footer_last).await;
+    for bad in [
+        "not json",
+        r#"{"type":"nonsense"}"#,
+        r#"{"type":"result","job":"x"}"#,
+    ] {
+        realm.send_raw(Message::text(bad)).await;
+        match realm.recv().await {
+            HubMsg::Error { message } => assert!(message.contains("malformed"), "{message}"),
+            other => panic!("expected an error envelope, got {other:?}"),
+        }
+    }
+    realm.send_raw(Message::binary(vec![1u8, 2, 3])).await;
+    assert!(matches!(realm.recv().await, HubMsg::Error { .. }));
+    // An error outcome is rendered, too: the connection is still good.
+    append(&log, &js("boom()"));
+    let (job, _) = realm.job().await;
+    realm
+        .send(&RealmMsg::Result {
+            job,
+            outcome: Outcome::Error(JobError {
+                name: "ReferenceError".into(),
+                message: "boom is not defined".into(),
+                stack: Some("ReferenceError: boom is not defined\n    at <cell>:1:1".into()),
+            }),
+            events: Vec::new(),
+            dropped: 0,
+            duration_ms: 4,
+        })
+        .await;
+    hub.wait_file(&log, |t| {
+        t.contains("(**ERROR** after 4ms)") && t.contains("boom is not defined") && footer_last(t)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn hello_with_wrong_version_is_refused_with_a_reason() {
+    let hub = TestHub::start().await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
+        .await
+        .unwrap();
+    use futures_util::{SinkExt, StreamExt};
+    ws.send(Message::text(
+        r#"{"type":"hello","version":99,"kind":"page","name":"x","url":"u","id":"0000"}"#,
+    ))
+    .await
+    .unwrap();
+    let Some(Ok(Message::Text(t))) = ws.next().await else {
+        panic!("expected an error frame")
+    };
+    assert!(t.contains("protocol version"), "{t}");
+}
+
+#[tokio::test]
+async fn foreign_origin_and_host_are_refused() {
+    let hub = TestHub::start().await;
+    assert_eq!(ws_status(&hub, &[]).await, 101, "non-browser client");
+    assert_eq!(
+        ws_status(&hub, &[("Origin", "http://localhost:5173")]).await,
+        101
+    );
+    assert_eq!(
+        ws_status(&hub, &[("Origin", "https://evil.example")]).await,
+        403
+    );
+    let (code, _) = hub.get("/", &[]).await;
+    assert_eq!(code, 200);
+    let (code, body) = support::http_get(hub.addr, "/", &[("Host", "evil.example")]).await;
+    assert_eq!(code, 403, "{body}");
+    let (code, _) = support::http_get(hub.addr, "/ws", &[("Host", "evil.example:80")]).await;
+    assert_eq!(code, 403);
+}
+
+#[tokio::test]
+async fn logs_registry_and_dotfiles_are_not_served() {
+    let hub = TestHub::start().await;
+    let root = hub.root.path();
+    std::fs::write(root.join(".env"), "SECRET=1").unwrap();
+    std::fs::write(
+        root.join("index.html"),
+        "<!doctype html><html><head><title>Shop</title></head><body>hi</body></html>",
+    )
+    .unwrap();
+    let _realm = hub.realm("Shop", "0009").await;
+    hub.wait_file(&hub.log("shop-0009"), footer_last).await;
+    for path in [
+        "/debug.md",
+        "/debug/shop-0009.md",
+        "/.env",
+        "/../etc/passwd",
+        "/%2e%2e/etc/passwd",
+    ] {
+        let (code, body) = hub.get(path, &[]).await;
+        assert_eq!(code, 404, "{path}: {body}");
+        assert!(
+            !body.contains("SECRET") && !body.contains("👾"),
+            "{path}: {body}"
+        );
+    }
+    let (code, body) = hub.get("/index.html", &[]).await;
+    assert_eq!(code, 200);
+    let tag = format!(
+        r#"<script type="module" src="http://{}/daebug.js"></script>"#,
+        hub.addr
+    );
+    assert!(body.contains(&tag), "{body}");
+    let (code, body) = hub.get("/daebug.js", &[]).await;
+    assert_eq!(code, 200, "{body}");
+}
+
+#[tokio::test]
+async fn an_editors_atomic_save_while_a_job_runs_loses_nothing() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "000a").await;
+    let log = hub.log("shop-000a");
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await work()"));
+    let (job, _) = realm.job().await;
+    let running = hub.wait_file(&log, |t| t.contains("executing (")).await;
+    // The agent's editor rewrites the whole file: a note added at the top
+    // and a new chunk at the bottom, saved as temp file + rename.
+    let edited = running.replacen("\n\n", "\n\n(agent's note, added while the job ran)\n\n", 1)
+        + &format!("\n{}", js("afterwards()"));
+    save_atomically(&log, &edited);
+    realm.ok(job, "\"done\"", 7).await;
+    let (next, code) = realm.job().await;
+    assert_eq!(code, "afterwards()\n");
+    realm.ok(next, "1", 8).await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("(8ms)") && footer_last(t))
+        .await;
+    assert!(
+        text.contains("(agent's note, added while the job ran)"),
+        "{text}"
+    );
+    assert!(text.contains("(7ms)\n```JSON\n\"done\"\n```"), "{text}");
+    assert_eq!(text.matches("afterwards()").count(), 1, "{text}");
+}
+
+#[tokio::test]
+async fn an_unanswering_realm_becomes_unresponsive() {
+    let hub = TestHub::start_with(|c| {
+        c.ping_every = Duration::from_millis(50);
+        c.unresponsive_after = Duration::from_millis(200);
+    })
+    .await;
+    let mut realm = hub.realm("Shop", "000b").await;
+    realm.answer_pings = false;
+    let log = hub.log("shop-000b");
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("while (true) {}"));
+    let _ = realm.job().await;
+    hub.wait_file(&hub.registry(), |t| t.contains("state: unresponsive"))
+        .await;
+    hub.wait_file(&log, |t| t.contains("not answering pings"))
+        .await;
+}
+
+#[tokio::test]
+async fn shutdown_says_goodbye_and_marks_the_registry_stopped() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "000c").await;
+    hub.wait_file(&hub.log("shop-000c"), footer_last).await;
+    let registry = hub.registry();
+    let root = hub.stop().await;
+    assert!(matches!(realm.recv().await, HubMsg::Bye { .. }));
+    let text = std::fs::read_to_string(&registry).unwrap();
+    assert!(text.contains("The hub stopped at "), "{text}");
+    assert!(text.contains("`daebug --root test`"), "{text}");
+    assert!(text.contains("state: disconnected"), "{text}");
+    drop(root);
+}
+
+#[tokio::test]
+async fn restart_closes_a_region_left_by_a_hub_that_died() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "000d").await;
+    let log = hub.log("shop-000d");
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await forever()"));
+    let _ = realm.job().await;
+    hub.wait_file(&log, |t| t.contains("executing (")).await;
+    // The hub goes away with the job still running (as if it died: the
+    // region is left in the file), then a new hub starts on the same root.
+    let root = hub.stop().await;
+    let text = std::fs::read_to_string(root.path().join("debug/shop-000d.md")).unwrap();
+    assert!(text.contains("executing ("), "{text}");
+    let hub = TestHub::start_in(root, |_| {}).await;
+    let text = hub
+        .wait_file(&log_of(&hub, "shop-000d"), |t| {
+            t.contains("(**ERROR** result lost)") && footer_last(t)
+        })
+        .await;
+    assert!(text.contains("the hub stopped"), "{text}");
+}
+
+fn log_of(hub: &TestHub, stem: &str) -> std::path::PathBuf {
+    hub.log(stem)
+}
+
+#[tokio::test]
+async fn a_busy_port_is_a_clear_error() {
+    let hub = TestHub::start().await;
+    let config = daebug::HubConfig::new(hub.root.path(), hub.addr.port());
+    match daebug::Hub::bind(config).await {
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains(&hub.addr.port().to_string()) && msg.contains("--port"),
+                "{msg}"
+            );
+        }
+        Ok(_) => panic!("bound a busy port"),
+    }
+}

@@ -1,0 +1,312 @@
+//! A real hub on loopback with a temp root, and a scripted fake realm that
+//! speaks the protocol over a real WebSocket. Shared by the hub tests and
+//! the hub bench. Every wait polls with a deadline; none sleeps.
+
+#![allow(dead_code)] // each test crate uses a different part
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use daebug::{Hub, HubConfig, HubError};
+use daebug_protocol::{HubMsg, JobId, Outcome, RealmKind, RealmMsg, Value, PROTOCOL_VERSION};
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long any wait may take before the test fails.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+
+/// A hub serving a temp root.
+pub struct TestHub {
+    pub root: tempfile::TempDir,
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), HubError>>>,
+}
+
+impl TestHub {
+    pub async fn start() -> TestHub {
+        TestHub::start_with(|_| {}).await
+    }
+
+    /// Starts a hub; `tune` adjusts the config (ping cadence, timeout...).
+    pub async fn start_with(tune: impl FnOnce(&mut HubConfig)) -> TestHub {
+        let root = tempfile::tempdir().expect("temp dir");
+        TestHub::start_in(root, tune).await
+    }
+
+    /// Starts a hub on an existing root (to test restarts).
+    pub async fn start_in(root: tempfile::TempDir, tune: impl FnOnce(&mut HubConfig)) -> TestHub {
+        let mut config = HubConfig::new(root.path(), 0);
+        config.restart_command = "daebug --root test".into();
+        tune(&mut config);
+        let hub = Hub::bind(config).await.expect("bind");
+        let addr = hub.addr();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(hub.run(async move {
+            let _ = stopped.await;
+        }));
+        let h = TestHub {
+            root,
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        };
+        // The registry is written once the hub's tasks run.
+        h.wait_file(&h.registry(), |t| t.contains("connected pages"))
+            .await;
+        h
+    }
+
+    /// Stops the hub and waits for it; returns the root for a restart.
+    pub async fn stop(mut self) -> tempfile::TempDir {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            tokio::time::timeout(DEADLINE, t)
+                .await
+                .expect("hub stops within the deadline")
+                .expect("hub task")
+                .expect("hub run");
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::mem::replace(&mut self.root, dir)
+    }
+
+    pub fn registry(&self) -> PathBuf {
+        self.root.path().join("debug.md")
+    }
+
+    pub fn log(&self, stem: &str) -> PathBuf {
+        self.root.path().join("debug").join(format!("{stem}.md"))
+    }
+
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/ws", self.addr)
+    }
+
+    /// Polls `path` until `pred` holds for its text; panics with the text
+    /// when the deadline passes.
+    pub async fn wait_file(&self, path: &Path, pred: impl Fn(&str) -> bool) -> String {
+        wait_file(path, pred).await
+    }
+
+    /// Connects a fake page realm.
+    pub async fn realm(&self, name: &str, id: &str) -> FakeRealm {
+        FakeRealm::connect(self, RealmKind::Page, name, id, Vec::new()).await
+    }
+
+    /// A raw HTTP/1.1 GET with the given extra header lines; returns the
+    /// status code and the whole response text.
+    pub async fn get(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+        let host = self.addr.to_string();
+        let mut all = vec![("Host", host.as_str())];
+        all.extend_from_slice(headers);
+        http_get(self.addr, path, &all).await
+    }
+}
+
+impl Drop for TestHub {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+}
+
+/// Polls a file until `pred` holds for its text.
+pub async fn wait_file(path: &Path, pred: impl Fn(&str) -> bool) -> String {
+    let end = Instant::now() + DEADLINE;
+    let mut interval = tokio::time::interval(Duration::from_millis(2));
+    loop {
+        interval.tick().await;
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if pred(&text) {
+            return text;
+        }
+        if Instant::now() > end {
+            panic!(
+                "deadline passed waiting on {}; it holds:\n{text}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Sends a raw HTTP/1.1 GET (header lines given in full, Host included or
+/// not) and reads the response until the server closes.
+pub async fn http_get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    let mut req = format!("GET {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut buf = Vec::new();
+    tokio::time::timeout(DEADLINE, s.read_to_end(&mut buf))
+        .await
+        .expect("response within the deadline")
+        .expect("read");
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, text)
+}
+
+/// Appends `text` to a file the way an agent's edit tool does it when it
+/// only appends.
+pub fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open log");
+    f.write_all(text.as_bytes()).expect("append");
+}
+
+/// Saves like an editor: a temp file in the same folder renamed over.
+pub fn save_atomically(path: &Path, text: &str) {
+    let tmp = path.with_file_name(format!(
+        "{}.swp",
+        path.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&tmp, text).expect("write temp");
+    std::fs::rename(&tmp, path).expect("rename");
+}
+
+/// A scripted realm over a real WebSocket.
+pub struct FakeRealm {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub stem: String,
+    pub id: String,
+    /// Answer pings (false simulates a page stuck in a loop).
+    pub answer_pings: bool,
+}
+
+impl FakeRealm {
+    pub async fn connect(
+        hub: &TestHub,
+        kind: RealmKind,
+        name: &str,
+        id: &str,
+        jobs: Vec<JobId>,
+    ) -> FakeRealm {
+        let (ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
+            .await
+            .expect("ws connect");
+        let mut realm = FakeRealm {
+            ws,
+            stem: String::new(),
+            id: String::new(),
+            answer_pings: true,
+        };
+        realm
+            .send(&RealmMsg::Hello {
+                version: PROTOCOL_VERSION,
+                kind,
+                name: name.into(),
+                url: format!("http://{}/{name}.html", hub.addr),
+                id: id.into(),
+                token: None,
+                jobs,
+            })
+            .await;
+        match realm.recv().await {
+            HubMsg::Welcome { stem, id, .. } => {
+                realm.stem = stem;
+                realm.id = id;
+            }
+            other => panic!("expected welcome, got {other:?}"),
+        }
+        realm
+    }
+
+    pub async fn send(&mut self, msg: &RealmMsg) {
+        let text = serde_json::to_string(msg).expect("json");
+        self.send_raw(Message::text(text)).await;
+    }
+
+    pub async fn send_raw(&mut self, msg: Message) {
+        self.ws.send(msg).await.expect("ws send");
+    }
+
+    /// The next hub message other than a ping (pings are answered).
+    pub async fn recv(&mut self) -> HubMsg {
+        let end = Instant::now() + DEADLINE;
+        loop {
+            let frame = tokio::time::timeout_at(end, self.ws.next())
+                .await
+                .expect("a hub message within the deadline")
+                .expect("connection open")
+                .expect("ws frame");
+            let Message::Text(t) = frame else { continue };
+            let msg: HubMsg = serde_json::from_str(t.as_str()).expect("hub message parses");
+            if let HubMsg::Ping { seq } = msg {
+                if self.answer_pings {
+                    self.send(&RealmMsg::Pong { seq }).await;
+                }
+                continue;
+            }
+            return msg;
+        }
+    }
+
+    /// Waits for a job; returns its id and code.
+    pub async fn job(&mut self) -> (JobId, String) {
+        match self.recv().await {
+            HubMsg::Job { job, code, .. } => (job, code),
+            other => panic!("expected a job, got {other:?}"),
+        }
+    }
+
+    /// Answers `job` with a JSON value.
+    pub async fn ok(&mut self, job: JobId, json: &str, duration_ms: u64) {
+        self.send(&RealmMsg::Result {
+            job,
+            outcome: Outcome::Ok(Value::Json(json.into())),
+            events: Vec::new(),
+            dropped: 0,
+            duration_ms,
+        })
+        .await;
+    }
+
+    /// Closes the connection cleanly.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+        // Drain until the hub acknowledges the close.
+        while let Ok(Some(_)) = tokio::time::timeout(DEADLINE, self.ws.next()).await {}
+    }
+}
+
+/// Connects to `/ws` with extra headers; returns the HTTP status of the
+/// upgrade (101 when accepted).
+pub async fn ws_status(hub: &TestHub, headers: &[(&'static str, &str)]) -> u16 {
+    let mut req = hub.ws_url().into_client_request().expect("request");
+    for (k, v) in headers {
+        req.headers_mut()
+            .insert(*k, v.parse().expect("header value"));
+    }
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((_, resp)) => resp.status().as_u16(),
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => resp.status().as_u16(),
+        Err(e) => panic!("unexpected ws error: {e}"),
+    }
+}
+
+/// The block an agent appends: a fenced JS block with its chunk.
+pub fn js(code: &str) -> String {
+    format!("```js\n{code}\n```\n")
+}
