@@ -1,0 +1,177 @@
+//! Golden JSON for the WebSocket envelopes: the exact bytes are the
+//! contract between the hub and every adapter build.
+
+use daebug_protocol::{
+    BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg,
+    Value,
+};
+use serde::{de::DeserializeOwned, Serialize};
+use std::fmt::Debug;
+
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(msg: &T, golden: &str) {
+    assert_eq!(serde_json::to_string(msg).expect("serialize"), golden);
+    let back: T = serde_json::from_str(golden).expect("deserialize");
+    assert_eq!(&back, msg);
+}
+
+fn tick() -> BackgroundEvent {
+    BackgroundEvent {
+        kind: EventType::Console,
+        level: Level::Log,
+        source: None,
+        ts: "10:00:01".into(),
+        message: "tick".into(),
+        stack: None,
+    }
+}
+
+#[test]
+fn hello() {
+    round_trip(
+        &RealmMsg::Hello {
+            version: 1,
+            kind: RealmKind::Page,
+            name: "Shop".into(),
+            url: "http://127.0.0.1:8302/".into(),
+            id: "3f2a".into(),
+            token: None,
+            jobs: vec![],
+        },
+        r#"{"type":"hello","version":1,"kind":"page","name":"Shop","url":"http://127.0.0.1:8302/","id":"3f2a"}"#,
+    );
+    round_trip(
+        &RealmMsg::Hello {
+            version: 1,
+            kind: RealmKind::Worker,
+            name: "w.js".into(),
+            url: "http://127.0.0.1:8302/w.js".into(),
+            id: "91bc".into(),
+            token: Some("t0k".into()),
+            jobs: vec![JobId(7)],
+        },
+        r#"{"type":"hello","version":1,"kind":"worker","name":"w.js","url":"http://127.0.0.1:8302/w.js","id":"91bc","token":"t0k","jobs":[7]}"#,
+    );
+}
+
+#[test]
+fn realm_messages() {
+    round_trip(&RealmMsg::Started { job: JobId(3) }, r#"{"type":"started","job":3}"#);
+    round_trip(
+        &RealmMsg::Progress {
+            job: JobId(3),
+            events: vec![tick()],
+            dropped: 0,
+            elapsed_ms: 1200,
+        },
+        r#"{"type":"progress","job":3,"events":[{"type":"console","level":"log","ts":"10:00:01","message":"tick"}],"dropped":0,"elapsed_ms":1200}"#,
+    );
+    round_trip(
+        &RealmMsg::Result {
+            job: JobId(3),
+            outcome: Outcome::Ok(Value::Json("2".into())),
+            events: vec![],
+            dropped: 0,
+            duration_ms: 3,
+        },
+        r#"{"type":"result","job":3,"outcome":{"ok":{"json":"2"}},"events":[],"dropped":0,"duration_ms":3}"#,
+    );
+    round_trip(
+        &RealmMsg::Result {
+            job: JobId(4),
+            outcome: Outcome::Error(JobError {
+                name: "TypeError".into(),
+                message: "x is undefined".into(),
+                stack: Some("TypeError: x is undefined\n    at <cell>:1:1".into()),
+            }),
+            events: vec![],
+            dropped: 2,
+            duration_ms: 16,
+        },
+        r#"{"type":"result","job":4,"outcome":{"error":{"name":"TypeError","message":"x is undefined","stack":"TypeError: x is undefined\n    at <cell>:1:1"}},"events":[],"dropped":2,"duration_ms":16}"#,
+    );
+    round_trip(
+        &RealmMsg::Result {
+            job: JobId(5),
+            outcome: Outcome::Ok(Value::Text("Map(1) {\"a\" => 1}".into())),
+            events: vec![],
+            dropped: 0,
+            duration_ms: 0,
+        },
+        r#"{"type":"result","job":5,"outcome":{"ok":{"text":"Map(1) {\"a\" => 1}"}},"events":[],"dropped":0,"duration_ms":0}"#,
+    );
+    round_trip(
+        &RealmMsg::Background {
+            events: vec![tick()],
+            dropped: 5,
+        },
+        r#"{"type":"background","events":[{"type":"console","level":"log","ts":"10:00:01","message":"tick"}],"dropped":5}"#,
+    );
+    round_trip(&RealmMsg::Pong { seq: 9 }, r#"{"type":"pong","seq":9}"#);
+}
+
+#[test]
+fn hub_messages() {
+    round_trip(
+        &HubMsg::Welcome {
+            version: 1,
+            stem: "shop-3f2a".into(),
+            id: "3f2a".into(),
+        },
+        r#"{"type":"welcome","version":1,"stem":"shop-3f2a","id":"3f2a"}"#,
+    );
+    round_trip(
+        &HubMsg::Job {
+            job: JobId(3),
+            code: "1 + 1\n".into(),
+            timeout_ms: 60000,
+        },
+        r#"{"type":"job","job":3,"code":"1 + 1\n","timeout_ms":60000}"#,
+    );
+    round_trip(&HubMsg::Cancel { job: JobId(3) }, r#"{"type":"cancel","job":3}"#);
+    round_trip(&HubMsg::Ping { seq: 1 }, r#"{"type":"ping","seq":1}"#);
+    round_trip(
+        &HubMsg::Error {
+            message: "malformed message".into(),
+        },
+        r#"{"type":"error","message":"malformed message"}"#,
+    );
+    round_trip(
+        &HubMsg::Bye {
+            reason: "the hub is shutting down".into(),
+        },
+        r#"{"type":"bye","reason":"the hub is shutting down"}"#,
+    );
+}
+
+#[test]
+fn optional_fields_may_be_left_out_by_a_realm() {
+    let hello: RealmMsg =
+        serde_json::from_str(r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u"}"#)
+            .unwrap();
+    assert!(matches!(hello, RealmMsg::Hello { ref id, ref jobs, token: None, .. } if id.is_empty() && jobs.is_empty()));
+    let progress: RealmMsg = serde_json::from_str(r#"{"type":"progress","job":1}"#).unwrap();
+    assert_eq!(
+        progress,
+        RealmMsg::Progress {
+            job: JobId(1),
+            events: vec![],
+            dropped: 0,
+            elapsed_ms: 0
+        }
+    );
+}
+
+#[test]
+fn unknown_or_malformed_messages_are_errors_not_panics() {
+    for bad in [
+        "",
+        "null",
+        "[]",
+        r#"{"type":"launch_missiles"}"#,
+        r#"{"type":"result","job":"three"}"#,
+        r#"{"type":"hello","version":1}"#,
+        r#"{"kind":"page"}"#,
+    ] {
+        assert!(serde_json::from_str::<RealmMsg>(bad).is_err(), "{bad}");
+    }
+}
