@@ -66,7 +66,10 @@ async fn run(history: usize) -> (Vec<Duration>, Vec<Duration>) {
     })
     .expect("watcher");
     watcher
-        .watch(log.parent().expect("debug dir"), RecursiveMode::NonRecursive)
+        .watch(
+            log.parent().expect("debug dir"),
+            RecursiveMode::NonRecursive,
+        )
         .expect("watch");
 
     let mut dispatch = Vec::with_capacity(JOBS);

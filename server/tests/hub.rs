@@ -463,15 +463,70 @@ async fn restart_closes_a_region_left_by_a_hub_that_died() {
     assert!(text.contains("executing ("), "{text}");
     let hub = TestHub::start_in(root, |_| {}).await;
     let text = hub
-        .wait_file(&log_of(&hub, "shop-000d"), |t| {
+        .wait_file(&hub.log("shop-000d"), |t| {
             t.contains("(**ERROR** result lost)") && footer_last(t)
         })
         .await;
     assert!(text.contains("the hub stopped"), "{text}");
 }
 
-fn log_of(hub: &TestHub, stem: &str) -> std::path::PathBuf {
-    hub.log(stem)
+#[tokio::test]
+async fn heartbeats_do_not_rewrite_the_registry() {
+    use std::os::unix::fs::MetadataExt;
+    let hub = TestHub::start_with(|c| c.ping_every = Duration::from_millis(20)).await;
+    let mut realm = hub.realm("Shop", "000e").await;
+    let before = hub
+        .wait_file(&hub.registry(), |t| t.contains("[shop-000e]"))
+        .await;
+    let inode = std::fs::metadata(hub.registry()).unwrap().ino();
+    realm.answer_pings(10).await;
+    // Every hub write is a rename of a new file: a rewrite changes the inode.
+    assert_eq!(std::fs::metadata(hub.registry()).unwrap().ino(), inode);
+    assert_eq!(std::fs::read_to_string(hub.registry()).unwrap(), before);
+}
+
+#[tokio::test]
+async fn a_hub_with_a_token_refuses_realms_without_it() {
+    let hub = TestHub::start_with(|c| c.token = Some("s3cret".into())).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
+        .await
+        .unwrap();
+    use futures_util::{SinkExt, StreamExt};
+    ws.send(Message::text(
+        r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u","id":"0000","token":"guess"}"#,
+    ))
+    .await
+    .unwrap();
+    let Some(Ok(Message::Text(t))) = ws.next().await else {
+        panic!("expected an error frame")
+    };
+    assert!(t.contains("token"), "{t}");
+    assert!(!hub.log("x-0000").exists());
+    let (mut ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
+        .await
+        .unwrap();
+    ws.send(Message::text(
+        r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u","id":"0000","token":"s3cret"}"#,
+    ))
+    .await
+    .unwrap();
+    let Some(Ok(Message::Text(t))) = ws.next().await else {
+        panic!("expected a welcome")
+    };
+    assert!(t.contains(r#""type":"welcome""#), "{t}");
+}
+
+#[tokio::test]
+async fn the_default_timeout_comes_from_the_config() {
+    let hub = TestHub::start_with(|c| c.default_timeout = Duration::from_millis(250)).await;
+    let mut realm = hub.realm("Shop", "000f").await;
+    let log = hub.log("shop-000f");
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await never()"));
+    let (job, _) = realm.job().await;
+    assert!(matches!(realm.recv().await, HubMsg::Cancel { job: j } if j == job));
+    hub.wait_file(&log, |t| t.contains("(**TIMEOUT** after 0.3s)"))
+        .await;
 }
 
 #[tokio::test]

@@ -2,8 +2,7 @@
 //! contract between the hub and every adapter build.
 
 use daebug_protocol::{
-    BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg,
-    Value,
+    BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg, Value,
 };
 use serde::{de::DeserializeOwned, Serialize};
 use std::fmt::Debug;
@@ -55,7 +54,10 @@ fn hello() {
 
 #[test]
 fn realm_messages() {
-    round_trip(&RealmMsg::Started { job: JobId(3) }, r#"{"type":"started","job":3}"#);
+    round_trip(
+        &RealmMsg::Started { job: JobId(3) },
+        r#"{"type":"started","job":3}"#,
+    );
     round_trip(
         &RealmMsg::Progress {
             job: JobId(3),
@@ -127,7 +129,10 @@ fn hub_messages() {
         },
         r#"{"type":"job","job":3,"code":"1 + 1\n","timeout_ms":60000}"#,
     );
-    round_trip(&HubMsg::Cancel { job: JobId(3) }, r#"{"type":"cancel","job":3}"#);
+    round_trip(
+        &HubMsg::Cancel { job: JobId(3) },
+        r#"{"type":"cancel","job":3}"#,
+    );
     round_trip(&HubMsg::Ping { seq: 1 }, r#"{"type":"ping","seq":1}"#);
     round_trip(
         &HubMsg::Error {
@@ -148,7 +153,9 @@ fn optional_fields_may_be_left_out_by_a_realm() {
     let hello: RealmMsg =
         serde_json::from_str(r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u"}"#)
             .unwrap();
-    assert!(matches!(hello, RealmMsg::Hello { ref id, ref jobs, token: None, .. } if id.is_empty() && jobs.is_empty()));
+    assert!(
+        matches!(hello, RealmMsg::Hello { ref id, ref jobs, token: None, .. } if id.is_empty() && jobs.is_empty())
+    );
     let progress: RealmMsg = serde_json::from_str(r#"{"type":"progress","job":1}"#).unwrap();
     assert_eq!(
         progress,

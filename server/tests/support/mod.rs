@@ -263,6 +263,28 @@ impl FakeRealm {
         }
     }
 
+    /// Reads frames until `n` pings were answered; any other message is
+    /// a test failure.
+    pub async fn answer_pings(&mut self, n: u64) {
+        let end = Instant::now() + DEADLINE;
+        let mut answered = 0;
+        while answered < n {
+            let frame = tokio::time::timeout_at(end, self.ws.next())
+                .await
+                .expect("pings within the deadline")
+                .expect("connection open")
+                .expect("ws frame");
+            let Message::Text(t) = frame else { continue };
+            match serde_json::from_str::<HubMsg>(t.as_str()).expect("hub message parses") {
+                HubMsg::Ping { seq } => {
+                    self.send(&RealmMsg::Pong { seq }).await;
+                    answered += 1;
+                }
+                other => panic!("expected only pings, got {other:?}"),
+            }
+        }
+    }
+
     /// Waits for a job; returns its id and code.
     pub async fn job(&mut self) -> (JobId, String) {
         match self.recv().await {
