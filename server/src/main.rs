@@ -123,7 +123,13 @@ async fn shutdown_signal() {
         () = ctrl_c => {}
         () = term => {}
     }
-    tracing::info!("shutting down");
+    tracing::info!("shutting down (press Ctrl-C again to quit at once)");
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("daebug: quitting without cleaning up");
+            std::process::exit(130);
+        }
+    });
 }
 
 /// This very command line, for the registry's "start it again" note.

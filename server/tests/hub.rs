@@ -375,11 +375,8 @@ async fn logs_registry_and_dotfiles_are_not_served() {
     }
     let (code, body) = hub.get("/index.html", &[]).await;
     assert_eq!(code, 200);
-    let tag = format!(
-        r#"<script type="module" src="http://{}/daebug.js"></script>"#,
-        hub.addr
-    );
-    assert!(body.contains(&tag), "{body}");
+    let tag = r#"<script type="module" src="/daebug.js"></script>"#;
+    assert!(body.contains(tag), "{body}");
     let (code, body) = hub.get("/daebug.js", &[]).await;
     assert_eq!(code, 200, "{body}");
 }
@@ -488,32 +485,19 @@ async fn heartbeats_do_not_rewrite_the_registry() {
 #[tokio::test]
 async fn a_hub_with_a_token_refuses_realms_without_it() {
     let hub = TestHub::start_with(|c| c.token = Some("s3cret".into())).await;
-    let (mut ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
-        .await
-        .unwrap();
-    use futures_util::{SinkExt, StreamExt};
-    ws.send(Message::text(
-        r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u","id":"0000","token":"guess"}"#,
-    ))
-    .await
-    .unwrap();
-    let Some(Ok(Message::Text(t))) = ws.next().await else {
-        panic!("expected an error frame")
+    assert_eq!(ws_status(&hub, &[]).await, 401);
+    let status = |url: String| async move {
+        match tokio_tungstenite::connect_async(url).await {
+            Ok((_, resp)) => resp.status().as_u16(),
+            Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => resp.status().as_u16(),
+            Err(e) => panic!("{e}"),
+        }
     };
-    assert!(t.contains("token"), "{t}");
-    assert!(!hub.log("x-0000").exists());
-    let (mut ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
-        .await
-        .unwrap();
-    ws.send(Message::text(
-        r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u","id":"0000","token":"s3cret"}"#,
-    ))
-    .await
-    .unwrap();
-    let Some(Ok(Message::Text(t))) = ws.next().await else {
-        panic!("expected a welcome")
-    };
-    assert!(t.contains(r#""type":"welcome""#), "{t}");
+    assert_eq!(status(format!("{}?token=guess", hub.ws_url())).await, 401);
+    assert_eq!(status(format!("{}?token=s3cret", hub.ws_url())).await, 101);
+    let (code, body) = hub.get("/", &[]).await;
+    assert_eq!(code, 401, "{body}");
+    assert!(!body.contains("s3cret"), "{body}");
 }
 
 #[tokio::test]
@@ -543,4 +527,167 @@ async fn a_busy_port_is_a_clear_error() {
         }
         Ok(_) => panic!("bound a busy port"),
     }
+}
+
+// ----- races and damage: the hub must never write over the agent -------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn appends_during_a_progress_storm_lose_nothing() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "1020").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await work()"));
+    let (job, _) = realm.job().await;
+    hub.wait_file(&log, |t| t.contains("executing (")).await;
+    // Every progress frame makes the hub rewrite the file; the agent
+    // appends at the same time from another thread.
+    let path = log.clone();
+    let writer = std::thread::spawn(move || {
+        for i in 0..300 {
+            append(&path, &format!("\nline-{i:04}\n"));
+            std::thread::yield_now();
+        }
+    });
+    let mut n = 0;
+    while !writer.is_finished() {
+        n += 1;
+        realm
+            .send(&RealmMsg::Progress {
+                job,
+                events: vec![log_event(&format!("tick {n}"))],
+                dropped: 0,
+                elapsed_ms: 1,
+            })
+            .await;
+        tokio::task::yield_now().await;
+    }
+    writer.join().unwrap();
+    realm.ok(job, "1", 1).await;
+    // Lines the agent wrote into a file the hub was replacing are
+    // rescued shortly after: wait for all of them (the deadline fails the
+    // test and prints the file if one is lost).
+    let all = |t: &str| (0..300).all(|i| t.contains(&format!("line-{i:04}\n")));
+    let text = hub
+        .wait_file(&log, |t| t.contains("(1ms)") && footer_last(t) && all(t))
+        .await;
+    assert_eq!(text.matches("line-0000").count(), 1, "{n} progress frames");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_truncate_then_write_save_loses_nothing() {
+    use std::io::Write;
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "1001").await;
+    let log = hub.log(&realm.stem);
+    let before = hub.wait_file(&log, footer_last).await;
+    let wanted = before + "a note from the agent\n" + &js("2");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&log)
+        .unwrap();
+    // The file is now empty, as between `open(O_TRUNC)` and `write` of a
+    // slow writer (a shell's `cat > log`): the hub sees the empty file.
+    hub.wait_file(&log, str::is_empty).await;
+    support::wait_for_hub_to_look(&hub).await;
+    f.write_all(wanted.as_bytes()).unwrap();
+    drop(f);
+    let (job, code) = realm.job().await;
+    assert_eq!(code, "2\n");
+    realm.ok(job, "2", 1).await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))
+        .await;
+    assert!(text.contains("a note from the agent"), "{text}");
+    assert!(text.starts_with("# 👾 shop-1001\n"), "{text}");
+}
+
+#[tokio::test]
+async fn an_emptied_log_is_started_afresh_when_the_realm_speaks() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "1002").await;
+    let log = hub.log("shop-1002");
+    hub.wait_file(&log, footer_last).await;
+    std::fs::write(&log, "").unwrap();
+    realm
+        .send(&RealmMsg::Background {
+            events: vec![log_event("after the reset")],
+            dropped: 0,
+        })
+        .await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("after the reset") && footer_last(t))
+        .await;
+    assert!(text.starts_with("# 👾 shop-1002\n"), "{text}");
+}
+
+#[tokio::test]
+async fn other_files_in_debug_are_left_alone_and_a_deleted_log_stays_deleted() {
+    let hub = TestHub::start().await;
+    let _realm = hub.realm("Shop", "1003").await;
+    let log = hub.log("shop-1003");
+    hub.wait_file(&log, footer_last).await;
+    let notes = hub.root.path().join("debug/notes.md");
+    std::fs::write(&notes, js("not for the hub")).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    // A later log change proves the hub has handled the events above.
+    let other = hub.realm("Cart", "1004").await;
+    let other_log = hub.log(&other.stem);
+    hub.wait_file(&other_log, footer_last).await;
+    append(&other_log, "\nprose only\n");
+    hub.wait_file(&other_log, |t| t.contains("prose only") && footer_last(t))
+        .await;
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        js("not for the hub")
+    );
+    assert!(!log.exists(), "a deleted log came back");
+}
+
+#[tokio::test]
+async fn a_deleted_debug_folder_comes_back_and_is_watched() {
+    let hub = TestHub::start().await;
+    std::fs::remove_dir_all(hub.root.path().join("debug")).unwrap();
+    let mut realm = hub.realm("Shop", "1005").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("1"));
+    let (job, _) = realm.job().await;
+    realm.ok(job, "1", 1).await;
+    hub.wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))
+        .await;
+}
+
+#[tokio::test]
+async fn a_reconnect_before_the_drop_was_noticed_continues_the_log() {
+    let hub = TestHub::start().await;
+    let mut old = hub.realm("Shop", "1030").await;
+    let log = hub.log(&old.stem);
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("await slow()"));
+    let (job, _) = old.job().await;
+    // The old socket still looks open to the hub; the realm is back on a
+    // new one and says it still runs the job.
+    let mut back = FakeRealm::connect(&hub, RealmKind::Page, "Shop", "1030", vec![job]).await;
+    assert_eq!(back.stem, "shop-1030");
+    back.ok(job, "42", 900).await;
+    hub.wait_file(&log, |t| t.contains("(900ms)") && footer_last(t))
+        .await;
+    drop(old);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_does_not_wait_on_silent_or_half_open_clients() {
+    use tokio::io::AsyncWriteExt;
+    let hub = TestHub::start().await;
+    let (_silent, _) = tokio_tungstenite::connect_async(hub.ws_url())
+        .await
+        .unwrap();
+    let mut half = tokio::net::TcpStream::connect(hub.addr).await.unwrap();
+    half.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    // `stop` fails the test unless the hub is down within the deadline.
+    hub.stop().await;
 }

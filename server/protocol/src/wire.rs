@@ -1,6 +1,7 @@
 //! The envelopes on a realm's WebSocket: JSON objects tagged by `"type"`.
 //!
-//! A realm opens `/ws`, sends [`RealmMsg::Hello`] and gets
+//! A realm opens `/ws` (with `?token=…` when the hub has a token: it is
+//! checked on the upgrade, like every other request), sends [`RealmMsg::Hello`] and gets
 //! [`HubMsg::Welcome`] with the stem of its log. From then on the hub sends
 //! jobs, cancels and pings; the realm answers with started, progress,
 //! result, background and pong. Anything a peer cannot parse is answered
@@ -36,9 +37,6 @@ pub enum RealmMsg {
         /// continues the same log; empty when the realm has none yet.
         #[serde(default)]
         id: String,
-        /// The hub's token, required when it listens beyond loopback.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        token: Option<String>,
         /// Jobs this realm is still running, when it reconnects after a
         /// dropped connection; their results are still expected.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]

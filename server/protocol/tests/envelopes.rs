@@ -33,7 +33,6 @@ fn hello() {
             name: "Shop".into(),
             url: "http://127.0.0.1:8302/".into(),
             id: "3f2a".into(),
-            token: None,
             jobs: vec![],
         },
         r#"{"type":"hello","version":1,"kind":"page","name":"Shop","url":"http://127.0.0.1:8302/","id":"3f2a"}"#,
@@ -45,10 +44,9 @@ fn hello() {
             name: "w.js".into(),
             url: "http://127.0.0.1:8302/w.js".into(),
             id: "91bc".into(),
-            token: Some("t0k".into()),
             jobs: vec![JobId(7)],
         },
-        r#"{"type":"hello","version":1,"kind":"worker","name":"w.js","url":"http://127.0.0.1:8302/w.js","id":"91bc","token":"t0k","jobs":[7]}"#,
+        r#"{"type":"hello","version":1,"kind":"worker","name":"w.js","url":"http://127.0.0.1:8302/w.js","id":"91bc","jobs":[7]}"#,
     );
 }
 
@@ -154,7 +152,7 @@ fn optional_fields_may_be_left_out_by_a_realm() {
         serde_json::from_str(r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u"}"#)
             .unwrap();
     assert!(
-        matches!(hello, RealmMsg::Hello { ref id, ref jobs, token: None, .. } if id.is_empty() && jobs.is_empty())
+        matches!(hello, RealmMsg::Hello { ref id, ref jobs, .. } if id.is_empty() && jobs.is_empty())
     );
     let progress: RealmMsg = serde_json::from_str(r#"{"type":"progress","job":1}"#).unwrap();
     assert_eq!(

@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::assets::{escape_html, welcome_page};
 use super::guard::plain_text;
-use super::HttpState;
+use super::{token, HttpState};
 
 /// Why a request path is not served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +109,7 @@ async fn serve_file(state: &HttpState, file: &Path, name: &str) -> Response {
     };
     let content_type = content_type(name);
     if content_type.starts_with("text/html") {
-        return html_response(inject_adapter(bytes, &state.script_url));
+        return html_response(inject_adapter(bytes, &injected_tag(state)));
     }
     let mut res = Body::from(bytes).into_response();
     res.headers_mut()
@@ -175,8 +175,9 @@ async fn resolve(root: &Path, path: &Path) -> Option<PathBuf> {
     Some(canonical)
 }
 
-/// Percent-decode one path segment; `None` on a bad escape or non-UTF-8.
-fn percent_decode(segment: &str) -> Option<String> {
+/// Percent-decode one path segment (or query value, `+` staying a `+`);
+/// `None` on a bad escape or non-UTF-8.
+pub(super) fn percent_decode(segment: &str) -> Option<String> {
     let bytes = segment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -258,17 +259,28 @@ fn not_found() -> Response {
     plain_text(StatusCode::NOT_FOUND, "daebug: not found".to_owned())
 }
 
-/// Add `<script type="module" src="{script_url}">` to an HTML document so
-/// the page connects, unless it already loads `daebug.js`: after `<head…>`,
-/// else before `<body…>`, else after any BOM and doctype.
-fn inject_adapter(html: Vec<u8>, script_url: &str) -> Vec<u8> {
+/// The tag injected into HTML the hub serves: relative, so the page loads
+/// the adapter from the address it was served from (which may not be
+/// loopback), with the token when there is one. The page was only served to
+/// someone who presented the token, so this shows it to no one new.
+pub fn injected_tag(state: &HttpState) -> String {
+    let src = match &state.token {
+        Some(t) => format!("/daebug.js?{}", token::query_param(t)),
+        None => "/daebug.js".to_owned(),
+    };
+    format!(
+        r#"<script type="module" src="{}"></script>"#,
+        escape_html(&src)
+    )
+}
+
+/// Add `tag` (see [`injected_tag`]) to an HTML document so the page
+/// connects, unless it already loads `daebug.js`: after `<head…>`, else
+/// before `<body…>`, else after any BOM and doctype.
+fn inject_adapter(html: Vec<u8>, tag: &str) -> Vec<u8> {
     if find(&html, b"daebug.js").is_some() {
         return html;
     }
-    let tag = format!(
-        r#"<script type="module" src="{}"></script>"#,
-        escape_html(script_url)
-    );
     let at = match find_tag(&html, b"<head") {
         Some(start) => find(&html[start..], b">").map_or(html.len(), |end| start + end + 1),
         None => find_tag(&html, b"<body").unwrap_or_else(|| document_start(&html)),
@@ -353,9 +365,9 @@ fn content_type(name: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::test_util::{body_text, header, request, router_for};
+    use crate::http::test_util::{body_text, header, request, router_for, router_with};
 
-    const TAG: &str = r#"<script type="module" src="http://127.0.0.1:8302/daebug.js"></script>"#;
+    const TAG: &str = r#"<script type="module" src="/daebug.js"></script>"#;
 
     fn write(root: &Path, rel: &str, text: &str) {
         let path = root.join(rel);
@@ -390,6 +402,70 @@ mod tests {
         assert_eq!(again, body);
     }
 
+    /// The state of a hub bound to every address, over `root`.
+    fn lan_state(root: &Path, token: Option<&str>) -> HttpState {
+        HttpState {
+            root: root.canonicalize().expect("canonical root"),
+            guard: std::sync::Arc::new(crate::http::guard::Guard::new(
+                "0.0.0.0:8302".parse().expect("address"),
+                &[],
+            )),
+            script_url: "http://127.0.0.1:8302/daebug.js?token=abc".to_owned(),
+            token: token.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn injected_tag_is_relative_and_carries_the_token() {
+        let root = Path::new("/");
+        assert_eq!(injected_tag(&lan_state(root, None)), TAG);
+        assert_eq!(
+            injected_tag(&lan_state(root, Some("abc"))),
+            r#"<script type="module" src="/daebug.js?token=abc"></script>"#
+        );
+        assert_eq!(
+            injected_tag(&lan_state(root, Some("a&b\"<"))),
+            r#"<script type="module" src="/daebug.js?token=a%26b%22%3C"></script>"#
+        );
+    }
+
+    #[tokio::test]
+    async fn served_html_gets_the_relative_tag_with_the_token() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), "index.html", "<head></head>");
+        let ws = axum::Router::new();
+        let app = crate::http::router(lan_state(dir.path(), Some("s3cret")), ws);
+        let tagged =
+            r#"<head><script type="module" src="/daebug.js?token=s3cret"></script></head>"#;
+        let res = get(&app, "/?token=s3cret").await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(body_text(res).await, tagged);
+        // Served to another machine, the page still loads the adapter from
+        // the address it came from, never from its own loopback.
+        let res = request(
+            &app,
+            Method::GET,
+            "/index.html",
+            &[
+                ("host", "192.168.1.5:8302"),
+                ("cookie", "daebug_token=s3cret"),
+            ],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(body_text(res).await, tagged);
+    }
+
+    #[tokio::test]
+    async fn without_a_token_the_tag_is_bare() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), "index.html", "<head></head>");
+        let app = router_with(dir.path(), &[], "http://127.0.0.1:8302/daebug.js", None);
+        let res = get(&app, "/").await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(body_text(res).await, format!("<head>{TAG}</head>"));
+    }
+
     #[tokio::test]
     async fn page_that_loads_daebug_is_left_alone() {
         let (dir, app) = router_for(&[]);
@@ -400,9 +476,8 @@ mod tests {
 
     #[test]
     fn injection_places() {
-        let url = "http://127.0.0.1:8302/daebug.js";
         let inject = |html: &str| {
-            String::from_utf8(inject_adapter(html.as_bytes().to_vec(), url)).expect("utf-8")
+            String::from_utf8(inject_adapter(html.as_bytes().to_vec(), TAG)).expect("utf-8")
         };
         assert_eq!(inject("<HEAD>x"), format!("<HEAD>{TAG}x"));
         assert_eq!(

@@ -6,10 +6,12 @@
 //!   page, embedded in the binary.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
+//! - [`token`]: with a token (a hub listening beyond loopback), the 401 for
+//!   every request that does not present it, the adapter files excepted.
 //!
 //! The WebSocket route is written elsewhere and handed to [`router`], which
-//! puts the Host check in front of it too: one layer over everything, so no
-//! route can be added that skips it.
+//! puts the Host check (and the token check) in front of it too: layers over
+//! everything, so no route can be added that skips them.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +24,7 @@ use axum::Router;
 pub mod assets;
 pub mod files;
 pub mod guard;
+pub mod token;
 
 /// What the HTTP handlers share.
 #[derive(Debug, Clone)]
@@ -31,19 +34,34 @@ pub struct HttpState {
     pub root: PathBuf,
     /// The Host and Origin policy.
     pub guard: Arc<guard::Guard>,
-    /// The adapter's URL as pages should load it, e.g.
-    /// `http://127.0.0.1:8302/daebug.js`; injected into served HTML.
+    /// The adapter's absolute URL, e.g. `http://127.0.0.1:8302/daebug.js`
+    /// (with `?token=…` when there is a token), for pages served by other
+    /// dev servers. Only the welcome page shows it: HTML the hub serves
+    /// itself gets a relative tag instead (see [`files::injected_tag`]), so
+    /// it loads the adapter from whatever address it was served from.
     pub script_url: String,
+    /// The token every request must present (`?token=…` or the
+    /// `daebug_token` cookie), the adapter files excepted; `None` (a
+    /// loopback hub) checks nothing. See [`token`].
+    pub token: Option<String>,
 }
 
 /// The hub's whole HTTP surface: the `ws` router (holding `/ws`, its state
 /// already applied), the adapter files, and static files as the fallback,
-/// all behind the Host check.
+/// all behind the Host check, then the token check when there is a token.
 pub fn router(state: HttpState, ws: Router) -> Router {
     let guard = Arc::clone(&state.guard);
+    let secret = state
+        .token
+        .as_deref()
+        .map(|t| Arc::new(token::Secret::new(t)));
     let own = assets::routes().fallback(files::serve).with_state(state);
-    ws.merge(own)
-        .layer(middleware::from_fn_with_state(guard, check_host))
+    let mut app = ws.merge(own);
+    if let Some(secret) = secret {
+        // Added first, so it runs after (inside) the Host check.
+        app = app.layer(middleware::from_fn_with_state(secret, token::check_token));
+    }
+    app.layer(middleware::from_fn_with_state(guard, check_host))
 }
 
 /// Refuse any request whose `Host` (or absolute-form target) does not name
@@ -90,11 +108,22 @@ pub(crate) mod test_util {
 
     /// A hub on `127.0.0.1:8302` over `root`.
     pub fn router_at(root: &Path, allow_origins: &[&str], script_url: &str) -> Router {
+        router_with(root, allow_origins, script_url, None)
+    }
+
+    /// [`router_at`], requiring `token` when there is one.
+    pub fn router_with(
+        root: &Path,
+        allow_origins: &[&str],
+        script_url: &str,
+        token: Option<&str>,
+    ) -> Router {
         let allow: Vec<String> = allow_origins.iter().map(|s| s.to_string()).collect();
         let state = HttpState {
             root: root.canonicalize().expect("canonical root"),
             guard: Arc::new(Guard::new(HOST.parse().expect("address"), &allow)),
             script_url: script_url.to_owned(),
+            token: token.map(str::to_owned),
         };
         let ws = Router::new().route("/ws", get(|| async { "ws" }));
         router(state, ws)

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use daebug_protocol::{HubMsg, JobId, RealmKind};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::task::TaskTracker;
 
@@ -60,8 +61,10 @@ pub enum DirMsg {
     Seen { conn: ConnId },
     /// A log's state changed.
     LogState { stem: String, state: LogState },
-    /// The watcher saw this file in `debug/` change.
-    FileChanged { file_name: String },
+    /// The watcher saw this file in `debug/` change (or go).
+    FileChanged { file_name: String, removed: bool },
+    /// `debug/` was created again after someone deleted it.
+    DebugDirCreated,
 }
 
 /// One realm the registry lists.
@@ -110,6 +113,8 @@ pub struct Directory {
     logs: HashMap<String, LogHandle>,
     /// The registry text last written, to write only real changes.
     written: String,
+    /// Kept here to watch `debug/` again when it is recreated.
+    watcher: Option<RecommendedWatcher>,
 }
 
 impl Directory {
@@ -119,8 +124,10 @@ impl Directory {
         restart: String,
         settings: LogSettings,
         tracker: TaskTracker,
+        watcher: Option<RecommendedWatcher>,
     ) -> Directory {
         Directory {
+            watcher,
             registry_path,
             script,
             restart,
@@ -236,9 +243,32 @@ impl Directory {
                 }
                 true
             }
-            DirMsg::FileChanged { file_name } => {
+            DirMsg::FileChanged { file_name, removed } => {
                 if let Some(stem) = names::log_stem(&file_name) {
-                    let h = self.log(stem, RealmKind::Page, None);
+                    // A removal reaches only a task that exists; it never
+                    // starts one (a deleted log stays deleted).
+                    match self.logs.get(stem) {
+                        Some(h) => {
+                            let _ = h.tx.send(LogMsg::Changed);
+                        }
+                        None if !removed => {
+                            let h = self.log(stem, RealmKind::Page, None);
+                            let _ = h.tx.send(LogMsg::Changed);
+                        }
+                        None => {}
+                    }
+                }
+                false
+            }
+            DirMsg::DebugDirCreated => {
+                if let Some(w) = self.watcher.as_mut() {
+                    if let Err(e) = w.watch(&self.settings.dir, RecursiveMode::NonRecursive) {
+                        tracing::error!("cannot watch {}: {e}", self.settings.dir.display());
+                    }
+                }
+                // Logs written into it before the watch began.
+                self.adopt_existing_logs();
+                for h in self.logs.values() {
                     let _ = h.tx.send(LogMsg::Changed);
                 }
                 false
@@ -251,9 +281,17 @@ impl Directory {
     }
 
     fn hello(&mut self, conn: ConnId, hello: Hello, tx: mpsc::Sender<HubMsg>) -> Welcome {
-        let live =
-            |realms: &[Realm], id: &str| realms.iter().any(|r| r.id == id && r.conn.is_some());
-        let id = if names::is_tab_id(&hello.id) && !live(&self.realms, &hello.id) {
+        // A live realm with this id is either this very realm coming back
+        // before its old connection was seen to drop (it still runs jobs
+        // of that log, or the old connection stopped answering), or a
+        // duplicated tab that copied its opener's sessionStorage.
+        let comeback = !hello.jobs.is_empty();
+        let taken = |realms: &[Realm], id: &str| {
+            realms
+                .iter()
+                .any(|r| r.id == id && r.conn.is_some() && r.responsive && !comeback)
+        };
+        let id = if names::is_tab_id(&hello.id) && !taken(&self.realms, &hello.id) {
             hello.id.clone()
         } else {
             // New tab, or a duplicated one that copied its opener's id.

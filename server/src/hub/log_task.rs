@@ -5,11 +5,12 @@
 //! messages of its realm, the realm coming and going), so no lock guards a
 //! log's state: the task handles one input at a time, start to finish.
 //!
-//! Writes never lose what the agent wrote meanwhile: the engine is
-//! snapshotted before an input, and if the file changed between the read
-//! and the write, the snapshot is restored and the input runs again on the
-//! new text.
+//! The file side of each input (read, engine, careful write) is
+//! [`super::log_file`]. An input that cannot be applied now (the file is
+//! mid-write, or unreadable) waits in order in `deferred` and is tried
+//! again; later inputs queue behind it, so nothing is dropped or reordered.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -21,13 +22,21 @@ use tokio_util::sync::CancellationToken;
 
 use super::clock::Clock;
 use super::directory::DirMsg;
-use super::fsio::{read_text, write_atomic};
-use crate::engine::{apply, Config, Effect, Input, LogEngine};
+use super::fsio::write_atomic;
+use super::log_file::{Later, LogFile};
+use crate::engine::{Config, Effect, Input, LogEngine};
 
-/// How many times an input is re-run because the file kept changing under
-/// the write before the hub writes anyway (the agent's newer text is kept
-/// either way; only the engine's view may lag by one change).
-const MAX_REBASES: usize = 8;
+/// When to look into the file a write replaced, after the write: late
+/// writes through old handles are rescued (see [`LogFile::rescue`]).
+const RESCUE_CHECKS: [Duration; 4] = [
+    Duration::from_millis(50),
+    Duration::from_millis(250),
+    Duration::from_millis(1000),
+    super::log_file::ORPHAN_LIFE,
+];
+
+/// How long to wait before trying again after a read or write failed.
+const RETRY_AFTER_ERROR: Duration = Duration::from_secs(1);
 
 /// Identifies one WebSocket connection (a realm can reconnect).
 pub type ConnId = u64;
@@ -110,20 +119,27 @@ pub struct LogSettings {
 /// The state a log task owns.
 struct LogTask {
     stem: String,
-    path: PathBuf,
     settings: LogSettings,
     engine: LogEngine,
-    /// The text this task last wrote or handled: a change event whose text
-    /// equals it is the hub's own write (or nothing new) and is skipped.
-    last_seen: Option<String>,
+    file: LogFile,
+    /// Inputs not applied yet, oldest first.
+    deferred: VecDeque<Input>,
+    /// When to try `deferred` again.
+    retry: Option<Instant>,
+    /// Whether the last attempt failed (an error is logged once per run
+    /// of failures, not once per retry).
+    failing: bool,
     /// Whether the realm is a page or a worker, for the notes in the log.
     kind: RealmKind,
     link: Option<Link>,
     /// A job dispatched while no realm was there; sent when one attaches.
     held: Option<HubMsg>,
     sent: Option<Sent>,
-    /// When the engine wants its next tick.
+    /// When the engine wants its next tick (always its `next_wake`).
     wake: Option<Instant>,
+    /// The next look into the replaced file, and how many were done.
+    rescue_at: Option<Instant>,
+    rescue_step: usize,
 }
 
 /// Starts the task of `debug/<stem>.md`; it runs until shutdown.
@@ -144,11 +160,15 @@ pub fn spawn(
         ..Config::default()
     };
     let task = LogTask {
-        path: settings.dir.join(format!("{stem}.md")),
+        file: LogFile::new(settings.dir.join(format!("{stem}.md"))),
         engine: LogEngine::new(stem.clone(), config),
         stem: stem.clone(),
         settings,
-        last_seen: None,
+        deferred: VecDeque::new(),
+        retry: None,
+        failing: false,
+        rescue_at: None,
+        rescue_step: 0,
         kind,
         link: None,
         held: None,
@@ -171,19 +191,31 @@ impl LogTask {
         self.feed(Input::Startup);
         let shutdown = self.settings.shutdown.clone();
         loop {
-            let wake = self.wake;
+            let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
                 msg = inbox.recv() => match msg {
-                    Some(msg) => self.on(msg),
+                    Some(msg) => {
+                        let (msg, next) = coalesce(msg, &mut inbox);
+                        self.on(msg);
+                        if let Some(next) = next {
+                            self.on(next);
+                        }
+                    }
                     None => break,
                 },
-                () = sleep_until(wake), if wake.is_some() => {
-                    self.wake = None;
-                    self.feed(Input::Tick);
+                () = sleep_until(retry), if retry.is_some() => {
+                    self.retry = None;
+                    self.drain();
                 }
+                () = sleep_until(wake), if wake.is_some() => self.feed(Input::Tick),
+                () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
             }
+        }
+        // Results that already arrived are written before the task ends.
+        while let Ok(msg) = inbox.try_recv() {
+            self.on(msg);
         }
         tracing::debug!(stem = %self.stem, "log task stopped");
     }
@@ -278,58 +310,69 @@ impl LogTask {
         )
     }
 
-    /// Runs one input through the engine against the file and performs
-    /// what it asks for.
+    /// Queues one input behind any that wait, then applies what it can.
     fn feed(&mut self, input: Input) {
-        let skip_unchanged = matches!(input, Input::FileChanged);
-        for attempt in 0..=MAX_REBASES {
-            let text = match read_text(&self.path) {
-                Ok(t) => t.unwrap_or_default(),
-                Err(e) => {
-                    tracing::error!(stem = %self.stem, "cannot read {}: {e}; left alone", self.path.display());
-                    return;
-                }
-            };
-            if skip_unchanged && self.last_seen.as_deref() == Some(text.as_str()) {
-                return;
-            }
-            let snapshot = self.engine.clone();
-            let out = self
-                .engine
-                .handle(&text, input.clone(), self.settings.clock.now());
-            let mut effects = out.effects;
-            if !out.edits.is_empty() {
-                let new = apply(&text, &out.edits);
-                // Archives first, so a reply's link never points at nothing.
-                effects.retain(|e| match e {
-                    Effect::Archive { path, text } => {
-                        self.archive(path, text);
-                        false
-                    }
-                    _ => true,
-                });
-                // The agent may have written since the read: re-run on
-                // their text instead of overwriting it.
-                let current = read_text(&self.path).ok().flatten().unwrap_or_default();
-                if current != text && attempt < MAX_REBASES {
-                    tracing::debug!(stem = %self.stem, "file changed under a write; re-applying");
-                    self.engine = snapshot;
-                    continue;
-                }
-                if let Err(e) = write_atomic(&self.path, &new) {
-                    tracing::error!(stem = %self.stem, "cannot write {}: {e}", self.path.display());
-                    self.engine = snapshot;
-                    return;
-                }
-                self.last_seen = Some(new);
-            } else {
-                self.last_seen = Some(text);
-            }
-            for effect in effects {
-                self.perform(effect);
-            }
-            return;
+        // One pending re-scan or tick covers any number of them.
+        let repeat = matches!(input, Input::FileChanged | Input::Tick)
+            && self
+                .deferred
+                .iter()
+                .any(|d| std::mem::discriminant(d) == std::mem::discriminant(&input));
+        if !repeat {
+            self.deferred.push_back(input);
         }
+        self.drain();
+    }
+
+    /// Applies waiting inputs in order until one has to wait again.
+    fn drain(&mut self) {
+        while let Some(input) = self.deferred.front() {
+            let clock = self.settings.clock;
+            match self.file.transact(&mut self.engine, input, || clock.now()) {
+                Ok(mut effects) => {
+                    self.deferred.pop_front();
+                    if self.file.has_orphan() {
+                        self.rescue_step = 0;
+                        self.rescue_at = Some(Instant::now() + RESCUE_CHECKS[0]);
+                    }
+                    if self.failing {
+                        self.failing = false;
+                        tracing::info!(stem = %self.stem, "the log can be written again");
+                    }
+                    // Archives first, so a reply's link soon points at its file.
+                    effects.sort_by_key(|e| !matches!(e, Effect::Archive { .. }));
+                    for effect in effects {
+                        self.perform(effect);
+                    }
+                }
+                Err(Later::Settling(at)) => {
+                    self.retry = Some(at);
+                    break;
+                }
+                Err(Later::Failed(e)) => {
+                    if !self.failing {
+                        tracing::error!(stem = %self.stem, "{}: {e}; will try again", self.file.path.display());
+                        self.failing = true;
+                    }
+                    self.retry = Some(Instant::now() + RETRY_AFTER_ERROR);
+                    break;
+                }
+            }
+        }
+        let clock = self.settings.clock;
+        self.wake = self.engine.next_wake().map(|at| clock.instant(at));
+    }
+
+    /// One scheduled look into the file the last write replaced.
+    fn rescue(&mut self) {
+        if let Err(e) = self.file.rescue() {
+            tracing::warn!(stem = %self.stem, "cannot look into the replaced log: {e}");
+        }
+        self.rescue_step += 1;
+        self.rescue_at = match (RESCUE_CHECKS.get(self.rescue_step), self.file.has_orphan()) {
+            (Some(after), true) => Some(Instant::now() + *after),
+            _ => None,
+        };
     }
 
     fn archive(&self, rel: &str, text: &str) {
@@ -374,7 +417,8 @@ impl LogTask {
                     }
                 }
             }
-            Effect::WakeAt(at) => self.wake = Some(self.settings.clock.instant(at)),
+            // `drain` re-arms the wake from the engine after every input.
+            Effect::WakeAt(_) => {}
             Effect::Archive { path, text } => self.archive(&path, &text),
             Effect::State(state) => {
                 let _ = self.settings.directory.send(DirMsg::LogState {
@@ -407,6 +451,27 @@ impl LogTask {
             self.held = Some(e.into_inner());
         }
     }
+}
+
+/// A progress report carries every event of the job so far, so of several
+/// queued back to back only the last needs writing: a realm streaming
+/// faster than the disk costs one rewrite, not one per frame. Returns the
+/// message to handle and the one after it that ended the run, if any.
+fn coalesce(
+    mut msg: LogMsg,
+    inbox: &mut mpsc::UnboundedReceiver<LogMsg>,
+) -> (LogMsg, Option<LogMsg>) {
+    while let LogMsg::Realm(Input::Progress { job, .. }) = &msg {
+        let job = *job;
+        match inbox.try_recv() {
+            Ok(LogMsg::Realm(next @ Input::Progress { job: j, .. })) if j == job => {
+                msg = LogMsg::Realm(next);
+            }
+            Ok(other) => return (msg, Some(other)),
+            Err(_) => break,
+        }
+    }
+    (msg, None)
 }
 
 /// Sleeps until `at`; never resolves for `None` (the branch is disabled).

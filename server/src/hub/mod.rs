@@ -16,12 +16,13 @@
 pub mod clock;
 pub mod directory;
 pub mod fsio;
+pub mod log_file;
 pub mod log_task;
 pub mod names;
 pub mod realm;
 pub mod watcher;
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -35,6 +36,9 @@ use crate::config::HubConfig;
 use crate::http::{self, guard::Guard, HttpState};
 use directory::Directory;
 use log_task::LogSettings;
+
+/// How long open HTTP connections may take to finish once shutdown began.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Why the hub could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -168,24 +172,25 @@ impl Hub {
             directory: dir_tx.clone(),
             shutdown: token.clone(),
         };
+        let watch =
+            watcher::watch(&self.root, dir_tx.clone()).map_err(|source| HubError::Watch {
+                path: debug.clone(),
+                source,
+            })?;
         let directory = Directory::new(
             self.root.join("debug.md"),
             self.script_tag(),
             self.config.restart_command.clone(),
             settings,
             tracker.clone(),
+            Some(watch),
         );
         let directory = tokio::spawn(directory.run(dir_rx));
-        let _watch = watcher::watch(&debug, dir_tx.clone()).map_err(|source| HubError::Watch {
-            path: debug.clone(),
-            source,
-        })?;
 
         let guard = Arc::new(Guard::new(self.addr, &self.config.allow_origins));
         let realms = realm::router(realm::RealmState {
             directory: dir_tx,
             guard: guard.clone(),
-            token: self.config.token.as_deref().map(Arc::from),
             ping_every: self.config.ping_every,
             unresponsive_after: self.config.unresponsive_after,
             shutdown: token.clone(),
@@ -196,12 +201,13 @@ impl Hub {
                 root: self.root.clone(),
                 guard,
                 script_url: self.script_url(),
+                token: self.config.token.clone(),
             },
             realms,
         );
         tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
         let stop = token.clone();
-        let served = axum::serve(self.listener, app)
+        let serve = axum::serve(self.listener, app)
             .with_graceful_shutdown(async move {
                 tokio::select! {
                     () = shutdown => {}
@@ -211,10 +217,32 @@ impl Hub {
                 // their tasks now, and wait for them below.
                 stop.cancel();
             })
-            .await;
+            .into_future();
+        // A client that sent half a request would hold the graceful
+        // shutdown open forever: give open connections a moment, then drop
+        // them.
+        let grace = async {
+            token.cancelled().await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        let served = tokio::select! {
+            r = serve => r,
+            () = grace => {
+                tracing::warn!("closing connections still open after {}s", SHUTDOWN_GRACE.as_secs());
+                Ok(())
+            }
+        };
         token.cancel();
         tracker.close();
-        tracker.wait().await;
+        if tokio::time::timeout(SHUTDOWN_GRACE, tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "some tasks did not stop within {}s",
+                SHUTDOWN_GRACE.as_secs()
+            );
+        }
         let _ = directory.await;
         tracing::info!("hub stopped");
         served.map_err(HubError::Serve)

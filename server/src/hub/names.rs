@@ -38,14 +38,17 @@ pub fn token() -> String {
 }
 
 /// Whether `name` (a file name in `debug/`) is a log the hub owns:
-/// `<stem>.md` with a stem as [`stem`] makes them.
+/// `<stem>.md` with a stem as [`stem`] makes them (name, `-`, tab id).
+/// Anything else there (a person's `notes.md`) is left alone.
 pub fn log_stem(file_name: &str) -> Option<&str> {
     let stem = file_name.strip_suffix(".md")?;
-    let ok = !stem.is_empty()
-        && !stem.starts_with('-')
-        && stem
+    let (name, id) = stem.rsplit_once('-')?;
+    let ok = !name.is_empty()
+        && !name.starts_with('-')
+        && name
             .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && is_tab_id(id);
     ok.then_some(stem)
 }
 
@@ -95,6 +98,10 @@ mod tests {
     #[test]
     fn log_stems() {
         assert_eq!(log_stem("shop-3f2a.md"), Some("shop-3f2a"));
+        assert_eq!(log_stem("my-shop-3f2a.md"), Some("my-shop-3f2a"));
+        assert_eq!(log_stem("notes.md"), None);
+        assert_eq!(log_stem("shop-3f2.md"), None);
+        assert_eq!(log_stem("-3f2a.md"), None);
         assert_eq!(log_stem(".shop-3f2a.md.tmp"), None);
         assert_eq!(log_stem("Shop.md"), None);
         assert_eq!(log_stem("notes.txt"), None);

@@ -38,8 +38,6 @@ pub const MAX_FRAME: usize = 16 * 1024 * 1024;
 pub struct RealmState {
     pub directory: mpsc::UnboundedSender<DirMsg>,
     pub guard: Arc<Guard>,
-    /// Realms must present it in their hello, when set.
-    pub token: Option<Arc<str>>,
     pub ping_every: Duration,
     pub unresponsive_after: Duration,
     pub shutdown: CancellationToken,
@@ -91,8 +89,6 @@ enum HelloError {
     Silent,
     #[error("this hub speaks protocol version {PROTOCOL_VERSION}, the realm {0}; reload the page to get the hub's adapter")]
     Version(u32),
-    #[error("missing or wrong token; load daebug.js with the ?token= the hub printed")]
-    Token,
     #[error("the connection closed")]
     Closed,
 }
@@ -223,8 +219,13 @@ where
     R: Stream<Item = Result<Message, E>> + Unpin,
     E: std::fmt::Display,
 {
+    let deadline = tokio::time::Instant::now() + HELLO_WITHIN;
     let first = loop {
-        match tokio::time::timeout(HELLO_WITHIN, stream.next()).await {
+        let next = tokio::select! {
+            () = state.shutdown.cancelled() => return Err(HelloError::Closed),
+            next = tokio::time::timeout_at(deadline, stream.next()) => next,
+        };
+        match next {
             Err(_) => return Err(HelloError::Silent),
             Ok(Some(Ok(Message::Text(t)))) => break t,
             Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
@@ -239,16 +240,10 @@ where
             name,
             url,
             id,
-            token,
             jobs,
         }) => {
             if version != PROTOCOL_VERSION {
                 return Err(HelloError::Version(version));
-            }
-            if let Some(want) = &state.token {
-                if token.as_deref() != Some(&**want) {
-                    return Err(HelloError::Token);
-                }
             }
             Ok(Hello {
                 kind,

@@ -42,8 +42,15 @@ impl TestHub {
         TestHub::start_in(root, tune).await
     }
 
-    /// Starts a hub on an existing root (to test restarts).
+    /// Starts a hub on an existing root (to test restarts). With
+    /// `RUST_LOG` set, the hub's logs go to the test output.
     pub async fn start_in(root: tempfile::TempDir, tune: impl FnOnce(&mut HubConfig)) -> TestHub {
+        if std::env::var_os("RUST_LOG").is_some() {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+                .with_test_writer()
+                .try_init();
+        }
         let mut config = HubConfig::new(root.path(), 0);
         config.restart_command = "daebug --root test".into();
         tune(&mut config);
@@ -219,7 +226,6 @@ impl FakeRealm {
                 name: name.into(),
                 url: format!("http://{}/{name}.html", hub.addr),
                 id: id.into(),
-                token: None,
                 jobs,
             })
             .await;
@@ -331,4 +337,15 @@ pub async fn ws_status(hub: &TestHub, headers: &[(&'static str, &str)]) -> u16 {
 /// The block an agent appends: a fenced JS block with its chunk.
 pub fn js(code: &str) -> String {
     format!("```js\n{code}\n```\n")
+}
+
+/// Lets the hub handle what the watcher saw: a round trip through a log
+/// task's inbox is not observable from outside, so this waits until the
+/// registry task has answered a new realm (which it does after every
+/// message queued before it).
+pub async fn wait_for_hub_to_look(hub: &TestHub) {
+    let probe = hub.realm("probe", "").await;
+    hub.wait_file(&hub.log(&probe.stem), |t| !t.is_empty())
+        .await;
+    probe.close().await;
 }
