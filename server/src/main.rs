@@ -68,6 +68,7 @@ async fn main() -> Result<()> {
         ..HubConfig::new(cli.root.clone(), cli.port)
     };
 
+    let shutdown = shutdown_signal()?;
     let hub = match Hub::bind(config).await {
         Ok(h) => h,
         Err(e) => {
@@ -93,43 +94,38 @@ async fn main() -> Result<()> {
         cli.root.display()
     );
 
-    hub.run(shutdown_signal()).await?;
+    hub.run(shutdown).await?;
     Ok(())
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!("cannot listen for Ctrl-C: {e}");
-            std::future::pending::<()>().await;
-        }
-    };
+/// Listens for Ctrl-C and SIGTERM from now on (so a signal that arrives
+/// while the hub starts is not lost) and resolves on the first of them.
+/// A second Ctrl-C quits at once.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::error!("cannot listen for SIGTERM: {e}");
-                std::future::pending::<()>().await;
-            }
-        }
+    let (mut int, mut term) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt())?,
+            signal(SignalKind::terminate())?,
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
-    tracing::info!("shutting down (press Ctrl-C again to quit at once)");
-    tokio::spawn(async {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("daebug: quitting without cleaning up");
-            std::process::exit(130);
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
         }
-    });
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down (press Ctrl-C again to quit at once)");
+        tokio::spawn(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("daebug: quitting without cleaning up");
+                std::process::exit(130);
+            }
+        });
+    })
 }
 
 /// This very command line, for the registry's "start it again" note.

@@ -691,3 +691,24 @@ async fn shutdown_does_not_wait_on_silent_or_half_open_clients() {
     // `stop` fails the test unless the hub is down within the deadline.
     hub.stop().await;
 }
+
+#[tokio::test]
+async fn a_job_that_timed_out_while_the_realm_was_away_is_cancelled_when_it_returns() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "1040").await;
+    let log = hub.log("shop-1040");
+    hub.wait_file(&log, footer_last).await;
+    append(&log, "```js timeout=200ms\nawait slow()\n```\n");
+    let (job, _) = realm.job().await;
+    realm.close().await;
+    hub.wait_file(&log, |t| {
+        t.contains("(**TIMEOUT** after 0.2s)") && footer_last(t)
+    })
+    .await;
+    // Back on a new connection, still running the job: it is told to stop.
+    let mut back = FakeRealm::connect(&hub, RealmKind::Page, "Shop", "1040", vec![job]).await;
+    match back.recv().await {
+        HubMsg::Cancel { job: j } => assert_eq!(j, job),
+        other => panic!("expected a cancel, got {other:?}"),
+    }
+}

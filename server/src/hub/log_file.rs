@@ -117,7 +117,7 @@ impl LogFile {
         now: impl Fn() -> Now,
     ) -> Result<Vec<Effect>, Later> {
         let scan = matches!(input, Input::FileChanged | Input::Startup);
-        self.rescue().map_err(Later::Failed)?;
+        self.rescue();
         let mut read = self.read().map_err(Later::Failed)?;
         for _ in 0..MAX_RERUNS {
             let blank = match &read.source {
@@ -128,14 +128,18 @@ impl LogFile {
             if !blank {
                 self.empty_since = None;
             }
+            let rerun = matches!(read.source, Source::Orphan { .. });
             if matches!(input, Input::FileChanged)
+                && !rerun
                 && self.last_seen.as_deref() == Some(read.text.as_str())
             {
                 return Ok(Vec::new());
             }
             let snapshot = engine.clone();
             let out = engine.handle(&read.text, input.clone(), now());
-            if out.edits.is_empty() {
+            // A rerun's text exists only in the replaced file: it is
+            // written to the path even when the engine changes nothing.
+            if out.edits.is_empty() && !rerun {
                 if scan {
                     self.last_seen = Some(read.text);
                 }
@@ -201,14 +205,32 @@ impl LogFile {
     /// overwritten, and `newer` is their text to run the input on again.
     fn replace(&mut self, read: &Read0, new: &str) -> io::Result<Option<Read0>> {
         let tmp = write_temp(&self.path, new)?;
+        // For a rerun, the file at the path is the hub's own previous
+        // write: hold it, to rescue what lands in it after this rename.
+        let mut previous = None;
         let still = match &read.source {
             Source::Open(file) => same_file(file, &self.path, read.text.len()),
             // Nothing may have appeared at the path meanwhile.
             Source::Missing => Ok(!self.path.exists()),
-            Source::Orphan { .. } => Ok(true),
+            Source::Orphan { at_path } => File::open(&self.path).and_then(|f| {
+                let ok = f.metadata()?.len() == at_path.len() as u64;
+                previous = Some(Orphan {
+                    file: f,
+                    text: at_path.clone(),
+                    since: Instant::now(),
+                });
+                Ok(ok)
+            }),
         };
         match still {
             Ok(true) => {}
+            Ok(false) if matches!(read.source, Source::Orphan { .. }) => {
+                // The agent wrote both the replaced file and the new one:
+                // no safe merge. Keep their rewrite next to the log.
+                remove_quietly(&tmp);
+                save_rescued(&self.path, &read.text)?;
+                return Ok(None);
+            }
             Ok(false) => {
                 remove_quietly(&tmp);
                 return self.read().map(Some);
@@ -218,33 +240,31 @@ impl LogFile {
                 return Err(e);
             }
         }
-        if let Source::Orphan { at_path } = &read.source {
-            // The path holds the hub's previous write; appends to it from
-            // now on are rescued like those to any replaced file.
-            if let Ok(file) = File::open(&self.path) {
-                self.orphans.push(Orphan {
-                    file,
-                    text: at_path.clone(),
-                    since: Instant::now(),
-                });
-            }
-        }
         if let Err(e) = std::fs::rename(&tmp, &self.path) {
             remove_quietly(&tmp);
             return Err(e);
         }
+        self.orphans.extend(previous);
         // A write through a handle opened before the rename lands in the
         // old file, now unlinked: take it from there.
         if let Source::Open(file) = &read.source {
             let mut file = file.try_clone()?;
             file.seek(SeekFrom::Start(0))?;
             let after = read_all(&mut file)?;
-            self.orphans.push(Orphan {
+            let mut orphan = Orphan {
                 file,
-                text: after.clone(),
+                text: read.text.clone(),
                 since: Instant::now(),
-            });
-            if after != read.text {
+            };
+            // (A text that is a prefix of what was read is a rewrite still
+            // being written, like an emptied file.)
+            let rewritten =
+                !after.starts_with(read.text.as_str()) && !read.text.starts_with(after.as_str());
+            if rewritten {
+                // A whole-file rewrite based on what the hub read: run the
+                // input again on it (and write the result over this write).
+                orphan.text = after.clone();
+                self.orphans.push(orphan);
                 return Ok(Some(Read0 {
                     source: Source::Orphan {
                         at_path: new.to_string(),
@@ -252,6 +272,10 @@ impl LogFile {
                     text: after,
                 }));
             }
+            // An append is added to the new file now; an emptied file is a
+            // rewrite in progress, rescued when its text arrives.
+            rescue_one(&self.path, &mut orphan)?;
+            self.orphans.push(orphan);
         }
         Ok(None)
     }
@@ -265,12 +289,15 @@ impl LogFile {
     /// one since (through a handle the agent opened before the rename) is
     /// appended to the log; any other change is saved as
     /// `<stem>.rescued-<ms>.md` next to the log and reported.
-    pub fn rescue(&mut self) -> io::Result<()> {
-        for orphan in &mut self.orphans {
-            rescue_one(&self.path, orphan)?;
-        }
-        self.orphans.retain(|o| o.since.elapsed() < ORPHAN_LIFE);
-        Ok(())
+    pub fn rescue(&mut self) {
+        let path = &self.path;
+        self.orphans.retain_mut(|o| match rescue_one(path, o) {
+            Ok(()) => o.since.elapsed() < ORPHAN_LIFE,
+            Err(e) => {
+                tracing::warn!(path = %path.display(), "cannot look into a replaced copy of the log: {e}");
+                false
+            }
+        });
     }
 }
 
@@ -283,7 +310,9 @@ fn rescue_one(path: &std::path::Path, orphan: &mut Orphan) -> io::Result<()> {
     }
     orphan.file.seek(SeekFrom::Start(0))?;
     let now = read_all(&mut orphan.file)?;
-    if now == orphan.text {
+    // Emptied, or cut short: a rewrite through the old handle is under
+    // way; its text is compared with what the hub knew once it is whole.
+    if orphan.text.starts_with(now.as_str()) || now.trim().is_empty() {
         return Ok(());
     }
     if let Some(extra) = now.strip_prefix(orphan.text.as_str()) {
@@ -291,16 +320,21 @@ fn rescue_one(path: &std::path::Path, orphan: &mut Orphan) -> io::Result<()> {
         let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
         f.write_all(extra.as_bytes())?;
     } else {
-        let saved = path.with_extension(format!(
-            "rescued-{}.md",
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis())
-        ));
-        std::fs::write(&saved, &now)?;
-        tracing::error!(path = %path.display(), "the log was rewritten through an old handle while the hub replaced it; that text is saved in {}", saved.display());
+        save_rescued(path, &now)?;
     }
     orphan.text = now;
+    Ok(())
+}
+
+/// Keeps text the hub could not merge into the log next to it, as
+/// `<stem>.rescued-<ms>.md`, and says so.
+fn save_rescued(path: &std::path::Path, text: &str) -> io::Result<()> {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let saved = path.with_extension(format!("rescued-{ms}.md"));
+    std::fs::write(&saved, text)?;
+    tracing::error!(path = %path.display(), "the log was rewritten through an old handle while the hub replaced it; that text is saved in {}", saved.display());
     Ok(())
 }
 
@@ -410,11 +444,11 @@ mod tests {
             .unwrap()
             .contains("late line"));
         assert!(file.has_orphan());
-        file.rescue().unwrap();
+        file.rescue();
         let text = std::fs::read_to_string(&file.path).unwrap();
         assert!(text.ends_with("\nlate line\n"), "{text}");
         // Rescued once, not again.
-        file.rescue().unwrap();
+        file.rescue();
         assert_eq!(
             std::fs::read_to_string(&file.path)
                 .unwrap()
@@ -422,6 +456,37 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn a_whole_rewrite_through_an_old_handle_is_rescued_once_complete() {
+        let (_dir, mut file, mut engine) = setup();
+        append(&file.path, "```js\n1\n```\n");
+        let before = std::fs::read_to_string(&file.path).unwrap();
+        // An editor opened the log (without O_APPEND) before the hub
+        // replaced it, and saves the whole text plus a new line after.
+        let mut held = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file.path)
+            .unwrap();
+        file.transact(&mut engine, &Input::FileChanged, || at(0))
+            .unwrap();
+        held.set_len(0).unwrap();
+        file.rescue();
+        held.write_all(&before.as_bytes()[..10]).unwrap();
+        file.rescue();
+        assert!(!std::fs::read_to_string(&file.path)
+            .unwrap()
+            .contains("saved by the editor"));
+        held.write_all(&before.as_bytes()[10..]).unwrap();
+        held.write_all(b"saved by the editor\n").unwrap();
+        file.rescue();
+        file.rescue();
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        assert!(text.contains("executing (0s)"), "{text}");
+        assert!(text.ends_with("\nsaved by the editor\n"), "{text}");
+        assert_eq!(text.matches("saved by the editor").count(), 1, "{text}");
+        assert_eq!(text.matches("# 👾").count(), 1, "{text}");
     }
 
     #[test]

@@ -217,6 +217,9 @@ impl LogTask {
         while let Ok(msg) = inbox.try_recv() {
             self.on(msg);
         }
+        if !self.deferred.is_empty() {
+            tracing::warn!(stem = %self.stem, "stopping with {} input(s) not written: {:?}", self.deferred.len(), self.deferred.iter().map(input_kind).collect::<Vec<_>>());
+        }
         tracing::debug!(stem = %self.stem, "log task stopped");
     }
 
@@ -297,6 +300,15 @@ impl LogTask {
         } else if let Some(sent) = self.sent.as_mut() {
             sent.conn = conn;
         }
+        // Jobs the realm still runs that this log already gave up on (it
+        // timed out while the realm was away) are told to stop now.
+        for job in in_flight {
+            if self.sent.is_none_or(|s| s.job != job) && self.engine.running() != Some(job) {
+                if let Some(link) = &self.link {
+                    let _ = link.tx.try_send(HubMsg::Cancel { job });
+                }
+            }
+        }
         self.feed(Input::Presence { away: None });
         if let Some(job) = self.held.take() {
             self.send(job);
@@ -318,6 +330,15 @@ impl LogTask {
                 .deferred
                 .iter()
                 .any(|d| std::mem::discriminant(d) == std::mem::discriminant(&input));
+        // A waiting progress report is replaced by a newer one of its job
+        // (each carries all events so far).
+        if let Input::Progress { job, .. } = &input {
+            if let Some(Input::Progress { job: j, .. }) = self.deferred.back() {
+                if j == job {
+                    self.deferred.pop_back();
+                }
+            }
+        }
         if !repeat {
             self.deferred.push_back(input);
         }
@@ -359,15 +380,18 @@ impl LogTask {
                 }
             }
         }
+        // While inputs wait, the retry timer drives; a tick now would only
+        // queue behind them (and a past deadline would fire at once).
         let clock = self.settings.clock;
-        self.wake = self.engine.next_wake().map(|at| clock.instant(at));
+        self.wake = match self.deferred.is_empty() {
+            true => self.engine.next_wake().map(|at| clock.instant(at)),
+            false => None,
+        };
     }
 
     /// One scheduled look into the file the last write replaced.
     fn rescue(&mut self) {
-        if let Err(e) = self.file.rescue() {
-            tracing::warn!(stem = %self.stem, "cannot look into the replaced log: {e}");
-        }
+        self.file.rescue();
         self.rescue_step += 1;
         self.rescue_at = match (RESCUE_CHECKS.get(self.rescue_step), self.file.has_orphan()) {
             (Some(after), true) => Some(Instant::now() + *after),
@@ -479,6 +503,19 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+fn input_kind(input: &Input) -> &'static str {
+    match input {
+        Input::Startup => "startup",
+        Input::FileChanged => "file changed",
+        Input::Started { .. } => "started",
+        Input::Progress { .. } => "progress",
+        Input::Result { .. } => "result",
+        Input::Background { .. } => "background",
+        Input::Tick => "tick",
+        Input::Presence { .. } => "presence",
     }
 }
 

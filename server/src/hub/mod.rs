@@ -62,6 +62,8 @@ pub enum HubError {
     },
     #[error("a hub listening on {0} needs a token (--token) so only your pages can connect")]
     TokenRequired(std::net::IpAddr),
+    #[error("--token must not be empty")]
+    EmptyToken,
     #[error("serving failed: {0}")]
     Serve(std::io::Error),
 }
@@ -95,6 +97,9 @@ impl Hub {
             })?;
         if !config.addr.ip().is_loopback() && config.token.is_none() {
             return Err(HubError::TokenRequired(config.addr.ip()));
+        }
+        if config.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            return Err(HubError::EmptyToken);
         }
         let listener =
             TcpListener::bind(config.addr)
