@@ -58,6 +58,12 @@ pub struct LogFile {
     /// The text the hub last wrote, or last scanned for a change: a change
     /// event whose text equals it has nothing new.
     last_seen: Option<String>,
+    /// The identity of the file the hub last wrote (device, inode, length,
+    /// modification time): a change event for a file that still matches is
+    /// the hub's own write and is skipped without reading a large log.
+    /// A same-length rewrite within the clock's granularity would be seen
+    /// one event late, never lost: every write reads the file again first.
+    written: Option<Stamp>,
     /// Since when the file has been seen empty.
     empty_since: Option<Instant>,
     /// The files the last write renamed over, still open: late writes into
@@ -78,6 +84,9 @@ struct Orphan {
 /// handle for the microseconds between its open and its write; seconds
 /// cover a writer thread that was descheduled in between.
 pub const ORPHAN_LIFE: Duration = Duration::from_secs(2);
+/// At most this many replaced files are kept open (each holds its text on
+/// disk until let go; a busy large log must not pile them up).
+const MAX_ORPHANS: usize = 4;
 
 /// The file as read.
 struct Read0 {
@@ -102,6 +111,7 @@ impl LogFile {
         LogFile {
             path,
             last_seen: None,
+            written: None,
             empty_since: None,
             orphans: Vec::new(),
         }
@@ -118,6 +128,12 @@ impl LogFile {
     ) -> Result<Vec<Effect>, Later> {
         let scan = matches!(input, Input::FileChanged | Input::Startup);
         self.rescue();
+        if matches!(input, Input::FileChanged) && self.written.is_some() {
+            if self.written == stamp(&self.path) {
+                return Ok(Vec::new());
+            }
+            self.written = None;
+        }
         let mut read = self.read().map_err(Later::Failed)?;
         for _ in 0..MAX_RERUNS {
             let blank = match &read.source {
@@ -205,6 +221,9 @@ impl LogFile {
     /// overwritten, and `newer` is their text to run the input on again.
     fn replace(&mut self, read: &Read0, new: &str) -> io::Result<Option<Read0>> {
         let tmp = write_temp(&self.path, new)?;
+        // Stamped before the rename: an append right after it must not
+        // look like the hub's own write.
+        let written = stamp(&tmp);
         // For a rerun, the file at the path is the hub's own previous
         // write: hold it, to rescue what lands in it after this rename.
         let mut previous = None;
@@ -244,6 +263,7 @@ impl LogFile {
             remove_quietly(&tmp);
             return Err(e);
         }
+        self.written = written;
         self.orphans.extend(previous);
         // A write through a handle opened before the rename lands in the
         // old file, now unlinked: take it from there.
@@ -298,6 +318,8 @@ impl LogFile {
                 false
             }
         });
+        let excess = self.orphans.len().saturating_sub(MAX_ORPHANS);
+        self.orphans.drain(..excess);
     }
 }
 
@@ -347,6 +369,32 @@ fn read_all(f: &mut File) -> io::Result<String> {
             io::ErrorKind::InvalidData,
             "the log is not UTF-8 text; the hub leaves it alone until it is",
         )
+    })
+}
+
+/// A file's identity and shape, see [`LogFile::written`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+fn stamp(path: &std::path::Path) -> Option<Stamp> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let (dev, ino) = {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    };
+    #[cfg(not(unix))]
+    let (dev, ino) = (0, 0);
+    Some(Stamp {
+        dev,
+        ino,
+        len: m.len(),
+        modified: m.modified().ok(),
     })
 }
 
