@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use daebug::engine::template::new_log;
 use daebug::engine::{
-    apply, ClockTime, Config, Input, JobId, LogEngine, Millis, Now, Outcome, Value,
+    apply, ClockTime, Config, Input, JobId, JobResult, LogEngine, Millis, Now, Outcome, Value,
 };
 
 const STEM: &str = "shop-3f2a";
@@ -58,13 +58,13 @@ fn run(size: usize) -> Vec<Sample> {
         text = apply(&text, &accepted.edits);
         let apply_accept = t1.elapsed();
         let job = engine.running().unwrap_or(JobId(0));
-        let result = Input::Result {
+        let result = Input::Result(JobResult {
             job,
             outcome: Outcome::Ok(Value::Json("\"Shop\"".into())),
             events: vec![],
             dropped: 0,
             duration_ms: 2,
-        };
+        });
         let t2 = Instant::now();
         let completed = engine.handle(&text, result, now(round * 10 + 5));
         let engine_complete = t2.elapsed();

@@ -6,7 +6,8 @@ mod support;
 use std::time::Duration;
 
 use daebug_protocol::{
-    BackgroundEvent, EventType, HubMsg, JobError, Level, Outcome, RealmKind, RealmMsg,
+    BackgroundEvent, EventType, HubMsg, JobError, JobProgress, JobResult, Level, Outcome,
+    RealmKind, RealmMsg,
 };
 use support::{append, js, save_atomically, ws_status, FakeRealm, TestHub};
 use tokio_tungstenite::tungstenite::Message;
@@ -73,12 +74,12 @@ async fn progress_swaps_the_region() {
     for n in 1..=2 {
         let events = (1..=n).map(|i| log_event(&format!("tick {i}"))).collect();
         realm
-            .send(&RealmMsg::Progress {
+            .send(&RealmMsg::Progress(JobProgress {
                 job,
                 events,
                 dropped: 0,
                 elapsed_ms: 10,
-            })
+            }))
             .await;
         let want = format!("tick {n}\n```\nexecuting (");
         hub.wait_file(&log, |t| t.contains(&want)).await;
@@ -291,7 +292,7 @@ async fn malformed_frames_get_an_error_and_the_realm_keeps_working() {
     append(&log, &js("boom()"));
     let (job, _) = realm.job().await;
     realm
-        .send(&RealmMsg::Result {
+        .send(&RealmMsg::Result(JobResult {
             job,
             outcome: Outcome::Error(JobError {
                 name: "ReferenceError".into(),
@@ -301,7 +302,7 @@ async fn malformed_frames_get_an_error_and_the_realm_keeps_working() {
             events: Vec::new(),
             dropped: 0,
             duration_ms: 4,
-        })
+        }))
         .await;
     hub.wait_file(&log, |t| {
         t.contains("(**ERROR** after 4ms)") && t.contains("boom is not defined") && footer_last(t)
@@ -553,12 +554,12 @@ async fn appends_during_a_progress_storm_lose_nothing() {
     while !writer.is_finished() {
         n += 1;
         realm
-            .send(&RealmMsg::Progress {
+            .send(&RealmMsg::Progress(JobProgress {
                 job,
                 events: vec![log_event(&format!("tick {n}"))],
                 dropped: 0,
                 elapsed_ms: 1,
-            })
+            }))
             .await;
         tokio::task::yield_now().await;
     }

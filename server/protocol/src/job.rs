@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::BackgroundEvent;
+
 /// Identifies one dispatched block. Unique per log; the hub seeds the first
 /// one so ids stay unique across hub restarts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -39,4 +41,31 @@ pub struct JobError {
     pub message: String,
     #[serde(default)]
     pub stack: Option<String>,
+}
+
+/// Events captured so far while a job runs (the whole list, not a delta).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobProgress {
+    pub job: JobId,
+    #[serde(default)]
+    pub events: Vec<BackgroundEvent>,
+    /// Events the realm dropped because of its caps.
+    #[serde(default)]
+    pub dropped: u32,
+    /// Time since the job started, measured in the realm.
+    #[serde(default)]
+    pub elapsed_ms: u64,
+}
+
+/// How a job settled, with the events it caused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobResult {
+    pub job: JobId,
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub events: Vec<BackgroundEvent>,
+    #[serde(default)]
+    pub dropped: u32,
+    /// Measured inside the realm.
+    pub duration_ms: u64,
 }

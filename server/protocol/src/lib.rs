@@ -14,7 +14,7 @@ pub mod job;
 pub mod wire;
 
 pub use event::{BackgroundEvent, EventType, Level};
-pub use job::{JobError, JobId, Outcome, Value};
+pub use job::{JobError, JobId, JobProgress, JobResult, Outcome, Value};
 pub use wire::{HubMsg, RealmKind, RealmMsg};
 
 /// Version of the wire contract, exchanged in the realm's `hello`.

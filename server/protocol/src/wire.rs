@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::BackgroundEvent;
-use crate::job::{JobId, Outcome};
+use crate::job::{JobId, JobProgress, JobResult};
 
 /// Where a realm lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,28 +44,10 @@ pub enum RealmMsg {
     },
     /// The realm began running a job.
     Started { job: JobId },
-    /// Events captured so far during a job (the whole list, not a delta).
-    Progress {
-        job: JobId,
-        #[serde(default)]
-        events: Vec<BackgroundEvent>,
-        /// Events the realm dropped because of its caps.
-        #[serde(default)]
-        dropped: u32,
-        #[serde(default)]
-        elapsed_ms: u64,
-    },
+    /// Events captured so far during a job.
+    Progress(JobProgress),
     /// The job settled.
-    Result {
-        job: JobId,
-        outcome: Outcome,
-        #[serde(default)]
-        events: Vec<BackgroundEvent>,
-        #[serde(default)]
-        dropped: u32,
-        /// Measured inside the realm.
-        duration_ms: u64,
-    },
+    Result(JobResult),
     /// Events captured outside any job.
     Background {
         events: Vec<BackgroundEvent>,

@@ -2,7 +2,8 @@
 //! contract between the hub and every adapter build.
 
 use daebug_protocol::{
-    BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg, Value,
+    BackgroundEvent, EventType, HubMsg, JobError, JobId, JobProgress, JobResult, Level, Outcome,
+    RealmKind, RealmMsg, Value,
 };
 use serde::{de::DeserializeOwned, Serialize};
 use std::fmt::Debug;
@@ -57,26 +58,26 @@ fn realm_messages() {
         r#"{"type":"started","job":3}"#,
     );
     round_trip(
-        &RealmMsg::Progress {
+        &RealmMsg::Progress(JobProgress {
             job: JobId(3),
             events: vec![tick()],
             dropped: 0,
             elapsed_ms: 1200,
-        },
+        }),
         r#"{"type":"progress","job":3,"events":[{"type":"console","level":"log","ts":"10:00:01","message":"tick"}],"dropped":0,"elapsed_ms":1200}"#,
     );
     round_trip(
-        &RealmMsg::Result {
+        &RealmMsg::Result(JobResult {
             job: JobId(3),
             outcome: Outcome::Ok(Value::Json("2".into())),
             events: vec![],
             dropped: 0,
             duration_ms: 3,
-        },
+        }),
         r#"{"type":"result","job":3,"outcome":{"ok":{"json":"2"}},"events":[],"dropped":0,"duration_ms":3}"#,
     );
     round_trip(
-        &RealmMsg::Result {
+        &RealmMsg::Result(JobResult {
             job: JobId(4),
             outcome: Outcome::Error(JobError {
                 name: "TypeError".into(),
@@ -86,17 +87,17 @@ fn realm_messages() {
             events: vec![],
             dropped: 2,
             duration_ms: 16,
-        },
+        }),
         r#"{"type":"result","job":4,"outcome":{"error":{"name":"TypeError","message":"x is undefined","stack":"TypeError: x is undefined\n    at <cell>:1:1"}},"events":[],"dropped":2,"duration_ms":16}"#,
     );
     round_trip(
-        &RealmMsg::Result {
+        &RealmMsg::Result(JobResult {
             job: JobId(5),
             outcome: Outcome::Ok(Value::Text("Map(1) {\"a\" => 1}".into())),
             events: vec![],
             dropped: 0,
             duration_ms: 0,
-        },
+        }),
         r#"{"type":"result","job":5,"outcome":{"ok":{"text":"Map(1) {\"a\" => 1}"}},"events":[],"dropped":0,"duration_ms":0}"#,
     );
     round_trip(
@@ -157,12 +158,12 @@ fn optional_fields_may_be_left_out_by_a_realm() {
     let progress: RealmMsg = serde_json::from_str(r#"{"type":"progress","job":1}"#).unwrap();
     assert_eq!(
         progress,
-        RealmMsg::Progress {
+        RealmMsg::Progress(JobProgress {
             job: JobId(1),
             events: vec![],
             dropped: 0,
             elapsed_ms: 0
-        }
+        })
     );
 }
 

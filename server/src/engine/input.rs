@@ -1,6 +1,8 @@
 //! What the engine is told: the inputs of [`super::LogEngine::handle`].
 
-pub use daebug_protocol::{BackgroundEvent, JobError, JobId, Outcome, Value};
+pub use daebug_protocol::{
+    BackgroundEvent, JobError, JobId, JobProgress, JobResult, Outcome, Value,
+};
 use serde::{Deserialize, Serialize};
 
 /// One thing that happened to a log.
@@ -15,25 +17,9 @@ pub enum Input {
     /// The realm took the job.
     Started { job: JobId },
     /// Events captured so far during a job (the whole list, not a delta).
-    Progress {
-        job: JobId,
-        #[serde(default)]
-        events: Vec<BackgroundEvent>,
-        /// Events the realm dropped because of its caps.
-        #[serde(default)]
-        dropped: u32,
-    },
+    Progress(JobProgress),
     /// The job settled in the realm.
-    Result {
-        job: JobId,
-        outcome: Outcome,
-        #[serde(default)]
-        events: Vec<BackgroundEvent>,
-        #[serde(default)]
-        dropped: u32,
-        /// Measured inside the realm.
-        duration_ms: u64,
-    },
+    Result(JobResult),
     /// Events captured outside any job.
     Background {
         events: Vec<BackgroundEvent>,

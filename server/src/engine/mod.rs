@@ -43,7 +43,7 @@ use std::ops::Range;
 use daebug_protocol::BackgroundEvent;
 
 pub use effect::{Effect, LogState, Output};
-pub use input::{Input, JobError, JobId, Outcome, Value};
+pub use input::{Input, JobError, JobId, JobProgress, JobResult, Outcome, Value};
 pub use markdown::Lang;
 pub use text::{apply, TextEdit};
 pub use time::{ClockTime, Millis, Now};
@@ -248,11 +248,12 @@ impl LogEngine {
                 }
             }
             Input::Started { .. } => {}
-            Input::Progress {
+            Input::Progress(JobProgress {
                 job,
                 events,
                 dropped,
-            } => match self.job.as_mut() {
+                elapsed_ms: _,
+            }) => match self.job.as_mut() {
                 Some(j) if j.id == job => {
                     j.events = events;
                     j.dropped = dropped;
@@ -263,13 +264,13 @@ impl LogEngine {
                     self.stem
                 ))),
             },
-            Input::Result {
+            Input::Result(JobResult {
                 job,
                 outcome,
                 events,
                 dropped,
                 duration_ms,
-            } => self.result(
+            }) => self.result(
                 text,
                 job,
                 outcome,

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use daebug_protocol::{HubMsg, JobError, JobId, Outcome, RealmKind};
+use daebug_protocol::{HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -227,7 +227,7 @@ impl LogTask {
         match msg {
             LogMsg::Changed => self.feed(Input::FileChanged),
             LogMsg::Realm(input) => {
-                if let Input::Result { job, .. } = &input {
+                if let Input::Result(JobResult { job, .. }) = &input {
                     if self.sent.is_some_and(|s| s.job == *job) {
                         self.sent = None;
                     }
@@ -284,7 +284,7 @@ impl LogTask {
         {
             self.sent = None;
             let what = kind_name(kind);
-            self.feed(Input::Result {
+            self.feed(Input::Result(JobResult {
                 job: sent.job,
                 outcome: Outcome::Error(JobError {
                     name: "Interrupted".into(),
@@ -296,7 +296,7 @@ impl LogTask {
                 events: Vec::new(),
                 dropped: 0,
                 duration_ms: sent.at.elapsed().as_millis() as u64,
-            });
+            }));
         } else if let Some(sent) = self.sent.as_mut() {
             sent.conn = conn;
         }
@@ -332,8 +332,8 @@ impl LogTask {
                 .any(|d| std::mem::discriminant(d) == std::mem::discriminant(&input));
         // A waiting progress report is replaced by a newer one of its job
         // (each carries all events so far).
-        if let Input::Progress { job, .. } = &input {
-            if let Some(Input::Progress { job: j, .. }) = self.deferred.back() {
+        if let Input::Progress(JobProgress { job, .. }) = &input {
+            if let Some(Input::Progress(JobProgress { job: j, .. })) = self.deferred.back() {
                 if j == job {
                     self.deferred.pop_back();
                 }
@@ -485,10 +485,10 @@ fn coalesce(
     mut msg: LogMsg,
     inbox: &mut mpsc::UnboundedReceiver<LogMsg>,
 ) -> (LogMsg, Option<LogMsg>) {
-    while let LogMsg::Realm(Input::Progress { job, .. }) = &msg {
+    while let LogMsg::Realm(Input::Progress(JobProgress { job, .. })) = &msg {
         let job = *job;
         match inbox.try_recv() {
-            Ok(LogMsg::Realm(next @ Input::Progress { job: j, .. })) if j == job => {
+            Ok(LogMsg::Realm(next @ Input::Progress(JobProgress { job: j, .. }))) if j == job => {
                 msg = LogMsg::Realm(next);
             }
             Ok(other) => return (msg, Some(other)),
@@ -511,8 +511,8 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Startup => "startup",
         Input::FileChanged => "file changed",
         Input::Started { .. } => "started",
-        Input::Progress { .. } => "progress",
-        Input::Result { .. } => "result",
+        Input::Progress(_) => "progress",
+        Input::Result(_) => "result",
         Input::Background { .. } => "background",
         Input::Tick => "tick",
         Input::Presence { .. } => "presence",

@@ -262,29 +262,8 @@ where
 fn input_of(msg: RealmMsg) -> Option<Input> {
     Some(match msg {
         RealmMsg::Started { job } => Input::Started { job },
-        RealmMsg::Progress {
-            job,
-            events,
-            dropped,
-            elapsed_ms: _,
-        } => Input::Progress {
-            job,
-            events,
-            dropped,
-        },
-        RealmMsg::Result {
-            job,
-            outcome,
-            events,
-            dropped,
-            duration_ms,
-        } => Input::Result {
-            job,
-            outcome,
-            events,
-            dropped,
-            duration_ms,
-        },
+        RealmMsg::Progress(p) => Input::Progress(p),
+        RealmMsg::Result(r) => Input::Result(r),
         RealmMsg::Background { events, dropped } => Input::Background { events, dropped },
         RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => return None,
     })

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use daebug::{Hub, HubConfig, HubError};
-use daebug_protocol::{HubMsg, JobId, Outcome, RealmKind, RealmMsg, Value, PROTOCOL_VERSION};
+use daebug_protocol::{
+    HubMsg, JobId, JobResult, Outcome, RealmKind, RealmMsg, Value, PROTOCOL_VERSION,
+};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -301,13 +303,13 @@ impl FakeRealm {
 
     /// Answers `job` with a JSON value.
     pub async fn ok(&mut self, job: JobId, json: &str, duration_ms: u64) {
-        self.send(&RealmMsg::Result {
+        self.send(&RealmMsg::Result(JobResult {
             job,
             outcome: Outcome::Ok(Value::Json(json.into())),
             events: Vec::new(),
             dropped: 0,
             duration_ms,
-        })
+        }))
         .await;
     }
 
