@@ -269,8 +269,14 @@ impl LogFile {
         // old file, now unlinked: take it from there.
         if let Source::Open(file) = &read.source {
             let mut file = file.try_clone()?;
-            file.seek(SeekFrom::Start(0))?;
-            let after = read_all(&mut file)?;
+            // As in `rescue_one`: a late write changes the length (reading
+            // a large log again only to find it unchanged is skipped).
+            let after = if file.metadata()?.len() == read.text.len() as u64 {
+                read.text.clone()
+            } else {
+                file.seek(SeekFrom::Start(0))?;
+                read_all(&mut file)?
+            };
             let mut orphan = Orphan {
                 file,
                 text: read.text.clone(),
