@@ -12,7 +12,6 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use daebug_protocol::{HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind};
@@ -87,21 +86,16 @@ struct Sent {
     at: Instant,
 }
 
-/// Job ids handed out across all logs of this hub run, seeded from the
-/// wall clock so archive names of a restarted hub do not collide.
-static JOB_SEED: AtomicU64 = AtomicU64::new(0);
-
+/// The first job id of a log task: the wall clock in milliseconds times
+/// a thousand. Ids only need to differ within one log (they name its
+/// archive files), also across hub restarts: a restart comes at least
+/// milliseconds later, and a log never runs a thousand jobs a millisecond.
+/// (Stays below 2^53, so the adapter's JavaScript reads it exactly.)
 fn first_job() -> u64 {
-    let seed = JOB_SEED.load(Ordering::Relaxed);
-    if seed == 0 {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_secs());
-        // Ten thousand jobs per second of wall time before ids could meet
-        // those of a previous run.
-        let _ = JOB_SEED.compare_exchange(0, now * 10_000, Ordering::Relaxed, Ordering::Relaxed);
-    }
-    JOB_SEED.fetch_add(1_000_000, Ordering::Relaxed)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_millis() as u64)
+        .saturating_mul(1000)
 }
 
 /// Settings shared by all log tasks.
