@@ -65,7 +65,6 @@ pub enum LogMsg {
 /// The sending side of a log task's inbox.
 #[derive(Debug, Clone)]
 pub struct LogHandle {
-    pub stem: String,
     pub tx: mpsc::UnboundedSender<LogMsg>,
 }
 
@@ -156,7 +155,7 @@ pub fn spawn(
     let task = LogTask {
         file: LogFile::new(settings.dir.join(format!("{stem}.md"))),
         engine: LogEngine::new(stem.clone(), config),
-        stem: stem.clone(),
+        stem,
         settings,
         deferred: VecDeque::new(),
         retry: None,
@@ -170,7 +169,7 @@ pub fn spawn(
         wake: None,
     };
     tracker.spawn(task.run(rx, first));
-    LogHandle { stem, tx }
+    LogHandle { tx }
 }
 
 impl LogTask {
