@@ -28,3 +28,27 @@ fn truncation_works_in_wasm() {
     assert_eq!(kept.len(), 10);
     assert_eq!(omitted, 10);
 }
+
+#[wasm_bindgen_test]
+fn event_buffer_works_in_wasm() {
+    use daebug_adapter::buffer::{EventBuffer, Limits, Outgoing};
+    use daebug_protocol::{BackgroundEvent, EventType, Level};
+    let mut buf = EventBuffer::new(Limits::default());
+    for n in 0..5 {
+        buf.push(
+            BackgroundEvent {
+                kind: EventType::Console,
+                level: Level::Log,
+                source: None,
+                ts: String::new(),
+                message: format!("e{n}"),
+                stack: None,
+            },
+            js_sys::Date::now() as u64,
+        );
+    }
+    match buf.poll(js_sys::Date::now() as u64) {
+        Some(Outgoing::Background(b)) => assert_eq!(b.events.len(), 5),
+        other => panic!("{other:?}"),
+    }
+}
