@@ -6,14 +6,18 @@
 //! thin browser bindings that are tested in headless Chromium
 //! (`tests/web.rs`, `tests/worker.rs`).
 //!
+//! - [`backoff`]: reconnection waits with jitter.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
+//! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
 
 use wasm_bindgen::prelude::*;
 
+pub mod backoff;
 pub mod buffer;
+pub mod identity;
 pub mod truncate;
 
 /// The adapter's crate version, as sent in the realm's `hello`.

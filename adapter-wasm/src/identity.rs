@@ -1,0 +1,155 @@
+//! Who a realm says it is in its hello: display name, tab id, and the
+//! options read from the adapter's own script URL (`?name=`, `?token=`).
+
+/// The value of `key` in a URL's query string, percent-decoded (`+` is a
+/// space, as in forms). `None` when absent.
+pub fn query_param(url: &str, key: &str) -> Option<String> {
+    let query = url.split_once('?')?.1;
+    let query = query.split('#').next().unwrap_or("");
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (decode(k) == key).then(|| decode(v))
+    })
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A page's display name: `?name=` on the script URL, else the document
+/// title, else the page URL's path.
+pub fn page_name(script_url: &str, title: &str, page_url: &str) -> String {
+    first_non_empty([
+        query_param(script_url, "name"),
+        Some(title.to_string()),
+        Some(url_path(page_url)),
+    ])
+}
+
+/// A worker's display name: `?name=` on the script URL, else the name it
+/// was created with, else its script's file name.
+pub fn worker_name(script_url: &str, worker_name: &str, worker_url: &str) -> String {
+    first_non_empty([
+        query_param(script_url, "name"),
+        Some(worker_name.to_string()),
+        Some(file_name(worker_url)),
+    ])
+}
+
+fn first_non_empty<const N: usize>(options: [Option<String>; N]) -> String {
+    options
+        .into_iter()
+        .flatten()
+        .map(|s| s.trim().to_string())
+        .find(|s| !s.is_empty())
+        .unwrap_or_else(|| "page".to_string())
+}
+
+/// The path of a URL (`http://h:1/a/b?x` → `/a/b`).
+fn url_path(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.find('/').map_or("/", |i| &rest[i..]);
+    path.split(['?', '#']).next().unwrap_or("/").to_string()
+}
+
+/// The last path segment of a URL (`/js/w.js` → `w.js`).
+fn file_name(url: &str) -> String {
+    let path = url_path(url);
+    path.rsplit('/')
+        .find(|s| !s.is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Whether `id` is a tab id the hub hands out: 4 lowercase hex digits.
+pub fn is_tab_id(id: &str) -> bool {
+    id.len() == 4 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A tab id from 16 random bits.
+pub fn tab_id(random: u16) -> String {
+    format!("{random:04x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_params() {
+        let u = "http://127.0.0.1:8302/daebug.js?name=check%20out&token=a%2Bb+c#frag";
+        assert_eq!(query_param(u, "name").as_deref(), Some("check out"));
+        assert_eq!(query_param(u, "token").as_deref(), Some("a+b c"));
+        assert_eq!(query_param(u, "nope"), None);
+        assert_eq!(query_param("http://h/x.js", "name"), None);
+        assert_eq!(
+            query_param("http://h/x.js?name", "name").as_deref(),
+            Some("")
+        );
+        assert_eq!(
+            query_param("http://h/x.js?name=%zz%4", "name").as_deref(),
+            Some("%zz%4")
+        );
+    }
+
+    #[test]
+    fn page_names() {
+        let script = "http://127.0.0.1:8302/daebug.js";
+        assert_eq!(
+            page_name(&format!("{script}?name=checkout"), "Shop", "http://h/"),
+            "checkout"
+        );
+        assert_eq!(page_name(script, "  Shop  ", "http://h/"), "Shop");
+        assert_eq!(
+            page_name(script, "", "http://h:5173/app/index.html?x=1"),
+            "/app/index.html"
+        );
+        assert_eq!(page_name(&format!("{script}?name="), "", "http://h"), "/");
+    }
+
+    #[test]
+    fn worker_names() {
+        let script = "http://127.0.0.1:8302/daebug.js";
+        assert_eq!(
+            worker_name(script, "indexer", "http://h/js/w.js"),
+            "indexer"
+        );
+        assert_eq!(worker_name(script, "", "http://h/js/w.js?v=2"), "w.js");
+        assert_eq!(
+            worker_name(&format!("{script}?name=bg"), "indexer", "http://h/w.js"),
+            "bg"
+        );
+        assert_eq!(worker_name(script, "", "http://h/"), "page");
+    }
+
+    #[test]
+    fn tab_ids() {
+        assert_eq!(tab_id(0x3f2a), "3f2a");
+        assert_eq!(tab_id(7), "0007");
+        assert!(is_tab_id(&tab_id(0xffff)));
+        assert!(!is_tab_id("3F2A"));
+        assert!(!is_tab_id("3f2"));
+    }
+}
