@@ -9,6 +9,8 @@
 //! - [`backoff`]: reconnection waits with jitter.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
+//! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
+//!   browser side walks the value into its tree).
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
@@ -18,6 +20,7 @@ use wasm_bindgen::prelude::*;
 pub mod backoff;
 pub mod buffer;
 pub mod identity;
+pub mod inspect;
 pub mod truncate;
 
 /// The adapter's crate version, as sent in the realm's `hello`.
