@@ -11,6 +11,8 @@
 //!   (progress while a job runs, background flushes otherwise).
 //! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
 //!   browser side walks the value into its tree).
+//! - `walk` (wasm32 only): a JavaScript value into an [`inspect::Node`]
+//!   tree, without running getters.
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
@@ -22,6 +24,8 @@ pub mod buffer;
 pub mod identity;
 pub mod inspect;
 pub mod truncate;
+#[cfg(target_arch = "wasm32")]
+pub mod walk;
 
 /// The adapter's crate version, as sent in the realm's `hello`.
 #[wasm_bindgen]

@@ -1,0 +1,142 @@
+//! Every value kind of DESIGN.md §3 "Values", walked in a real page and
+//! laid out: a table of JavaScript expressions and the text the log gets.
+#![cfg(target_arch = "wasm32")]
+
+use daebug_adapter::inspect::{render, Rendered};
+use daebug_adapter::walk::{walk, Limits};
+use js_sys::Function;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Evaluates `body` (a function body) in the page.
+fn eval(body: &str) -> wasm_bindgen::JsValue {
+    Function::new_no_args(body)
+        .call0(&wasm_bindgen::JsValue::UNDEFINED)
+        .expect("the case's code runs")
+}
+
+async fn rendered(body: &str) -> Rendered {
+    render(&walk(&eval(body), Limits::default()).await)
+}
+
+fn json(s: &str) -> Rendered {
+    Rendered::Json(s.into())
+}
+
+fn text(s: &str) -> Rendered {
+    Rendered::Text(s.into())
+}
+
+#[wasm_bindgen_test]
+async fn the_table() {
+    let cases: &[(&str, Rendered)] = &[
+        ("return 1 + 1", json("2")),
+        ("return 'Shop'", json("\"Shop\"")),
+        ("return {a: 1, b: [true, null, 'x']}", json(r#"{"a":1,"b":[true,null,"x"]}"#)),
+        ("return {}", json("{}")),
+        ("return undefined", text("undefined")),
+        ("return 12n", text("12n")),
+        ("return NaN", text("NaN")),
+        ("return -0", text("-0")),
+        ("return -Infinity", text("-Infinity")),
+        ("return Symbol('id')", text("Symbol(id)")),
+        (
+            "return new Map([['a', 1], ['b', 2]])",
+            text(r#"Map(2) {"a" => 1, "b" => 2}"#),
+        ),
+        ("return new Set([1])", text("Set(1) {1}")),
+        ("return function load(url) { return url }", text("ƒ load(url)")),
+        ("return async (a, b) => a + b", text("ƒ (anonymous)(a, b)")),
+        ("return class Point {}", text("class Point")),
+        (
+            "return new Date(Date.UTC(2026, 10, 22, 10))",
+            text("Date(2026-11-22T10:00:00.000Z)"),
+        ),
+        ("return new Date(NaN)", text("Invalid Date")),
+        ("return /a+b/gi", text("/a+b/gi")),
+        (
+            "class Point { constructor() { this.x = 1; this.y = 2 } }; return new Point()",
+            text("Point { x: 1, y: 2 }"),
+        ),
+        ("return new (class Widget {})()", text("Widget {}")),
+        ("return Object.create(null)", json("{}")),
+        ("return [1, undefined]", text("[1, undefined]")),
+        (
+            "const a = {name: 'a'}; a.self = a; return a",
+            text(r#"<ref *1> { name: "a", self: [Circular *1] }"#),
+        ),
+        ("return new Uint8Array([1, 2, 3])", text("Uint8Array(3) [1, 2, 3]")),
+        (
+            "const b = document.createElement('button'); b.id = 'save'; b.className = 'btn'; b.textContent = ' Save '; return b",
+            text(r#"<button#save.btn> "Save""#),
+        ),
+        (
+            "const ul = document.createElement('ul'); ul.innerHTML = '<li>a</li><li>b</li><li>c</li>'; return ul.querySelectorAll('li')",
+            text(r#"NodeList(3) [<li> "a", <li> "b", <li> "c"]"#),
+        ),
+        ("return Promise.resolve(42)", text("Promise { 42 }")),
+        ("return new Promise(() => {})", text("Promise { <pending> }")),
+        (
+            "return [[[[[1]]]]]",
+            text("[[[[[Array]]]]]"),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (body, want) in cases {
+        let got = rendered(body).await;
+        if &got != want {
+            failures.push(format!("{body}\n  want {want:?}\n  got  {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[wasm_bindgen_test]
+async fn getters_are_never_run() {
+    let v = eval(
+        "window.__calls = 0; return { get size() { window.__calls++; throw new Error('ran') }, ok: 1 }",
+    );
+    let got = render(&walk(&v, Limits::default()).await);
+    assert_eq!(got, text("{ size: [Getter], ok: 1 }"));
+    assert_eq!(eval("return window.__calls").as_f64(), Some(0.0));
+}
+
+#[wasm_bindgen_test]
+async fn a_hostile_proxy_cannot_throw_into_the_walk() {
+    let v = eval(
+        "const h = { get() { throw new Error('trap') }, ownKeys() { throw new Error('trap') }, getOwnPropertyDescriptor() { throw new Error('trap') }, getPrototypeOf() { throw new Error('trap') } }; return new Proxy({}, h)",
+    );
+    let got = render(&walk(&v, Limits::default()).await);
+    assert_eq!(got, text("[unreadable]"));
+}
+
+#[wasm_bindgen_test]
+async fn limits_bound_the_work() {
+    let limits = Limits {
+        depth: 4,
+        items: 3,
+        string: 5,
+    };
+    let got = render(&walk(&eval("return [1, 2, 3, 4, 5]"), limits).await);
+    assert_eq!(got, text("[1, 2, 3, ... 2 more items]"));
+    let got = render(&walk(&eval("return 'abcdefgh'"), limits).await);
+    assert_eq!(got, text(r#""abcde"... (3 more characters)"#));
+    let got = render(&walk(&eval("return new Map([[1,1],[2,2],[3,3],[4,4]])"), limits).await);
+    assert_eq!(
+        got,
+        text("Map(4) {1 => 1, 2 => 2, 3 => 3, ... 1 more item}")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn errors_keep_their_cause() {
+    let v = eval("return new Error('boom', { cause: new TypeError('root') })");
+    match render(&walk(&v, Limits::default()).await) {
+        Rendered::Text(t) => {
+            assert!(t.starts_with("Error: boom\n    at "), "{t}");
+            assert!(t.contains("{ [cause]: TypeError: root"), "{t}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
