@@ -11,6 +11,8 @@
 //!   (progress while a job runs, background flushes otherwise).
 //! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
 //!   browser side walks the value into its tree).
+//! - `capture` (wasm32 only): console hooks and global error listeners as
+//!   a RAII object feeding the buffer.
 //! - `walk` (wasm32 only): a JavaScript value into an [`inspect::Node`]
 //!   tree, without running getters.
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
@@ -21,6 +23,8 @@ use wasm_bindgen::prelude::*;
 
 pub mod backoff;
 pub mod buffer;
+#[cfg(target_arch = "wasm32")]
+pub mod capture;
 pub mod identity;
 pub mod inspect;
 pub mod truncate;

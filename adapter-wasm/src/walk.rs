@@ -43,6 +43,18 @@ impl Default for Limits {
     }
 }
 
+/// The tree of `value` as it is now, without waiting: promises show as
+/// pending (for console arguments, which must be captured at once).
+pub fn walk_now(value: &JsValue, limits: Limits) -> Node {
+    let mut w = Walker {
+        limits,
+        ancestors: Vec::new(),
+        refs: Vec::new(),
+        promises: Vec::new(),
+    };
+    w.node(value, 0)
+}
+
 /// The tree of `value`, promise states included.
 pub async fn walk(value: &JsValue, limits: Limits) -> Node {
     let mut w = Walker {

@@ -30,3 +30,32 @@ async fn values_are_walked_in_a_worker_without_a_dom() {
         other => panic!("{other:?}"),
     }
 }
+
+#[wasm_bindgen_test]
+fn capture_works_in_a_worker() {
+    use daebug_adapter::buffer::{EventBuffer, Limits};
+    use daebug_adapter::capture::Capture;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let buffer = Rc::new(RefCell::new(EventBuffer::new(Limits::default())));
+    let capture = Capture::install(buffer.clone()).expect("install in a worker");
+    js_sys::Function::new_no_args(
+        "console.log('from the worker'); self.dispatchEvent(new ErrorEvent('error', { message: 'boom' }))",
+    )
+    .call0(&wasm_bindgen::JsValue::UNDEFINED)
+    .expect("runs");
+    drop(capture);
+    let batch = buffer.borrow_mut().flush().expect("events");
+    let got: Vec<_> = batch
+        .events
+        .iter()
+        .map(|e| (e.source.clone(), e.message.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (None, "from the worker".to_string()),
+            (Some("self.onerror".to_string()), "boom".to_string()),
+        ]
+    );
+}

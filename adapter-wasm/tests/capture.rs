@@ -1,0 +1,140 @@
+//! Background capture in a real page: console hooks keep the originals and
+//! record; global errors and unhandled rejections are recorded; dropping
+//! the capture restores everything.
+#![cfg(target_arch = "wasm32")]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use daebug_adapter::buffer::{EventBuffer, Limits};
+use daebug_adapter::capture::{Capture, Shared};
+use daebug_protocol::{EventType, Level};
+use js_sys::Function;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn run(body: &str) -> JsValue {
+    Function::new_no_args(body)
+        .call0(&JsValue::UNDEFINED)
+        .expect("the case's code runs")
+}
+
+fn shared() -> Shared {
+    Rc::new(RefCell::new(EventBuffer::new(Limits {
+        flush_at: 1_000,
+        ..Limits::default()
+    })))
+}
+
+fn drained(buffer: &Shared) -> Vec<(EventType, Level, Option<String>, String)> {
+    buffer
+        .borrow_mut()
+        .flush()
+        .map(|b| {
+            b.events
+                .into_iter()
+                .map(|e| (e.kind, e.level, e.source, e.message))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+fn console_calls_are_recorded_and_still_reach_the_original() {
+    // A stand-in for the browser's console.log that remembers its calls.
+    run("window.__seen = []; window.__orig = console.log; window.__stand_in = function (...a) { window.__seen.push([this === console, ...a]); return 'kept' }; console.log = window.__stand_in");
+    let buffer = shared();
+    let capture = Capture::install(buffer.clone()).expect("install");
+    let ret = run("return console.log('loaded', 3, {items: [1, 2]})");
+    assert_eq!(
+        ret.as_string().as_deref(),
+        Some("kept"),
+        "return value passes through"
+    );
+    assert_eq!(
+        run("return JSON.stringify(window.__seen)")
+            .as_string()
+            .unwrap(),
+        r#"[[true,"loaded",3,{"items":[1,2]}]]"#,
+        "the original got the same this and arguments"
+    );
+    run("console.warn('careful'); console.error(new Map([[1, 2]])); console.info('i'); console.debug('d')");
+    let events = drained(&buffer);
+    assert_eq!(
+        events,
+        vec![
+            (
+                EventType::Console,
+                Level::Log,
+                None,
+                r#"loaded 3 {"items":[1,2]}"#.into()
+            ),
+            (EventType::Console, Level::Warn, None, "careful".into()),
+            (
+                EventType::Console,
+                Level::Error,
+                None,
+                "Map(1) {1 => 2}".into()
+            ),
+            (EventType::Console, Level::Info, None, "i".into()),
+            (EventType::Console, Level::Debug, None, "d".into()),
+        ]
+    );
+    drop(capture);
+    run("console.log('after')");
+    assert!(drained(&buffer).is_empty(), "nothing recorded after drop");
+    assert_eq!(
+        run("const back = console.log === window.__stand_in; console.log = window.__orig; return back").as_bool(),
+        Some(true),
+        "the original is back in place"
+    );
+}
+
+#[wasm_bindgen_test]
+fn global_errors_and_unhandled_rejections_are_recorded() {
+    let buffer = shared();
+    let capture = Capture::install(buffer.clone()).expect("install");
+    run("window.dispatchEvent(new ErrorEvent('error', { message: 'Uncaught TypeError: x is undefined', error: new TypeError('x is undefined') }))");
+    run("const p = Promise.reject(new RangeError('nope')); p.catch(() => {}); window.dispatchEvent(new PromiseRejectionEvent('unhandledrejection', { promise: p, reason: new RangeError('nope') }))");
+    run("const p = Promise.reject(42); p.catch(() => {}); window.dispatchEvent(new PromiseRejectionEvent('unhandledrejection', { promise: p, reason: 42 }))");
+    let events = drained(&buffer);
+    assert_eq!(
+        events,
+        vec![
+            (
+                EventType::Error,
+                Level::Error,
+                Some("window.onerror".into()),
+                "TypeError: x is undefined".into()
+            ),
+            (
+                EventType::Error,
+                Level::Error,
+                Some("unhandledrejection".into()),
+                "RangeError: nope".into()
+            ),
+            (
+                EventType::Error,
+                Level::Error,
+                Some("unhandledrejection".into()),
+                "42".into()
+            ),
+        ]
+    );
+    drop(capture);
+    run("window.dispatchEvent(new ErrorEvent('error', { message: 'late' }))");
+    assert!(drained(&buffer).is_empty(), "listeners removed on drop");
+}
+
+#[wasm_bindgen_test]
+fn a_console_call_from_inside_formatting_cannot_recurse() {
+    let buffer = shared();
+    let _capture = Capture::install(buffer.clone()).expect("install");
+    // Formatting this argument runs a trap that logs again.
+    run("const p = new Proxy({}, { ownKeys(t) { console.log('from the trap'); return Reflect.ownKeys(t) } }); console.log(p)");
+    let events = drained(&buffer);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].3, "{}");
+}
