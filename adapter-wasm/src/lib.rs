@@ -13,9 +13,12 @@
 //!   browser side walks the value into its tree).
 //! - `capture` (wasm32 only): console hooks and global error listeners as
 //!   a RAII object feeding the buffer.
+//! - `job` (wasm32 only): run a job's code once as an async function,
+//!   timed in the realm, its value or error rendered.
 //! - `walk` (wasm32 only): a JavaScript value into an [`inspect::Node`]
 //!   tree, without running getters.
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
+//! - [`stack`]: the adapter's own frames folded out of a stack.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
 
@@ -27,6 +30,9 @@ pub mod buffer;
 pub mod capture;
 pub mod identity;
 pub mod inspect;
+#[cfg(target_arch = "wasm32")]
+pub mod job;
+pub mod stack;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]
 pub mod walk;

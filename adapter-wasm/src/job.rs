@@ -1,0 +1,89 @@
+//! Running one job: the hub's code as the body of an async function, run
+//! once, timed inside the realm, its value or thrown error rendered.
+//!
+//! A job is its own future: the link spawns it and does not wait, so a
+//! promise that never settles blocks nothing (the hub times it out and
+//! cancels; a cancelled job's late settlement is simply not reported).
+
+use daebug_protocol::{JobError, Outcome, Value};
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::inspect::{render, Rendered};
+use crate::walk::{walk, Limits};
+
+/// How a job ended, measured in the realm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    pub outcome: Outcome,
+    pub duration_ms: u64,
+}
+
+/// Milliseconds from the realm's high-resolution clock (`performance.now`
+/// where there is one).
+fn now() -> f64 {
+    let perf = Reflect::get(&js_sys::global(), &"performance".into()).ok();
+    perf.and_then(|p| {
+        let f: Function = Reflect::get(&p, &"now".into()).ok()?.dyn_into().ok()?;
+        f.call0(&p).ok()?.as_f64()
+    })
+    .unwrap_or_else(js_sys::Date::now)
+}
+
+/// The `AsyncFunction` constructor.
+fn async_function() -> Result<Function, JsValue> {
+    let sample = js_sys::eval("(async function () {})")?;
+    Reflect::get(&sample, &"constructor".into())?.dyn_into()
+}
+
+/// Runs `code` once and renders what it returned or threw.
+pub async fn run(code: &str) -> Ran {
+    let start = now();
+    let settled = async {
+        let ctor = async_function()?;
+        let f: Function =
+            Reflect::construct(&ctor, &js_sys::Array::of1(&code.into()))?.dyn_into()?;
+        let promise: Promise = f.call0(&JsValue::UNDEFINED)?.dyn_into()?;
+        JsFuture::from(promise).await
+    }
+    .await;
+    let duration_ms = (now() - start).max(0.0).round() as u64;
+    let outcome = match settled {
+        Ok(value) => Outcome::Ok(match render(&walk(&value, Limits::default()).await) {
+            Rendered::Json(j) => Value::Json(j),
+            Rendered::Text(t) => Value::Text(t),
+        }),
+        Err(thrown) => Outcome::Error(error_of(&thrown)),
+    };
+    Ran {
+        outcome,
+        duration_ms,
+    }
+}
+
+/// A thrown value as name, message and stack (frames of the adapter
+/// itself folded away). A non-Error throw is named `Uncaught`, its value
+/// rendered as the message.
+pub fn error_of(thrown: &JsValue) -> JobError {
+    if thrown.is_instance_of::<js_sys::Error>() {
+        let get = |k: &str| {
+            Reflect::get(thrown, &k.into())
+                .ok()
+                .and_then(|v| v.as_string())
+        };
+        return JobError {
+            name: get("name").unwrap_or_else(|| "Error".into()),
+            message: get("message").unwrap_or_default(),
+            stack: get("stack").map(|s| crate::stack::fold(&s)),
+        };
+    }
+    let message = match crate::inspect::render(&crate::walk::walk_now(thrown, Limits::default())) {
+        Rendered::Json(j) | Rendered::Text(j) => j,
+    };
+    JobError {
+        name: "Uncaught".into(),
+        message,
+        stack: None,
+    }
+}
