@@ -18,6 +18,8 @@
 //! - `walk` (wasm32 only): a JavaScript value into an [`inspect::Node`]
 //!   tree, without running getters.
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
+//! - [`link`]: the realm's side of the protocol as a pure state machine
+//!   (hello, jobs once, cancels, pings, reconnects, outbox).
 //! - [`stack`]: the adapter's own frames folded out of a stack.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
@@ -32,6 +34,7 @@ pub mod identity;
 pub mod inspect;
 #[cfg(target_arch = "wasm32")]
 pub mod job;
+pub mod link;
 pub mod stack;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]

@@ -1,0 +1,356 @@
+//! The realm's side of the WebSocket protocol, as a pure state machine
+//! (socket events and job completions in, [`Action`]s out), so every rule
+//! is tested natively; the browser binding only moves bytes and timers.
+//!
+//! - On open: hello, listing the jobs still running here (after a dropped
+//!   connection the hub keeps waiting for them instead of reporting them
+//!   interrupted).
+//! - A job id is run once, whatever the hub resends.
+//! - A cancelled job is no longer waited for; its late settlement is not
+//!   reported.
+//! - Results that settle while disconnected are sent after the next
+//!   welcome; background events wait too, progress does not (the result
+//!   carries every event anyway).
+//! - A closed socket is reopened after a growing, jittered wait.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use daebug_protocol::{HubMsg, JobId, JobResult, Outcome, RealmKind, RealmMsg, PROTOCOL_VERSION};
+
+use crate::backoff::Backoff;
+use crate::buffer::{Batch, Outgoing};
+
+/// Job ids remembered to refuse a second run.
+const REMEMBERED: usize = 256;
+/// Messages kept while disconnected; the oldest go first.
+const OUTBOX: usize = 64;
+
+/// What the realm says about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub kind: RealmKind,
+    pub name: String,
+    pub url: String,
+    /// The tab id (may be empty: the hub then gives one).
+    pub id: String,
+}
+
+/// What the binding must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send this message on the open socket.
+    Send(RealmMsg),
+    /// Start running a job (the binding reports back with
+    /// [`Link::job_done`]).
+    Run { job: JobId, code: String },
+    /// Remember this tab id (sessionStorage), so a reload continues the
+    /// same log.
+    KeepId(String),
+    /// Open the socket again after this many milliseconds.
+    Reconnect { after_ms: u64 },
+    /// Close the socket (the hub said goodbye); a reconnect follows the
+    /// close event.
+    Close,
+    /// Something the hub refused; worth a line on the original console.
+    Warn(String),
+}
+
+/// See the module docs.
+#[derive(Debug)]
+pub struct Link {
+    identity: Identity,
+    backoff: Backoff,
+    /// Welcomed on the current socket.
+    welcomed: bool,
+    /// Jobs started here and not settled.
+    running: BTreeSet<JobId>,
+    /// Jobs the hub cancelled while they ran.
+    cancelled: BTreeSet<JobId>,
+    /// Job ids already run.
+    seen: VecDeque<JobId>,
+    /// Results and background batches waiting for a welcome.
+    outbox: VecDeque<RealmMsg>,
+}
+
+impl Link {
+    pub fn new(identity: Identity) -> Link {
+        Link {
+            identity,
+            backoff: Backoff::default(),
+            welcomed: false,
+            running: BTreeSet::new(),
+            cancelled: BTreeSet::new(),
+            seen: VecDeque::new(),
+            outbox: VecDeque::new(),
+        }
+    }
+
+    /// The tab id in use.
+    pub fn id(&self) -> &str {
+        &self.identity.id
+    }
+
+    /// Whether the hub has welcomed the current socket.
+    pub fn welcomed(&self) -> bool {
+        self.welcomed
+    }
+
+    /// The socket opened.
+    pub fn on_open(&mut self) -> Vec<Action> {
+        self.welcomed = false;
+        vec![Action::Send(RealmMsg::Hello {
+            version: PROTOCOL_VERSION,
+            kind: self.identity.kind,
+            name: self.identity.name.clone(),
+            url: self.identity.url.clone(),
+            id: self.identity.id.clone(),
+            jobs: self
+                .running
+                .iter()
+                .filter(|j| !self.cancelled.contains(j))
+                .copied()
+                .collect(),
+        })]
+    }
+
+    /// A text frame arrived.
+    pub fn on_message(&mut self, text: &str) -> Vec<Action> {
+        let msg = match serde_json::from_str::<HubMsg>(text) {
+            Ok(m) => m,
+            Err(e) => return vec![Action::Warn(format!("daebug: unreadable hub message: {e}"))],
+        };
+        match msg {
+            HubMsg::Welcome { id, .. } => {
+                self.welcomed = true;
+                self.backoff.reset();
+                self.identity.id = id.clone();
+                let mut actions = vec![Action::KeepId(id)];
+                actions.extend(self.outbox.drain(..).map(Action::Send));
+                actions
+            }
+            HubMsg::Job { job, code, .. } => {
+                if self.seen.contains(&job) {
+                    return Vec::new();
+                }
+                if self.seen.len() >= REMEMBERED {
+                    self.seen.pop_front();
+                }
+                self.seen.push_back(job);
+                self.running.insert(job);
+                vec![Action::Run { job, code }]
+            }
+            HubMsg::Cancel { job } => {
+                if self.running.contains(&job) {
+                    self.cancelled.insert(job);
+                }
+                Vec::new()
+            }
+            HubMsg::Ping { seq } => vec![Action::Send(RealmMsg::Pong { seq })],
+            HubMsg::Error { message } => vec![Action::Warn(format!("daebug hub: {message}"))],
+            HubMsg::Bye { .. } => vec![Action::Close],
+        }
+    }
+
+    /// The socket closed (or could not open). `random` in `[0, 1)`.
+    pub fn on_close(&mut self, random: f64) -> Vec<Action> {
+        self.welcomed = false;
+        vec![Action::Reconnect {
+            after_ms: self.backoff.next_delay(random),
+        }]
+    }
+
+    /// A job settled here, with the events captured while it ran.
+    pub fn job_done(
+        &mut self,
+        job: JobId,
+        outcome: Outcome,
+        duration_ms: u64,
+        events: Batch,
+    ) -> Vec<Action> {
+        self.running.remove(&job);
+        if self.cancelled.remove(&job) {
+            return Vec::new();
+        }
+        self.deliver(RealmMsg::Result(JobResult {
+            job,
+            outcome,
+            events: events.events,
+            dropped: events.dropped,
+            duration_ms,
+        }))
+    }
+
+    /// Events the buffer wants sent.
+    pub fn events(&mut self, out: Outgoing) -> Vec<Action> {
+        match out {
+            Outgoing::Background(b) => self.deliver(RealmMsg::Background {
+                events: b.events,
+                dropped: b.dropped,
+            }),
+            // Progress is only worth something now.
+            Outgoing::Progress(p) if self.welcomed => vec![Action::Send(RealmMsg::Progress(p))],
+            Outgoing::Progress(_) => Vec::new(),
+        }
+    }
+
+    fn deliver(&mut self, msg: RealmMsg) -> Vec<Action> {
+        if self.welcomed {
+            return vec![Action::Send(msg)];
+        }
+        if self.outbox.len() >= OUTBOX {
+            self.outbox.pop_front();
+        }
+        self.outbox.push_back(msg);
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use daebug_protocol::Value;
+
+    fn link() -> Link {
+        Link::new(Identity {
+            kind: RealmKind::Page,
+            name: "Shop".into(),
+            url: "http://127.0.0.1:8302/".into(),
+            id: "3f2a".into(),
+        })
+    }
+
+    fn welcome(id: &str) -> String {
+        format!(r#"{{"type":"welcome","version":1,"stem":"shop-{id}","id":"{id}"}}"#)
+    }
+
+    fn ok(v: &str) -> Outcome {
+        Outcome::Ok(Value::Json(v.into()))
+    }
+
+    #[test]
+    fn hello_then_welcome_keeps_the_id_the_hub_gives() {
+        let mut l = link();
+        match &l.on_open()[..] {
+            [Action::Send(RealmMsg::Hello { id, jobs, .. })] => {
+                assert_eq!(id, "3f2a");
+                assert!(jobs.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        // A duplicated tab: the hub hands out another id.
+        assert_eq!(
+            l.on_message(&welcome("beef")),
+            vec![Action::KeepId("beef".into())]
+        );
+        assert_eq!(l.id(), "beef");
+        assert!(l.welcomed());
+    }
+
+    #[test]
+    fn a_job_runs_once_and_its_result_is_sent() {
+        let mut l = link();
+        l.on_open();
+        l.on_message(&welcome("3f2a"));
+        let job = r#"{"type":"job","job":7,"code":"1 + 1","timeout_ms":60000}"#;
+        assert_eq!(
+            l.on_message(job),
+            vec![Action::Run {
+                job: JobId(7),
+                code: "1 + 1".into()
+            }]
+        );
+        assert_eq!(l.on_message(job), vec![], "a resent job does not run again");
+        let done = l.job_done(JobId(7), ok("2"), 3, Batch::default());
+        match &done[..] {
+            [Action::Send(RealmMsg::Result(r))] => {
+                assert_eq!((r.job, r.duration_ms), (JobId(7), 3));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn pings_are_answered_and_bye_closes() {
+        let mut l = link();
+        assert_eq!(
+            l.on_message(r#"{"type":"ping","seq":4}"#),
+            vec![Action::Send(RealmMsg::Pong { seq: 4 })]
+        );
+        assert_eq!(
+            l.on_message(r#"{"type":"bye","reason":"x"}"#),
+            vec![Action::Close]
+        );
+        assert!(matches!(&l.on_message("nonsense")[..], [Action::Warn(_)]));
+    }
+
+    #[test]
+    fn a_cancelled_job_is_not_reported() {
+        let mut l = link();
+        l.on_open();
+        l.on_message(&welcome("3f2a"));
+        l.on_message(r#"{"type":"job","job":1,"code":"x","timeout_ms":1}"#);
+        l.on_message(r#"{"type":"cancel","job":1}"#);
+        assert_eq!(l.job_done(JobId(1), ok("1"), 5, Batch::default()), vec![]);
+    }
+
+    #[test]
+    fn after_a_drop_the_hello_lists_running_jobs_and_results_wait_for_the_welcome() {
+        let mut l = link();
+        l.on_open();
+        l.on_message(&welcome("3f2a"));
+        l.on_message(r#"{"type":"job","job":9,"code":"x","timeout_ms":1000}"#);
+        assert!(matches!(
+            l.on_close(1.0)[..],
+            [Action::Reconnect { after_ms: 250 }]
+        ));
+        assert!(matches!(
+            l.on_close(1.0)[..],
+            [Action::Reconnect { after_ms: 500 }]
+        ));
+        // The job settles while the socket is down: kept.
+        assert_eq!(l.job_done(JobId(9), ok("1"), 5, Batch::default()), vec![]);
+        l.on_message(r#"{"type":"job","job":10,"code":"y","timeout_ms":1000}"#);
+        match &l.on_open()[..] {
+            [Action::Send(RealmMsg::Hello { jobs, .. })] => assert_eq!(jobs, &[JobId(10)]),
+            other => panic!("{other:?}"),
+        }
+        let actions = l.on_message(&welcome("3f2a"));
+        assert!(matches!(
+            &actions[..],
+            [Action::KeepId(_), Action::Send(RealmMsg::Result(r))] if r.job == JobId(9)
+        ));
+        // The backoff starts over after a welcome.
+        assert!(matches!(
+            l.on_close(1.0)[..],
+            [Action::Reconnect { after_ms: 250 }]
+        ));
+    }
+
+    #[test]
+    fn progress_is_dropped_while_disconnected_background_is_kept() {
+        let mut l = link();
+        let progress = Outgoing::Progress(daebug_protocol::JobProgress {
+            job: JobId(1),
+            events: vec![],
+            dropped: 0,
+            elapsed_ms: 1,
+        });
+        assert_eq!(l.events(progress), vec![]);
+        assert_eq!(
+            l.events(Outgoing::Background(Batch {
+                events: vec![],
+                dropped: 2
+            })),
+            vec![]
+        );
+        l.on_open();
+        let actions = l.on_message(&welcome("3f2a"));
+        assert!(matches!(
+            &actions[..],
+            [
+                Action::KeepId(_),
+                Action::Send(RealmMsg::Background { dropped: 2, .. })
+            ]
+        ));
+    }
+}
