@@ -64,6 +64,17 @@ cargo fmt --all -- --check
 step "clippy (native, whole workspace)"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "the committed adapter (www/adapter) matches its source"
+fresh="$(mktemp -d)"
+scripts/build-adapter.sh "$fresh"
+for f in daebug_adapter.js daebug_adapter_bg.wasm; do
+  if ! cmp -s "$fresh/$f" "www/adapter/$f"; then
+    echo "www/adapter/$f is stale: run scripts/build-adapter.sh and commit www/adapter" >&2
+    exit 1
+  fi
+done
+rm -rf "$fresh"
+
 step "native tests (engine, protocol, hub, adapter's pure parts, end-to-end)"
 run_tests cargo test --workspace
 

@@ -83,6 +83,31 @@ fn file_name(url: &str) -> String {
         .to_string()
 }
 
+/// The hub's WebSocket URL from the adapter's script URL: same host,
+/// `ws`/`wss`, path `/ws`, and the script's `?token=` carried over.
+pub fn ws_url(script_url: &str) -> String {
+    let (scheme, rest) = script_url.split_once("://").unwrap_or(("http", script_url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let ws = if scheme == "https" { "wss" } else { "ws" };
+    match query_param(script_url, "token") {
+        Some(t) => format!("{ws}://{host}/ws?token={}", encode(&t)),
+        None => format!("{ws}://{host}/ws"),
+    }
+}
+
+/// Percent-encodes everything but unreserved characters.
+fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Whether `id` is a tab id the hub hands out: 4 lowercase hex digits.
 pub fn is_tab_id(id: &str) -> bool {
     id.len() == 4 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -142,6 +167,19 @@ mod tests {
             "bg"
         );
         assert_eq!(worker_name(script, "", "http://h/"), "page");
+    }
+
+    #[test]
+    fn ws_urls() {
+        assert_eq!(
+            ws_url("http://127.0.0.1:8302/daebug.js"),
+            "ws://127.0.0.1:8302/ws"
+        );
+        assert_eq!(
+            ws_url("https://h.example/daebug.js?name=x&token=a%20b"),
+            "wss://h.example/ws?token=a%20b"
+        );
+        assert_eq!(ws_url("http://[::1]:9/daebug.js#x"), "ws://[::1]:9/ws");
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //!   (progress while a job runs, background flushes otherwise).
 //! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
 //!   browser side walks the value into its tree).
+//! - `adapter` (wasm32 only): `start(script_url)`, the running adapter:
+//!   socket, timers, listeners and jobs around the link and the buffer.
 //! - `capture` (wasm32 only): console hooks and global error listeners as
 //!   a RAII object feeding the buffer.
 //! - `job` (wasm32 only): run a job's code once as an async function,
@@ -26,6 +28,8 @@
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(target_arch = "wasm32")]
+pub mod adapter;
 pub mod backoff;
 pub mod buffer;
 #[cfg(target_arch = "wasm32")]

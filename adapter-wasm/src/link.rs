@@ -113,12 +113,8 @@ impl Link {
         })]
     }
 
-    /// A text frame arrived.
-    pub fn on_message(&mut self, text: &str) -> Vec<Action> {
-        let msg = match serde_json::from_str::<HubMsg>(text) {
-            Ok(m) => m,
-            Err(e) => return vec![Action::Warn(format!("daebug: unreadable hub message: {e}"))],
-        };
+    /// A message arrived (the binding parses the frame).
+    pub fn on_message(&mut self, msg: HubMsg) -> Vec<Action> {
         match msg {
             HubMsg::Welcome { id, .. } => {
                 self.welcomed = true;
@@ -223,6 +219,11 @@ mod tests {
         format!(r#"{{"type":"welcome","version":1,"stem":"shop-{id}","id":"{id}"}}"#)
     }
 
+    /// Parses a frame as the binding does.
+    fn msg(text: &str) -> HubMsg {
+        serde_json::from_str(text).expect("a hub message")
+    }
+
     fn ok(v: &str) -> Outcome {
         Outcome::Ok(Value::Json(v.into()))
     }
@@ -239,7 +240,7 @@ mod tests {
         }
         // A duplicated tab: the hub hands out another id.
         assert_eq!(
-            l.on_message(&welcome("beef")),
+            l.on_message(msg(&welcome("beef"))),
             vec![Action::KeepId("beef".into())]
         );
         assert_eq!(l.id(), "beef");
@@ -250,16 +251,20 @@ mod tests {
     fn a_job_runs_once_and_its_result_is_sent() {
         let mut l = link();
         l.on_open();
-        l.on_message(&welcome("3f2a"));
+        l.on_message(msg(&welcome("3f2a")));
         let job = r#"{"type":"job","job":7,"code":"1 + 1","timeout_ms":60000}"#;
         assert_eq!(
-            l.on_message(job),
+            l.on_message(msg(job)),
             vec![Action::Run {
                 job: JobId(7),
                 code: "1 + 1".into()
             }]
         );
-        assert_eq!(l.on_message(job), vec![], "a resent job does not run again");
+        assert_eq!(
+            l.on_message(msg(job)),
+            vec![],
+            "a resent job does not run again"
+        );
         let done = l.job_done(JobId(7), ok("2"), 3, Batch::default());
         match &done[..] {
             [Action::Send(RealmMsg::Result(r))] => {
@@ -273,23 +278,26 @@ mod tests {
     fn pings_are_answered_and_bye_closes() {
         let mut l = link();
         assert_eq!(
-            l.on_message(r#"{"type":"ping","seq":4}"#),
+            l.on_message(msg(r#"{"type":"ping","seq":4}"#)),
             vec![Action::Send(RealmMsg::Pong { seq: 4 })]
         );
         assert_eq!(
-            l.on_message(r#"{"type":"bye","reason":"x"}"#),
+            l.on_message(msg(r#"{"type":"bye","reason":"x"}"#)),
             vec![Action::Close]
         );
-        assert!(matches!(&l.on_message("nonsense")[..], [Action::Warn(_)]));
+        assert!(matches!(
+            &l.on_message(msg(r#"{"type":"error","message":"no"}"#))[..],
+            [Action::Warn(_)]
+        ));
     }
 
     #[test]
     fn a_cancelled_job_is_not_reported() {
         let mut l = link();
         l.on_open();
-        l.on_message(&welcome("3f2a"));
-        l.on_message(r#"{"type":"job","job":1,"code":"x","timeout_ms":1}"#);
-        l.on_message(r#"{"type":"cancel","job":1}"#);
+        l.on_message(msg(&welcome("3f2a")));
+        l.on_message(msg(r#"{"type":"job","job":1,"code":"x","timeout_ms":1}"#));
+        l.on_message(msg(r#"{"type":"cancel","job":1}"#));
         assert_eq!(l.job_done(JobId(1), ok("1"), 5, Batch::default()), vec![]);
     }
 
@@ -297,8 +305,10 @@ mod tests {
     fn after_a_drop_the_hello_lists_running_jobs_and_results_wait_for_the_welcome() {
         let mut l = link();
         l.on_open();
-        l.on_message(&welcome("3f2a"));
-        l.on_message(r#"{"type":"job","job":9,"code":"x","timeout_ms":1000}"#);
+        l.on_message(msg(&welcome("3f2a")));
+        l.on_message(msg(
+            r#"{"type":"job","job":9,"code":"x","timeout_ms":1000}"#,
+        ));
         assert!(matches!(
             l.on_close(1.0)[..],
             [Action::Reconnect { after_ms: 250 }]
@@ -309,12 +319,14 @@ mod tests {
         ));
         // The job settles while the socket is down: kept.
         assert_eq!(l.job_done(JobId(9), ok("1"), 5, Batch::default()), vec![]);
-        l.on_message(r#"{"type":"job","job":10,"code":"y","timeout_ms":1000}"#);
+        l.on_message(msg(
+            r#"{"type":"job","job":10,"code":"y","timeout_ms":1000}"#,
+        ));
         match &l.on_open()[..] {
             [Action::Send(RealmMsg::Hello { jobs, .. })] => assert_eq!(jobs, &[JobId(10)]),
             other => panic!("{other:?}"),
         }
-        let actions = l.on_message(&welcome("3f2a"));
+        let actions = l.on_message(msg(&welcome("3f2a")));
         assert!(matches!(
             &actions[..],
             [Action::KeepId(_), Action::Send(RealmMsg::Result(r))] if r.job == JobId(9)
@@ -344,7 +356,7 @@ mod tests {
             vec![]
         );
         l.on_open();
-        let actions = l.on_message(&welcome("3f2a"));
+        let actions = l.on_message(msg(&welcome("3f2a")));
         assert!(matches!(
             &actions[..],
             [

@@ -2,103 +2,11 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use support::{daebug_bin, TempDir};
-
-const DEADLINE: Duration = Duration::from_secs(20);
-
-/// A running `daebug` whose stdout lines arrive on a channel.
-struct Running {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Running {
-    fn start(args: &[&str], root: &TempDir) -> Running {
-        let mut child = Command::new(daebug_bin())
-            .args(args)
-            .arg("--root")
-            .arg(root.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run daebug");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Running {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The first stdout line containing `needle`.
-    fn line_with(&mut self, needle: &str) -> String {
-        let end = Instant::now() + DEADLINE;
-        if let Some(l) = self.seen.iter().find(|l| l.contains(needle)) {
-            return l.clone();
-        }
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if l.contains(needle) {
-                        return l;
-                    }
-                }
-                Err(_) => panic!("no line with {needle:?}; saw {:?}", self.seen),
-            }
-        }
-    }
-
-    /// SIGTERM, then the exit status within the deadline.
-    fn terminate(mut self) -> std::process::ExitStatus {
-        let ok = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill");
-        assert!(ok.success());
-        let end = Instant::now() + DEADLINE;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(Instant::now() < end, "daebug did not stop on SIGTERM");
-            // Polling a child process has no event to wait on; a short
-            // yield between checks keeps the loop from spinning.
-            std::thread::yield_now();
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `http://127.0.0.1:N` from the startup line.
-fn base_of(line: &str) -> String {
-    let start = line.find("http://").expect("url in line");
-    let url = &line[start..];
-    let end = url[7..].find('/').map_or(url.len(), |i| i + 7);
-    url[..end].to_string()
-}
+use support::{base_of, daebug_bin, Running, TempDir};
 
 fn get(base: &str, path: &str) -> String {
     let addr = base.trim_start_matches("http://");

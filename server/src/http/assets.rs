@@ -209,7 +209,7 @@ mod tests {
     use axum::http::Method;
 
     #[test]
-    fn placeholders_are_embedded() {
+    fn the_adapter_is_embedded() {
         let wasm = ADAPTER_FILES
             .iter()
             .find(|f| f.path.ends_with(".wasm"))

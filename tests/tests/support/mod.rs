@@ -1,10 +1,11 @@
 //! Helpers shared by the end-to-end tests.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Path to a freshly built `daebug` binary, built once per test process.
 ///
@@ -61,4 +62,94 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+/// A running `daebug` whose stdout lines arrive on a channel.
+pub struct Running {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Running {
+    pub fn start(args: &[&str], root: &TempDir) -> Running {
+        let mut child = Command::new(daebug_bin())
+            .args(args)
+            .arg("--root")
+            .arg(root.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run daebug");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The first stdout line containing `needle`.
+    pub fn line_with(&mut self, needle: &str) -> String {
+        let end = Instant::now() + DEADLINE;
+        if let Some(l) = self.seen.iter().find(|l| l.contains(needle)) {
+            return l.clone();
+        }
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    self.seen.push(l.clone());
+                    if l.contains(needle) {
+                        return l;
+                    }
+                }
+                Err(_) => panic!("no line with {needle:?}; saw {:?}", self.seen),
+            }
+        }
+    }
+
+    /// SIGTERM, then the exit status within the deadline.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let ok = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(ok.success());
+        let end = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < end, "daebug did not stop on SIGTERM");
+            // Polling a child process has no event to wait on; a short
+            // yield between checks keeps the loop from spinning.
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `http://127.0.0.1:N` from the startup line.
+pub fn base_of(line: &str) -> String {
+    let start = line.find("http://").expect("url in line");
+    let url = &line[start..];
+    let end = url[7..].find('/').map_or(url.len(), |i| i + 7);
+    url[..end].to_string()
 }

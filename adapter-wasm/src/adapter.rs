@@ -1,0 +1,387 @@
+//! The running adapter: the browser binding around the pure [`Link`] and
+//! [`EventBuffer`]. One per realm (`start` is idempotent), alive for the
+//! realm's lifetime; every browser resource it holds (socket handlers,
+//! timers, listeners, console hooks) is a RAII value released on drop, not
+//! a forgotten closure.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use daebug_protocol::{HubMsg, JobId, RealmKind, RealmMsg};
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, WebSocket};
+
+use crate::buffer::{EventBuffer, Limits, Outgoing};
+use crate::capture::{now_ms, Capture, Shared};
+use crate::identity;
+use crate::link::{Action, Identity, Link};
+
+/// How often the buffer is asked for progress and background flushes.
+const TICK_MS: i32 = 250;
+/// Where a page keeps its tab id across reloads.
+const TAB_KEY: &str = "daebug.tab";
+
+thread_local! {
+    static ADAPTER: RefCell<Option<Rc<RefCell<Adapter>>>> = const { RefCell::new(None) };
+}
+
+/// Starts the adapter in this realm, connecting to the hub that served
+/// `script_url` (the `import.meta.url` of `daebug.js`). A second call does
+/// nothing. Never throws into the page.
+#[wasm_bindgen]
+pub fn start(script_url: String) {
+    if ADAPTER.with(|a| a.borrow().is_some()) {
+        return;
+    }
+    let adapter = Rc::new(RefCell::new(Adapter::new(&script_url)));
+    ADAPTER.with(|a| *a.borrow_mut() = Some(adapter.clone()));
+    Adapter::begin(&adapter);
+}
+
+/// A timer (`setTimeout`/`setInterval`) cleared on drop.
+struct Timer {
+    id: JsValue,
+    clear: &'static str,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Timer {
+    fn new(
+        set: &str,
+        clear: &'static str,
+        ms: i32,
+        callback: Closure<dyn FnMut()>,
+    ) -> Option<Timer> {
+        let global = js_sys::global();
+        let f: Function = Reflect::get(&global, &set.into()).ok()?.dyn_into().ok()?;
+        let id = f
+            .call2(&global, callback.as_ref(), &JsValue::from(ms))
+            .ok()?;
+        Some(Timer {
+            id,
+            clear,
+            _callback: callback,
+        })
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        let global = js_sys::global();
+        if let Some(f) = Reflect::get(&global, &self.clear.into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+        {
+            let _ = f.call1(&global, &self.id);
+        }
+    }
+}
+
+/// A WebSocket and its handlers; closed and detached on drop.
+struct Socket {
+    ws: WebSocket,
+    _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        self.ws.set_onopen(None);
+        self.ws.set_onmessage(None);
+        self.ws.set_onclose(None);
+        self.ws.set_onerror(None);
+        let _ = self.ws.close();
+    }
+}
+
+/// A listener on the global scope, removed on drop.
+struct Listener {
+    kind: &'static str,
+    callback: Closure<dyn FnMut(JsValue)>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let global = js_sys::global();
+        if let Some(f) = Reflect::get(&global, &"removeEventListener".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+        {
+            let _ = f.call2(&global, &self.kind.into(), self.callback.as_ref());
+        }
+    }
+}
+
+struct Adapter {
+    link: Link,
+    buffer: Shared,
+    ws_url: String,
+    is_page: bool,
+    socket: Option<Socket>,
+    reconnect: Option<Timer>,
+    tick: Option<Timer>,
+    pagehide: Option<Listener>,
+    /// The console's own `warn`, taken before capture wraps it, so the
+    /// adapter's notes are not captured as the page's events.
+    warn: Option<Function>,
+    _capture: Option<Capture>,
+}
+
+/// A message as JSON text, through the browser's `JSON.stringify`.
+fn to_json(msg: &RealmMsg) -> Option<String> {
+    use serde::Serialize;
+    let value = msg
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .ok()?;
+    js_sys::JSON::stringify(&value).ok()?.as_string()
+}
+
+fn global_get(key: &str) -> Option<JsValue> {
+    Reflect::get(&js_sys::global(), &key.into())
+        .ok()
+        .filter(|v| !v.is_undefined())
+}
+
+fn text_of(target: &JsValue, key: &str) -> String {
+    Reflect::get(target, &key.into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default()
+}
+
+fn session_storage() -> Option<JsValue> {
+    // Throws in sandboxed frames and some privacy modes.
+    global_get("sessionStorage")
+}
+
+fn stored_tab_id() -> String {
+    let id = session_storage()
+        .and_then(|s| {
+            let get: Function = Reflect::get(&s, &"getItem".into()).ok()?.dyn_into().ok()?;
+            get.call1(&s, &TAB_KEY.into()).ok()?.as_string()
+        })
+        .unwrap_or_default();
+    if identity::is_tab_id(&id) {
+        id
+    } else {
+        String::new()
+    }
+}
+
+fn keep_tab_id(id: &str) {
+    if let Some(s) = session_storage() {
+        if let Some(set) = Reflect::get(&s, &"setItem".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+        {
+            let _ = set.call2(&s, &TAB_KEY.into(), &id.into());
+        }
+    }
+}
+
+impl Adapter {
+    fn new(script_url: &str) -> Adapter {
+        let global = js_sys::global();
+        let is_page = global_get("document").is_some();
+        let href = global_get("location")
+            .map(|l| text_of(&l, "href"))
+            .unwrap_or_default();
+        let (kind, name, id) = if is_page {
+            let title = global_get("document")
+                .map(|d| text_of(&d, "title"))
+                .unwrap_or_default();
+            (
+                RealmKind::Page,
+                identity::page_name(script_url, &title, &href),
+                stored_tab_id(),
+            )
+        } else {
+            (
+                RealmKind::Worker,
+                identity::worker_name(script_url, &text_of(&global, "name"), &href),
+                String::new(),
+            )
+        };
+        let warn = global_get("console")
+            .and_then(|c| Reflect::get(&c, &"warn".into()).ok())
+            .and_then(|f| f.dyn_into::<Function>().ok());
+        let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(Limits::default())));
+        let capture = Capture::install(buffer.clone()).ok();
+        Adapter {
+            link: Link::new(Identity {
+                kind,
+                name,
+                url: href,
+                id,
+            }),
+            buffer,
+            ws_url: identity::ws_url(script_url),
+            is_page,
+            socket: None,
+            reconnect: None,
+            tick: None,
+            pagehide: None,
+            warn,
+            _capture: capture,
+        }
+    }
+
+    /// Connects and starts the timers and listeners.
+    fn begin(rc: &Rc<RefCell<Adapter>>) {
+        let weak = Rc::downgrade(rc);
+        let tick = Closure::<dyn FnMut()>::new(move || {
+            if let Some(rc) = weak.upgrade() {
+                Adapter::tick(&rc);
+            }
+        });
+        let weak = Rc::downgrade(rc);
+        let hide = Closure::<dyn FnMut(JsValue)>::new(move |_| {
+            if let Some(rc) = weak.upgrade() {
+                let batch = rc.borrow().buffer.borrow_mut().flush();
+                if let Some(b) = batch {
+                    let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
+                    Adapter::perform(&rc, actions);
+                }
+            }
+        });
+        let listener = global_get("addEventListener")
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .and_then(|add| {
+                add.call2(&js_sys::global(), &"pagehide".into(), hide.as_ref())
+                    .ok()
+            })
+            .map(|_| Listener {
+                kind: "pagehide",
+                callback: hide,
+            });
+        {
+            let mut a = rc.borrow_mut();
+            a.tick = Timer::new("setInterval", "clearInterval", TICK_MS, tick);
+            a.pagehide = listener;
+        }
+        Adapter::connect(rc);
+    }
+
+    fn connect(rc: &Rc<RefCell<Adapter>>) {
+        let url = rc.borrow().ws_url.clone();
+        let ws = match WebSocket::new(&url) {
+            Ok(ws) => ws,
+            Err(_) => {
+                let actions = rc.borrow_mut().link.on_close(js_sys::Math::random());
+                return Adapter::perform(rc, actions);
+            }
+        };
+        let handler = |f: fn(&Rc<RefCell<Adapter>>, JsValue)| {
+            let weak: Weak<RefCell<Adapter>> = Rc::downgrade(rc);
+            Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
+                if let Some(rc) = weak.upgrade() {
+                    f(&rc, e);
+                }
+            })
+        };
+        let on_open = handler(|rc, _| {
+            let actions = rc.borrow_mut().link.on_open();
+            Adapter::perform(rc, actions);
+        });
+        let on_message = handler(|rc, e| {
+            let Some(text) = e
+                .dyn_ref::<MessageEvent>()
+                .and_then(|m| m.data().as_string())
+            else {
+                return;
+            };
+            let parsed = js_sys::JSON::parse(&text)
+                .map_err(|_| "not JSON".to_string())
+                .and_then(|v| {
+                    serde_wasm_bindgen::from_value::<HubMsg>(v).map_err(|e| e.to_string())
+                });
+            let actions = match parsed {
+                Ok(msg) => rc.borrow_mut().link.on_message(msg),
+                Err(e) => vec![Action::Warn(format!("daebug: unreadable hub message: {e}"))],
+            };
+            Adapter::perform(rc, actions);
+        });
+        let on_close = handler(|rc, _| {
+            rc.borrow_mut().socket = None;
+            let actions = rc.borrow_mut().link.on_close(js_sys::Math::random());
+            Adapter::perform(rc, actions);
+        });
+        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        rc.borrow_mut().socket = Some(Socket {
+            ws,
+            _handlers: vec![on_open, on_message, on_close],
+        });
+    }
+
+    fn tick(rc: &Rc<RefCell<Adapter>>) {
+        loop {
+            let out = rc.borrow().buffer.borrow_mut().poll(now_ms());
+            let Some(out) = out else { break };
+            let actions = rc.borrow_mut().link.events(out);
+            Adapter::perform(rc, actions);
+        }
+    }
+
+    fn perform(rc: &Rc<RefCell<Adapter>>, actions: Vec<Action>) {
+        for action in actions {
+            match action {
+                Action::Send(msg) => {
+                    let a = rc.borrow();
+                    if let (Some(s), Some(text)) = (&a.socket, to_json(&msg)) {
+                        let _ = s.ws.send_with_str(&text);
+                    }
+                }
+                Action::Run { job, code } => Adapter::run(rc, job, code),
+                Action::KeepId(id) => {
+                    if rc.borrow().is_page {
+                        keep_tab_id(&id);
+                    }
+                }
+                Action::Reconnect { after_ms } => {
+                    let weak = Rc::downgrade(rc);
+                    let again = Closure::<dyn FnMut()>::new(move || {
+                        if let Some(rc) = weak.upgrade() {
+                            rc.borrow_mut().reconnect = None;
+                            Adapter::connect(&rc);
+                        }
+                    });
+                    let ms = after_ms.min(i32::MAX as u64) as i32;
+                    rc.borrow_mut().reconnect = Timer::new("setTimeout", "clearTimeout", ms, again);
+                }
+                Action::Close => {
+                    if let Some(s) = &rc.borrow().socket {
+                        let _ = s.ws.close();
+                    }
+                }
+                Action::Warn(text) => {
+                    if let Some(w) = &rc.borrow().warn {
+                        let _ = w.call1(&JsValue::UNDEFINED, &text.into());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts a job as its own task: the link never waits for it.
+    fn run(rc: &Rc<RefCell<Adapter>>, job: JobId, code: String) {
+        let pending = rc.borrow().buffer.borrow_mut().start_job(job, now_ms());
+        if let Some(b) = pending {
+            let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
+            Adapter::perform(rc, actions);
+        }
+        let weak = Rc::downgrade(rc);
+        wasm_bindgen_futures::spawn_local(async move {
+            let ran = crate::job::run(&code).await;
+            let Some(rc) = weak.upgrade() else { return };
+            let events = rc.borrow().buffer.borrow_mut().finish_job(job);
+            let actions = rc
+                .borrow_mut()
+                .link
+                .job_done(job, ran.outcome, ran.duration_ms, events);
+            Adapter::perform(&rc, actions);
+        });
+    }
+}

@@ -1,0 +1,147 @@
+//! The whole loop with real parts: the built `daebug` binary serving a
+//! page, headless Chromium loading it (the hub injects the adapter), and
+//! blocks appended to the page's log as an agent would.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{base_of, Running, TempDir};
+
+/// Polls are frequent but this long at most.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Headless Chromium on one URL; killed on drop.
+struct Browser {
+    child: Child,
+    _profile: TempDir,
+}
+
+impl Browser {
+    fn open(url: &str) -> Browser {
+        let chromium = Path::new("/usr/bin/chromium");
+        assert!(
+            chromium.exists(),
+            "these tests need Debian's chromium (scripts/test.sh installs it)"
+        );
+        let profile = TempDir::new("chromium");
+        let child = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromium");
+        Browser {
+            child,
+            _profile: profile,
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Polls `path` until `pred` holds; panics with the file (and the
+/// registry) when the deadline passes.
+fn wait_for(path: &Path, what: &str, pred: impl Fn(&str) -> bool) -> String {
+    let end = Instant::now() + WAIT;
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if pred(&text) {
+            return text;
+        }
+        if Instant::now() > end {
+            panic!(
+                "timed out waiting for {what} in {}:\n{text}",
+                path.display()
+            );
+        }
+        // The poll interval of this deadline-bounded wait.
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The stem of the first realm the registry lists.
+fn stem_in(registry: &str) -> Option<String> {
+    let start = registry.find("* [")? + 3;
+    let end = registry[start..].find(']')? + start;
+    Some(registry[start..end].to_string())
+}
+
+fn append(path: &PathBuf, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open log");
+    f.write_all(text.as_bytes()).expect("append");
+}
+
+#[test]
+fn a_page_served_by_the_hub_runs_a_block_and_reports_console_output() {
+    let root = TempDir::new("browser");
+    std::fs::write(
+        root.path().join("index.html"),
+        "<!doctype html><html><head><title>Smoke</title></head><body><button id=save class=btn>Save</button></body></html>",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let _browser = Browser::open(&format!("{base}/index.html"));
+
+    let registry = root.path().join("debug.md");
+    let listed = wait_for(&registry, "the page in the registry", |t| {
+        stem_in(t).is_some_and(|s| s.starts_with("smoke-"))
+    });
+    let stem = stem_in(&listed).unwrap();
+    let log = root.path().join("debug").join(format!("{stem}.md"));
+    wait_for(&log, "the log's footer", |t| {
+        t.trim_end().ends_with("execute against this page.")
+    });
+
+    append(
+        &log,
+        "```js\nconsole.log('hello from the page');\nreturn [document.title, document.querySelector('#save')]\n```\n",
+    );
+    let text = wait_for(&log, "the reply", |t| {
+        t.contains("<button#save.btn> \"Save\"")
+            && t.trim_end().ends_with("execute against this page.")
+    });
+    assert!(
+        text.contains("```Text\n[\"Smoke\", <button#save.btn> \"Save\"]\n```"),
+        "{text}"
+    );
+    assert!(
+        text.contains("```Text console.log\nhello from the page\n```"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("> **{stem}** to agent at ")),
+        "{text}"
+    );
+
+    // An error comes back with its name, message and stack.
+    append(&log, "\n```js\nnull.x\n```\n");
+    let text = wait_for(&log, "the error reply", |t| t.contains("(**ERROR** after "));
+    assert!(
+        text.contains("TypeError: Cannot read properties of null"),
+        "{text}"
+    );
+}
