@@ -195,8 +195,29 @@ fn number(n: f64) -> String {
         if n > 0.0 { "Infinity" } else { "-Infinity" }.into()
     } else if n == 0.0 && n.is_sign_negative() {
         "-0".into()
-    } else if n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{}", n as i128)
+    } else {
+        finite(n)
+    }
+}
+
+/// A finite number's shortest round-trip text. In the browser that is
+/// JavaScript's own `Number.prototype.toString` (exactly what a console
+/// prints, and it keeps Rust's float formatting out of the `.wasm`).
+#[cfg(target_arch = "wasm32")]
+fn finite(n: f64) -> String {
+    String::from(
+        js_sys::Number::from(n)
+            .to_string_with_radix(10)
+            .unwrap_or_default(),
+    )
+}
+
+/// Natively (tests), Rust's formatting, which agrees with JavaScript for
+/// integers below 1e21 and plain decimals.
+#[cfg(not(target_arch = "wasm32"))]
+fn finite(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e21 {
+        format!("{}", n as i64 as i128)
     } else {
         format!("{n}")
     }
