@@ -145,3 +145,87 @@ fn a_page_served_by_the_hub_runs_a_block_and_reports_console_output() {
         "{text}"
     );
 }
+
+/// A second web server on another loopback port, like an app's own dev
+/// server: `/` is `html`, `/worker.js` is `worker` (a module worker).
+fn serve_app(html: String, worker: String) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]);
+            let (kind, body) = if request.starts_with("GET /worker.js") {
+                ("text/javascript", &worker)
+            } else {
+                ("text/html", &html)
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// The stems the registry lists.
+fn stems_in(registry: &str) -> Vec<String> {
+    registry
+        .lines()
+        .filter_map(|l| {
+            let start = l.find("* [")? + 3;
+            let end = l[start..].find(']')? + start;
+            Some(l[start..end].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_page_of_another_dev_server_and_its_module_worker_connect_cross_origin() {
+    let root = TempDir::new("cross");
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let page = serve_app(
+        format!(
+            "<!doctype html><html><head><title>Other</title>\
+             <script type=\"module\" src=\"{base}/daebug.js?name=checkout\"></script></head>\
+             <body><script>new Worker('/worker.js', {{type: 'module'}})</script></body></html>"
+        ),
+        format!("import \"{base}/daebug.js?name=indexer\";\n"),
+    );
+    let _browser = Browser::open(&format!("{page}/"));
+
+    let registry = root.path().join("debug.md");
+    let listed = wait_for(&registry, "the page and its worker", |t| {
+        let stems = stems_in(t);
+        stems.iter().any(|s| s.starts_with("checkout-"))
+            && stems.iter().any(|s| s.starts_with("indexer-"))
+    });
+    assert!(
+        listed.contains("(worker "),
+        "the worker is listed as one: {listed}"
+    );
+    for stem in stems_in(&listed) {
+        let log = root.path().join("debug").join(format!("{stem}.md"));
+        wait_for(&log, "the log's footer", |t| {
+            t.trim_end().ends_with("execute against this page.")
+        });
+        append(&log, "```js\nreturn typeof document\n```\n");
+        let want = if stem.starts_with("indexer-") {
+            "\"undefined\""
+        } else {
+            "\"object\""
+        };
+        let text = wait_for(&log, "the reply", |t| {
+            t.trim_end().ends_with("execute against this page.") && t.contains("```JSON")
+        });
+        assert!(
+            text.contains(&format!("```JSON\n{want}\n```")),
+            "{stem}:\n{text}"
+        );
+    }
+}
