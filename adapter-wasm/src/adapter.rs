@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use daebug_protocol::{HubMsg, JobId, RealmKind, RealmMsg};
+use daebug_protocol::{JobId, RealmKind};
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -126,15 +126,6 @@ struct Adapter {
     /// adapter's notes are not captured as the page's events.
     warn: Option<Function>,
     _capture: Option<Capture>,
-}
-
-/// A message as JSON text, through the browser's `JSON.stringify`.
-fn to_json(msg: &RealmMsg) -> Option<String> {
-    use serde::Serialize;
-    let value = msg
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .ok()?;
-    js_sys::JSON::stringify(&value).ok()?.as_string()
 }
 
 fn global_get(key: &str) -> Option<JsValue> {
@@ -291,12 +282,7 @@ impl Adapter {
             else {
                 return;
             };
-            let parsed = js_sys::JSON::parse(&text)
-                .map_err(|_| "not JSON".to_string())
-                .and_then(|v| {
-                    serde_wasm_bindgen::from_value::<HubMsg>(v).map_err(|e| e.to_string())
-                });
-            let actions = match parsed {
+            let actions = match crate::codec::decode(&text) {
                 Ok(msg) => rc.borrow_mut().link.on_message(msg),
                 Err(e) => vec![Action::Warn(format!("daebug: unreadable hub message: {e}"))],
             };
@@ -330,8 +316,8 @@ impl Adapter {
             match action {
                 Action::Send(msg) => {
                     let a = rc.borrow();
-                    if let (Some(s), Some(text)) = (&a.socket, to_json(&msg)) {
-                        let _ = s.ws.send_with_str(&text);
+                    if let Some(s) = &a.socket {
+                        let _ = s.ws.send_with_str(&crate::codec::encode(&msg));
                     }
                 }
                 Action::Run { job, code } => Adapter::run(rc, job, code),

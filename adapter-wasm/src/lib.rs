@@ -13,6 +13,8 @@
 //!   browser side walks the value into its tree).
 //! - `adapter` (wasm32 only): `start(script_url)`, the running adapter:
 //!   socket, timers, listeners and jobs around the link and the buffer.
+//! - `codec` (wasm32 only): the envelopes to and from JSON through the
+//!   browser's `JSON`, in the protocol crate's exact format.
 //! - `capture` (wasm32 only): console hooks and global error listeners as
 //!   a RAII object feeding the buffer.
 //! - `job` (wasm32 only): run a job's code once as an async function,
@@ -34,6 +36,8 @@ pub mod backoff;
 pub mod buffer;
 #[cfg(target_arch = "wasm32")]
 pub mod capture;
+#[cfg(target_arch = "wasm32")]
+pub mod codec;
 pub mod identity;
 pub mod inspect;
 #[cfg(target_arch = "wasm32")]
