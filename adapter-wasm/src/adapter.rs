@@ -35,9 +35,23 @@ pub fn start(script_url: String) {
     if ADAPTER.with(|a| a.borrow().is_some()) {
         return;
     }
+    mark("daebug:start");
     let adapter = Rc::new(RefCell::new(Adapter::new(&script_url)));
     ADAPTER.with(|a| *a.borrow_mut() = Some(adapter.clone()));
     Adapter::begin(&adapter);
+}
+
+/// A `performance.mark`, so a page's performance timeline shows when the
+/// adapter started and when the hub welcomed it.
+fn mark(name: &str) {
+    if let Some(perf) = global_get("performance") {
+        if let Some(f) = Reflect::get(&perf, &"mark".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+        {
+            let _ = f.call1(&perf, &name.into());
+        }
+    }
 }
 
 /// A timer (`setTimeout`/`setInterval`) cleared on drop.
@@ -322,6 +336,7 @@ impl Adapter {
                 }
                 Action::Run { job, code } => Adapter::run(rc, job, code),
                 Action::KeepId(id) => {
+                    mark("daebug:welcomed");
                     if rc.borrow().is_page {
                         keep_tab_id(&id);
                     }

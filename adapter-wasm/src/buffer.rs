@@ -104,20 +104,39 @@ impl EventBuffer {
 
     /// Takes one captured event.
     pub fn push(&mut self, event: BackgroundEvent, now: u64) {
+        if self.admit(now) {
+            self.store(event, now);
+        }
+    }
+
+    /// Whether one more event fits the rate limit at `now`. A refused one
+    /// is counted as dropped right away, so the caller can skip even
+    /// formatting it (a flood then costs almost nothing).
+    pub fn admit(&mut self, now: u64) -> bool {
         if now.saturating_sub(self.window_start) >= 1_000 {
             self.window_start = now;
             self.window_count = 0;
         }
         let admitted = self.window_count < self.limits.per_second;
         self.window_count = self.window_count.saturating_add(1);
+        if !admitted {
+            match self.job.as_mut() {
+                Some(job) => job.batch.dropped = job.batch.dropped.saturating_add(1),
+                None => {
+                    self.background.dropped = self.background.dropped.saturating_add(1);
+                    self.pending_since.get_or_insert(now);
+                }
+            }
+        }
+        admitted
+    }
+
+    /// Keeps an admitted event, within the cap.
+    pub fn store(&mut self, event: BackgroundEvent, now: u64) {
         let cap = self.limits.cap.max(3);
         match self.job.as_mut() {
             Some(job) => {
                 let b = &mut job.batch;
-                if !admitted {
-                    b.dropped = b.dropped.saturating_add(1);
-                    return;
-                }
                 if b.events.len() >= cap {
                     // Keep the first two (how it began) and the latest.
                     b.events.remove(2);
@@ -127,15 +146,11 @@ impl EventBuffer {
             }
             None => {
                 let b = &mut self.background;
-                if !admitted {
+                if b.events.len() >= cap {
+                    b.events.remove(0);
                     b.dropped = b.dropped.saturating_add(1);
-                } else {
-                    if b.events.len() >= cap {
-                        b.events.remove(0);
-                        b.dropped = b.dropped.saturating_add(1);
-                    }
-                    b.events.push(event);
                 }
+                b.events.push(event);
                 self.pending_since.get_or_insert(now);
             }
         }

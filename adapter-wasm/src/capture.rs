@@ -148,6 +148,13 @@ impl Capture {
         let sink_buffer = buffer.clone();
         let sink = Closure::<dyn FnMut(JsValue, Array)>::new(move |level: JsValue, args: Array| {
             guarded(|| {
+                // Over the rate limit: counted, and not even formatted.
+                let admitted = sink_buffer
+                    .try_borrow_mut()
+                    .is_ok_and(|mut b| b.admit(now_ms()));
+                if !admitted {
+                    return;
+                }
                 let level = match level.as_string().as_deref() {
                     Some("info") => Level::Info,
                     Some("warn") => Level::Warn,
@@ -163,7 +170,9 @@ impl Capture {
                     message: message_of(&args),
                     stack: None,
                 };
-                push(&sink_buffer, event);
+                if let Ok(mut b) = sink_buffer.try_borrow_mut() {
+                    b.store(event, now_ms());
+                }
             })
         });
         // The wrapper is JavaScript so that `this`, the arguments and the

@@ -229,3 +229,34 @@ fn a_page_of_another_dev_server_and_its_module_worker_connect_cross_origin() {
         );
     }
 }
+
+#[test]
+fn loading_the_adapter_twice_starts_one() {
+    let root = TempDir::new("twice");
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    std::fs::write(
+        root.path().join("index.html"),
+        format!(
+            "<!doctype html><html><head><title>Twice</title>\
+             <script type=\"module\" src=\"{base}/daebug.js\"></script>\
+             <script type=\"module\" src=\"{base}/daebug.js?name=again\"></script>\
+             </head><body></body></html>"
+        ),
+    )
+    .unwrap();
+    let _browser = Browser::open(&format!("{base}/index.html"));
+    let registry = root.path().join("debug.md");
+    let listed = wait_for(&registry, "the page", |t| !stems_in(t).is_empty());
+    let stem = stems_in(&listed).remove(0);
+    let log = root.path().join("debug").join(format!("{stem}.md"));
+    wait_for(&log, "the log's footer", |t| {
+        t.trim_end().ends_with("execute against this page.")
+    });
+    // A block that runs after both scripts have loaded; the registry must
+    // still list one realm.
+    append(&log, "```js\nreturn document.title\n```\n");
+    wait_for(&log, "the reply", |t| t.contains("```JSON\n\"Twice\"\n```"));
+    let registry_text = std::fs::read_to_string(&registry).unwrap();
+    assert_eq!(stems_in(&registry_text).len(), 1, "{registry_text}");
+}
