@@ -354,116 +354,64 @@ fn key(k: &str) -> String {
     }
 }
 
+impl Parts {
+    /// `shown` items of `total`, with a `... N more items` note for the
+    /// rest, between `brackets`.
+    fn new(prefix: String, brackets: &'static str, mut items: Vec<String>, total: usize) -> Parts {
+        if total > items.len() {
+            items.push(more(total - items.len()));
+        }
+        let (open, close) = brackets.split_at(brackets.len() / 2);
+        Parts {
+            prefix,
+            open,
+            items,
+            close,
+            spaced: false,
+        }
+    }
+}
+
 fn parts(node: &Node, indent: usize) -> Parts {
     let inner = indent + 1;
+    let list = |items: &[Node]| -> Vec<String> { items.iter().map(|i| child(i, inner)).collect() };
     match node {
         Node::Array { items, more: m } => {
-            let mut items: Vec<String> = items.iter().map(|i| child(i, inner)).collect();
-            if *m > 0 {
-                items.push(more(*m));
-            }
-            Parts {
-                prefix: String::new(),
-                open: "[",
-                items,
-                close: "]",
-                spaced: false,
-            }
+            Parts::new(String::new(), "[]", list(items), items.len() + m)
         }
         Node::Object {
             ctor,
             entries,
             more: m,
         } => {
-            let mut items: Vec<String> = entries
+            let items = entries
                 .iter()
                 .map(|(k, v)| format!("{}: {}", key(k), child(v, inner)))
                 .collect();
-            if *m > 0 {
-                items.push(more(*m));
-            }
             let prefix = match ctor.as_deref() {
                 None | Some("Object") => String::new(),
                 Some(c) => format!("{c} "),
             };
             Parts {
-                prefix,
-                open: "{",
-                items,
-                close: "}",
                 spaced: true,
+                ..Parts::new(prefix, "{}", items, entries.len() + m)
             }
         }
         Node::Map { entries, size } => {
-            let mut items: Vec<String> = entries
+            let items = entries
                 .iter()
                 .map(|(k, v)| format!("{} => {}", child(k, inner), child(v, inner)))
                 .collect();
-            if *size > entries.len() {
-                items.push(more(size - entries.len()));
-            }
-            Parts {
-                prefix: format!("Map({size}) "),
-                open: "{",
-                items,
-                close: "}",
-                spaced: false,
-            }
+            Parts::new(format!("Map({size}) "), "{}", items, *size)
         }
-        Node::Set { items: set, size } => {
-            let mut items: Vec<String> = set.iter().map(|i| child(i, inner)).collect();
-            if *size > set.len() {
-                items.push(more(size - set.len()));
-            }
-            Parts {
-                prefix: format!("Set({size}) "),
-                open: "{",
-                items,
-                close: "}",
-                spaced: false,
-            }
+        Node::Set { items, size } => Parts::new(format!("Set({size}) "), "{}", list(items), *size),
+        Node::Collection { kind, items, len } => {
+            Parts::new(format!("{kind}({len}) "), "[]", list(items), *len)
         }
-        Node::Collection {
-            kind,
-            items: list,
-            len,
-        } => {
-            let mut items: Vec<String> = list.iter().map(|i| child(i, inner)).collect();
-            if *len > list.len() {
-                items.push(more(len - list.len()));
-            }
-            Parts {
-                prefix: format!("{kind}({len}) "),
-                open: "[",
-                items,
-                close: "]",
-                spaced: false,
-            }
+        Node::Typed { kind, items, len } => {
+            Parts::new(format!("{kind}({len}) "), "[]", items.clone(), *len)
         }
-        Node::Typed {
-            kind,
-            items: list,
-            len,
-        } => {
-            let mut items = list.clone();
-            if *len > list.len() {
-                items.push(more(len - list.len()));
-            }
-            Parts {
-                prefix: format!("{kind}({len}) "),
-                open: "[",
-                items,
-                close: "]",
-                spaced: false,
-            }
-        }
-        _ => Parts {
-            prefix: String::new(),
-            open: "",
-            items: vec![child(node, indent)],
-            close: "",
-            spaced: false,
-        },
+        _ => Parts::new(String::new(), "", vec![child(node, indent)], 1),
     }
 }
 
