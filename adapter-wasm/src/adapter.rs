@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, WebSocket};
 
-use crate::buffer::{EventBuffer, Limits, Outgoing};
+use crate::buffer::{Batch, EventBuffer, Limits, Outgoing};
 use crate::capture::{now_ms, Capture, Shared};
 use crate::identity;
 use crate::link::{Action, Identity, Link};
@@ -351,6 +351,13 @@ impl Adapter {
                     });
                     let ms = after_ms.min(i32::MAX as u64) as i32;
                     rc.borrow_mut().reconnect = Timer::new("setTimeout", "clearTimeout", ms, again);
+                }
+                Action::EndJob(job) => {
+                    let batch = rc.borrow().buffer.borrow_mut().finish_job(job);
+                    if batch != Batch::default() {
+                        let actions = rc.borrow_mut().link.events(Outgoing::Background(batch));
+                        Adapter::perform(rc, actions);
+                    }
                 }
                 Action::Close => {
                     if let Some(s) = &rc.borrow().socket {

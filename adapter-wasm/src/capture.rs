@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 
 use crate::buffer::EventBuffer;
 use crate::inspect::{render, Rendered};
-use crate::walk::{walk_now, Limits};
+use crate::walk::{cut_string, walk_now, Limits};
 
 /// The buffer shared by the capture hooks and the link that sends it.
 pub type Shared = Rc<RefCell<EventBuffer>>;
@@ -38,6 +38,9 @@ const ARG_LIMITS: Limits = Limits {
     items: 20,
     string: 2_000,
 };
+
+/// Characters kept of an error's message and stack.
+pub const ERROR_TEXT: usize = 10_000;
 
 thread_local! {
     /// Nesting of capture calls: a console call made while an argument is
@@ -89,8 +92,11 @@ pub fn now_ms() -> u64 {
 pub fn message_of(args: &Array) -> String {
     let parts: Vec<String> = args
         .iter()
-        .map(|a| match a.as_string() {
-            Some(s) => s,
+        .map(|a| match cut_string(&a, ARG_LIMITS.string) {
+            Some((s, len)) if len > ARG_LIMITS.string => {
+                format!("{s}... ({} more characters)", len - ARG_LIMITS.string)
+            }
+            Some((s, _)) => s,
             None => match render(&walk_now(&a, ARG_LIMITS)) {
                 Rendered::Json(j) => j,
                 Rendered::Text(t) => t,
@@ -106,7 +112,8 @@ fn thrown(value: &JsValue) -> (String, Option<String>) {
         let get = |k: &str| {
             Reflect::get(value, &k.into())
                 .ok()
-                .and_then(|v| v.as_string())
+                .and_then(|v| cut_string(&v, ERROR_TEXT))
+                .map(|(s, _)| s)
         };
         let name = get("name").unwrap_or_else(|| "Error".into());
         let message = get("message").unwrap_or_default();
@@ -178,10 +185,17 @@ impl Capture {
         // The wrapper is JavaScript so that `this`, the arguments and the
         // return value pass through untouched, and so that nothing our
         // side does can throw into the page's call.
-        let make = Function::new_with_args(
-            "orig, sink, level",
-            "return function (...args) { try { sink(level, args) } catch (e) {} return orig.apply(this, args) }",
-        );
+        // `new Function` throws on pages whose CSP forbids eval: then
+        // there is no console capture, but the adapter still runs.
+        let function_ctor: Function = Reflect::get(&global, &"Function".into())?.dyn_into()?;
+        let make: Function = Reflect::construct(
+            &function_ctor,
+            &Array::of2(
+                &"orig, sink, level".into(),
+                &"return function (...args) { try { sink(level, args) } catch (e) {} return orig.apply(this, args) }".into(),
+            ),
+        )?
+        .dyn_into()?;
         let mut wrapped = Vec::new();
         for (name, _) in METHODS {
             let original = Reflect::get(&console, &name.into())?;

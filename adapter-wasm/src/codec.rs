@@ -1,18 +1,22 @@
-//! The envelopes of [`daebug_protocol`] to and from JSON text, through the
-//! browser's own `JSON` and plain objects. The shapes are the protocol
-//! crate's serde format, exactly (the browser tests compare every message
-//! kind with `serde_json`'s output); doing it by hand keeps a serde
-//! (de)serializer out of the `.wasm`, which is most of its size otherwise.
+//! The envelopes of [`daebug_protocol`] to and from JSON text: written
+//! here in Rust (a page's `toJSON` hooks cannot touch them), read with the
+//! browser's `JSON.parse`. The shapes are the protocol crate's serde format
+//! exactly (the browser tests compare every message kind with
+//! `serde_json`'s output); doing it by hand keeps a serde (de)serializer
+//! out of the `.wasm`, which would be most of its size.
 
 use daebug_protocol::{
     BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg, Value,
 };
-use js_sys::{Array, Object, Reflect, JSON};
+use js_sys::{Reflect, JSON};
 use wasm_bindgen::JsValue;
 
-/// `msg` as JSON text.
+use crate::inspect::quote;
+
+/// `msg` as JSON text, written here (the page's `JSON.stringify` can be
+/// changed by its code, e.g. an `Array.prototype.toJSON`).
 pub fn encode(msg: &RealmMsg) -> String {
-    let o = Object::new();
+    let mut w = Json::default();
     match msg {
         RealmMsg::Hello {
             version,
@@ -22,63 +26,87 @@ pub fn encode(msg: &RealmMsg) -> String {
             id,
             jobs,
         } => {
-            set(&o, "type", "hello");
-            set(&o, "version", *version);
-            set(
-                &o,
+            w.str("type", "hello");
+            w.num("version", *version as u64);
+            w.str(
                 "kind",
                 match kind {
                     RealmKind::Page => "page",
                     RealmKind::Worker => "worker",
                 },
             );
-            set(&o, "name", name.as_str());
-            set(&o, "url", url.as_str());
-            set(&o, "id", id.as_str());
+            w.str("name", name);
+            w.str("url", url);
+            w.str("id", id);
             if !jobs.is_empty() {
-                let a = Array::new();
-                for j in jobs {
-                    a.push(&job(*j));
-                }
-                set(&o, "jobs", a);
+                let list: Vec<String> = jobs.iter().map(|j| j.0.to_string()).collect();
+                w.raw("jobs", &format!("[{}]", list.join(",")));
             }
         }
-        RealmMsg::Started { job: j } => {
-            set(&o, "type", "started");
-            set(&o, "job", job(*j));
+        RealmMsg::Started { job } => {
+            w.str("type", "started");
+            w.num("job", job.0);
         }
         RealmMsg::Progress(p) => {
-            set(&o, "type", "progress");
-            set(&o, "job", job(p.job));
-            set(&o, "events", events(&p.events));
-            set(&o, "dropped", p.dropped);
-            set(&o, "elapsed_ms", p.elapsed_ms as f64);
+            w.str("type", "progress");
+            w.num("job", p.job.0);
+            w.raw("events", &events(&p.events));
+            w.num("dropped", p.dropped as u64);
+            w.num("elapsed_ms", p.elapsed_ms);
         }
         RealmMsg::Result(r) => {
-            set(&o, "type", "result");
-            set(&o, "job", job(r.job));
-            set(&o, "outcome", outcome(&r.outcome));
-            set(&o, "events", events(&r.events));
-            set(&o, "dropped", r.dropped);
-            set(&o, "duration_ms", r.duration_ms as f64);
+            w.str("type", "result");
+            w.num("job", r.job.0);
+            w.raw("outcome", &outcome(&r.outcome));
+            w.raw("events", &events(&r.events));
+            w.num("dropped", r.dropped as u64);
+            w.num("duration_ms", r.duration_ms);
         }
         RealmMsg::Background {
             events: list,
             dropped,
         } => {
-            set(&o, "type", "background");
-            set(&o, "events", events(list));
-            set(&o, "dropped", *dropped);
+            w.str("type", "background");
+            w.raw("events", &events(list));
+            w.num("dropped", *dropped as u64);
         }
         RealmMsg::Pong { seq } => {
-            set(&o, "type", "pong");
-            set(&o, "seq", *seq as f64);
+            w.str("type", "pong");
+            w.num("seq", *seq);
         }
     }
-    JSON::stringify(&o)
-        .ok()
-        .and_then(|s| s.as_string())
-        .unwrap_or_default()
+    w.end()
+}
+
+/// A JSON object written field by field.
+#[derive(Default)]
+struct Json(String);
+
+impl Json {
+    fn key(&mut self, k: &str) {
+        self.0.push(if self.0.is_empty() { '{' } else { ',' });
+        quote(k, &mut self.0);
+        self.0.push(':');
+    }
+    fn str(&mut self, k: &str, v: &str) {
+        self.key(k);
+        quote(v, &mut self.0);
+    }
+    fn num(&mut self, k: &str, v: u64) {
+        self.key(k);
+        self.0.push_str(&v.to_string());
+    }
+    fn raw(&mut self, k: &str, v: &str) {
+        self.key(k);
+        self.0.push_str(v);
+    }
+    fn end(mut self) -> String {
+        if self.0.is_empty() {
+            self.0.push('{');
+        }
+        self.0.push('}');
+        self.0
+    }
 }
 
 /// A hub message from JSON text; what is wrong with it otherwise.
@@ -112,14 +140,6 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
     })
 }
 
-fn set(o: &Object, key: &str, value: impl Into<JsValue>) {
-    let _ = Reflect::set(o, &key.into(), &value.into());
-}
-
-fn job(j: JobId) -> JsValue {
-    JsValue::from(j.0 as f64)
-}
-
 fn field(v: &JsValue, key: &str) -> Result<JsValue, String> {
     Reflect::get(v, &key.into())
         .ok()
@@ -140,68 +160,67 @@ fn number(v: &JsValue, key: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{key}` is not a number"))
 }
 
-fn events(list: &[BackgroundEvent]) -> Array {
-    let a = Array::new();
-    for e in list {
-        let o = Object::new();
-        set(
-            &o,
-            "type",
-            match e.kind {
-                EventType::Console => "console",
-                EventType::Error => "error",
-            },
-        );
-        set(
-            &o,
-            "level",
-            match e.level {
-                Level::Debug => "debug",
-                Level::Log => "log",
-                Level::Info => "info",
-                Level::Warn => "warn",
-                Level::Error => "error",
-            },
-        );
-        if let Some(s) = &e.source {
-            set(&o, "source", s.as_str());
-        }
-        set(&o, "ts", e.ts.as_str());
-        set(&o, "message", e.message.as_str());
-        if let Some(s) = &e.stack {
-            set(&o, "stack", s.as_str());
-        }
-        a.push(&o);
-    }
-    a
+fn events(list: &[BackgroundEvent]) -> String {
+    let items: Vec<String> = list
+        .iter()
+        .map(|e| {
+            let mut w = Json::default();
+            w.str(
+                "type",
+                match e.kind {
+                    EventType::Console => "console",
+                    EventType::Error => "error",
+                },
+            );
+            w.str(
+                "level",
+                match e.level {
+                    Level::Debug => "debug",
+                    Level::Log => "log",
+                    Level::Info => "info",
+                    Level::Warn => "warn",
+                    Level::Error => "error",
+                },
+            );
+            if let Some(s) = &e.source {
+                w.str("source", s);
+            }
+            w.str("ts", &e.ts);
+            w.str("message", &e.message);
+            if let Some(s) = &e.stack {
+                w.str("stack", s);
+            }
+            w.end()
+        })
+        .collect();
+    format!("[{}]", items.join(","))
 }
 
-fn outcome(out: &Outcome) -> Object {
-    let o = Object::new();
+fn outcome(out: &Outcome) -> String {
+    let mut w = Json::default();
     match out {
         Outcome::Ok(value) => {
-            let v = Object::new();
+            let mut v = Json::default();
             match value {
-                Value::Json(j) => set(&v, "json", j.as_str()),
-                Value::Text(t) => set(&v, "text", t.as_str()),
+                Value::Json(j) => v.str("json", j),
+                Value::Text(t) => v.str("text", t),
             }
-            set(&o, "ok", v);
+            w.raw("ok", &v.end());
         }
         Outcome::Error(JobError {
             name,
             message,
             stack,
         }) => {
-            let e = Object::new();
-            set(&e, "name", name.as_str());
-            set(&e, "message", message.as_str());
-            set(
-                &e,
-                "stack",
-                stack.as_deref().map_or(JsValue::NULL, JsValue::from_str),
-            );
-            set(&o, "error", e);
+            let mut e = Json::default();
+            e.str("name", name);
+            e.str("message", message);
+            match stack {
+                Some(st) => e.str("stack", st),
+                None => e.raw("stack", "null"),
+            }
+            w.raw("error", &e.end());
         }
     }
-    o
+    w.end()
 }

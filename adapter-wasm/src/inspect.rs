@@ -168,7 +168,7 @@ fn write_json(node: &Node, s: &mut String) -> bool {
 }
 
 /// A JSON string literal.
-fn quote(t: &str, s: &mut String) {
+pub fn quote(t: &str, s: &mut String) {
     s.push('"');
     for c in t.chars() {
         match c {

@@ -70,7 +70,8 @@ pub fn error_of(thrown: &JsValue) -> JobError {
         let get = |k: &str| {
             Reflect::get(thrown, &k.into())
                 .ok()
-                .and_then(|v| v.as_string())
+                .and_then(|v| crate::walk::cut_string(&v, crate::capture::ERROR_TEXT))
+                .map(|(s, _)| s)
         };
         return JobError {
             name: get("name").unwrap_or_else(|| "Error".into()),

@@ -6,11 +6,14 @@
 //!   connection the hub keeps waiting for them instead of reporting them
 //!   interrupted).
 //! - A job id is run once, whatever the hub resends.
-//! - A cancelled job is no longer waited for; its late settlement is not
-//!   reported.
+//! - A cancelled job is no longer waited for: its events so far go out as
+//!   background at once; if it settles later, its result is still sent (the
+//!   hub writes it as late).
 //! - Results that settle while disconnected are sent after the next
-//!   welcome; background events wait too, progress does not (the result
-//!   carries every event anyway).
+//!   welcome, and the hello lists their jobs (so the hub waits for them
+//!   instead of reporting them interrupted). Results are never dropped;
+//!   background events wait too (the oldest go past a bound), progress does
+//!   not (the result carries every event anyway).
 //! - A closed socket is reopened after a growing, jittered wait.
 
 use std::collections::{BTreeSet, VecDeque};
@@ -51,6 +54,9 @@ pub enum Action {
     /// Close the socket (the hub said goodbye); a reconnect follows the
     /// close event.
     Close,
+    /// The hub gave up on this job: end its event window now (the events
+    /// so far are sent as background).
+    EndJob(JobId),
     /// Something the hub refused; worth a line on the original console.
     Warn(String),
 }
@@ -64,8 +70,6 @@ pub struct Link {
     welcomed: bool,
     /// Jobs started here and not settled.
     running: BTreeSet<JobId>,
-    /// Jobs the hub cancelled while they ran.
-    cancelled: BTreeSet<JobId>,
     /// Job ids already run.
     seen: VecDeque<JobId>,
     /// Results and background batches waiting for a welcome.
@@ -79,7 +83,6 @@ impl Link {
             backoff: Backoff::default(),
             welcomed: false,
             running: BTreeSet::new(),
-            cancelled: BTreeSet::new(),
             seen: VecDeque::new(),
             outbox: VecDeque::new(),
         }
@@ -104,11 +107,15 @@ impl Link {
             name: self.identity.name.clone(),
             url: self.identity.url.clone(),
             id: self.identity.id.clone(),
+            // Running here, or settled with the result still to send.
             jobs: self
                 .running
                 .iter()
-                .filter(|j| !self.cancelled.contains(j))
                 .copied()
+                .chain(self.outbox.iter().filter_map(|m| match m {
+                    RealmMsg::Result(r) => Some(r.job),
+                    _ => None,
+                }))
                 .collect(),
         })]
     }
@@ -135,12 +142,10 @@ impl Link {
                 self.running.insert(job);
                 vec![Action::Run { job, code }]
             }
-            HubMsg::Cancel { job } => {
-                if self.running.contains(&job) {
-                    self.cancelled.insert(job);
-                }
-                Vec::new()
-            }
+            HubMsg::Cancel { job } => match self.running.contains(&job) {
+                true => vec![Action::EndJob(job)],
+                false => Vec::new(),
+            },
             HubMsg::Ping { seq } => vec![Action::Send(RealmMsg::Pong { seq })],
             HubMsg::Error { message } => vec![Action::Warn(format!("daebug hub: {message}"))],
             HubMsg::Bye { .. } => vec![Action::Close],
@@ -164,9 +169,6 @@ impl Link {
         events: Batch,
     ) -> Vec<Action> {
         self.running.remove(&job);
-        if self.cancelled.remove(&job) {
-            return Vec::new();
-        }
         self.deliver(RealmMsg::Result(JobResult {
             job,
             outcome,
@@ -193,8 +195,16 @@ impl Link {
         if self.welcomed {
             return vec![Action::Send(msg)];
         }
+        // Past the bound, the oldest background batch goes (its events are
+        // context); a result is never dropped.
         if self.outbox.len() >= OUTBOX {
-            self.outbox.pop_front();
+            if let Some(i) = self
+                .outbox
+                .iter()
+                .position(|m| matches!(m, RealmMsg::Background { .. }))
+            {
+                self.outbox.remove(i);
+            }
         }
         self.outbox.push_back(msg);
         Vec::new()
@@ -292,13 +302,42 @@ mod tests {
     }
 
     #[test]
-    fn a_cancelled_job_is_not_reported() {
+    fn a_cancel_ends_the_event_window_and_a_late_result_is_still_sent() {
         let mut l = link();
         l.on_open();
         l.on_message(msg(&welcome("3f2a")));
         l.on_message(msg(r#"{"type":"job","job":1,"code":"x","timeout_ms":1}"#));
-        l.on_message(msg(r#"{"type":"cancel","job":1}"#));
-        assert_eq!(l.job_done(JobId(1), ok("1"), 5, Batch::default()), vec![]);
+        assert_eq!(
+            l.on_message(msg(r#"{"type":"cancel","job":1}"#)),
+            vec![Action::EndJob(JobId(1))]
+        );
+        assert_eq!(l.on_message(msg(r#"{"type":"cancel","job":99}"#)), vec![]);
+        assert!(matches!(
+            &l.job_done(JobId(1), ok("1"), 5, Batch::default())[..],
+            [Action::Send(RealmMsg::Result(r))] if r.job == JobId(1)
+        ));
+    }
+
+    #[test]
+    fn results_are_never_dropped_while_disconnected() {
+        let mut l = link();
+        l.on_message(msg(r#"{"type":"job","job":5,"code":"x","timeout_ms":1}"#));
+        l.job_done(JobId(5), ok("5"), 1, Batch::default());
+        for _ in 0..200 {
+            l.events(Outgoing::Background(Batch {
+                events: vec![],
+                dropped: 1,
+            }));
+        }
+        match &l.on_open()[..] {
+            [Action::Send(RealmMsg::Hello { jobs, .. })] => assert_eq!(jobs, &[JobId(5)]),
+            other => panic!("{other:?}"),
+        }
+        let actions = l.on_message(msg(&welcome("3f2a")));
+        assert!(actions
+            .iter()
+            .any(|a| matches!(a, Action::Send(RealmMsg::Result(r)) if r.job == JobId(5))));
+        assert!(actions.len() <= OUTBOX + 1, "{}", actions.len());
     }
 
     #[test]
@@ -323,7 +362,10 @@ mod tests {
             r#"{"type":"job","job":10,"code":"y","timeout_ms":1000}"#,
         ));
         match &l.on_open()[..] {
-            [Action::Send(RealmMsg::Hello { jobs, .. })] => assert_eq!(jobs, &[JobId(10)]),
+            // 10 still runs; 9 settled and its result waits to be sent.
+            [Action::Send(RealmMsg::Hello { jobs, .. })] => {
+                assert_eq!(jobs, &[JobId(10), JobId(9)])
+            }
             other => panic!("{other:?}"),
         }
         let actions = l.on_message(msg(&welcome("3f2a")));

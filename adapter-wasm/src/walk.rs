@@ -18,6 +18,28 @@ extern "C" {
     /// `Object.getOwnPropertyDescriptor`, with a throwing Proxy trap caught.
     #[wasm_bindgen(js_namespace = Object, js_name = getOwnPropertyDescriptor, catch)]
     fn own_descriptor(obj: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `Array.isArray`, which throws for a revoked Proxy.
+    #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
+    fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+}
+
+/// Nodes one walk may visit: wide and deep values stop here instead of
+/// freezing the page (100 items at each of 4 levels would be 100 million).
+const BUDGET: usize = 10_000;
+
+/// `value`'s text when it is a string, cut to `limit` UTF-16 units inside
+/// JavaScript (a 200 MB string is never copied into the module), with its
+/// whole length.
+pub fn cut_string(value: &JsValue, limit: usize) -> Option<(String, usize)> {
+    let s = value.dyn_ref::<JsString>()?;
+    let len = s.length() as usize;
+    let kept = if len > limit {
+        s.slice(0, limit as u32)
+    } else {
+        s.clone()
+    };
+    Some((String::from(kept), len))
 }
 
 use crate::inspect::{Node, PromiseState};
@@ -51,6 +73,7 @@ pub fn walk_now(value: &JsValue, limits: Limits) -> Node {
         ancestors: Vec::new(),
         refs: Vec::new(),
         promises: Vec::new(),
+        budget: BUDGET,
     };
     w.node(value, 0)
 }
@@ -62,6 +85,7 @@ pub async fn walk(value: &JsValue, limits: Limits) -> Node {
         ancestors: Vec::new(),
         refs: Vec::new(),
         promises: Vec::new(),
+        budget: BUDGET,
     };
     let mut node = w.node(value, 0);
     let promises = std::mem::take(&mut w.promises);
@@ -132,6 +156,8 @@ struct Walker {
     refs: Vec<(JsValue, usize)>,
     /// Promises met, in walk order.
     promises: Vec<Promise>,
+    /// Nodes left to visit.
+    budget: usize,
 }
 
 /// A property read that cannot throw into the job.
@@ -185,12 +211,19 @@ fn ctor_name(value: &JsValue) -> Option<String> {
     }
     let desc = own_descriptor(&proto, &"constructor".into()).ok()?;
     let ctor = get(&desc, "value")?;
-    let name = get(&ctor, "name")?.as_string()?;
+    // The function's own `name` data property (a `static get name()` is
+    // not run).
+    let name_desc = own_descriptor(&ctor, &"name".into()).ok()?;
+    let name = get(&name_desc, "value")?.as_string()?;
     (!name.is_empty()).then_some(name)
 }
 
 impl Walker {
     fn node(&mut self, value: &JsValue, depth: usize) -> Node {
+        if self.budget == 0 {
+            return Node::Deep("…".into());
+        }
+        self.budget -= 1;
         if value.is_undefined() {
             return Node::Undefined;
         }
@@ -203,8 +236,11 @@ impl Walker {
         if let Some(n) = value.as_f64() {
             return Node::Number(n);
         }
-        if let Some(s) = value.as_string() {
-            return self.string(s);
+        if let Some((kept, len)) = cut_string(value, self.limits.string) {
+            return match kept.encode_utf16().count() < len {
+                true => Node::LongStr(kept, len),
+                false => Node::Str(kept),
+            };
         }
         if value.is_bigint() {
             let digits = value
@@ -251,15 +287,6 @@ impl Walker {
         }
     }
 
-    fn string(&self, s: String) -> Node {
-        if s.chars().count() > self.limits.string {
-            let len = s.chars().count();
-            Node::LongStr(s.chars().take(self.limits.string).collect(), len)
-        } else {
-            Node::Str(s)
-        }
-    }
-
     fn object(&mut self, value: &JsValue, depth: usize) -> Node {
         let ctor = ctor_name(value);
         if let Some(p) = value.dyn_ref::<Promise>() {
@@ -286,7 +313,7 @@ impl Walker {
             return element(value);
         }
         let deep = depth >= self.limits.depth;
-        if Array::is_array(value) {
+        if is_array(value).unwrap_or(false) {
             if deep {
                 return Node::Deep("Array".into());
             }
@@ -310,13 +337,25 @@ impl Walker {
                 return Node::Deep(kind.into());
             }
             let size = get(value, "size").and_then(|l| l.as_f64()).unwrap_or(0.0) as usize;
+            // The built-in iterator of this realm, not one the value
+            // carries; every step can throw (a Proxy), and is caught.
+            let (ctor_of, method) = if map {
+                ("Map", "entries")
+            } else {
+                ("Set", "values")
+            };
             let mut found = Vec::new();
-            if let Ok(Some(iter)) = js_sys::try_iter(value) {
-                for item in iter.take(self.limits.items) {
-                    match item {
-                        Ok(item) => found.push(item),
-                        Err(_) => break,
+            if let Some(iter) = proto_call(ctor_of, method, value) {
+                let next = get(&iter, "next").and_then(|f| f.dyn_into::<Function>().ok());
+                while let Some(step) = next
+                    .as_ref()
+                    .filter(|_| found.len() < self.limits.items)
+                    .and_then(|f| Reflect::apply(f, &iter, &Array::new()).ok())
+                {
+                    if get(&step, "done").is_none_or(|d| d.is_truthy()) {
+                        break;
                     }
+                    found.push(get(&step, "value").unwrap_or(JsValue::UNDEFINED));
                 }
             }
             if map {
@@ -406,20 +445,29 @@ impl Walker {
     }
 
     fn error(&mut self, value: &JsValue, depth: usize) -> Node {
-        let text = |k: &str| {
-            get(value, k)
-                .and_then(|v| v.as_string())
+        // Own data properties only: a getter the page put there is not run.
+        let own = |k: &str| {
+            own_value(value, &k.into())
+                .ok()
+                .filter(|v| !v.is_undefined())
+        };
+        let text = |v: Option<JsValue>, limit: usize| {
+            v.and_then(|v| cut_string(&v, limit))
+                .map(|(s, _)| s)
                 .unwrap_or_default()
         };
-        let has_cause = Reflect::has(value, &"cause".into()).unwrap_or(false);
-        let cause = (has_cause && depth < self.limits.depth)
-            .then(|| get(value, "cause"))
-            .flatten()
+        let cause = own("cause")
+            .filter(|_| depth < self.limits.depth)
             .map(|c| Box::new(self.node(&c, depth + 1)));
-        let stack = get(value, "stack").and_then(|v| v.as_string());
+        // `name` lives on the prototype; `stack` is the engine's own.
+        let name = text(get(value, "name"), 200);
+        let message = text(own("message"), self.limits.string);
+        let stack = get(value, "stack")
+            .and_then(|v| cut_string(&v, self.limits.string))
+            .map(|(s, _)| s);
         Node::Error {
-            name: text("name"),
-            message: text("message"),
+            name,
+            message,
             stack,
             cause,
         }
@@ -465,7 +513,10 @@ fn own_value(target: &JsValue, key: &JsValue) -> Result<JsValue, Node> {
 
 /// `ƒ name(params)` or `class Name`, from the function's source text.
 fn function(value: &JsValue) -> Node {
-    let name = get(value, "name")
+    // The own `name` data property; a `static get name()` is not run.
+    let name = own_descriptor(value, &"name".into())
+        .ok()
+        .and_then(|d| get(&d, "value"))
         .and_then(|n| n.as_string())
         .unwrap_or_default();
     let source = proto_call("Function", "toString", value)

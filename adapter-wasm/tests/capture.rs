@@ -138,3 +138,16 @@ fn a_console_call_from_inside_formatting_cannot_recurse() {
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].3, "{}");
 }
+
+#[wasm_bindgen_test]
+fn a_revoked_proxy_in_a_console_call_leaves_capture_working() {
+    let buffer = shared();
+    let _capture = Capture::install(buffer.clone()).expect("install");
+    // (The browser's own console.log may throw for a revoked proxy; that
+    // is the page's call, unchanged. Ours must record and keep working.)
+    run("const p = Proxy.revocable({}, {}); p.revoke(); try { console.log('before', p.proxy) } catch (e) {} console.log('after')");
+    let events = drained(&buffer);
+    let messages: Vec<&str> = events.iter().map(|e| e.3.as_str()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[1], "after");
+}

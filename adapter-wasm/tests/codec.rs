@@ -141,3 +141,16 @@ fn every_hub_message_is_read_as_serde_wrote_it() {
     assert!(decode(r#"{"type":"launch"}"#).is_err());
     assert!(decode(r#"{"type":"job","job":"x"}"#).is_err());
 }
+
+#[wasm_bindgen_test]
+fn a_pages_to_json_hooks_do_not_change_the_envelopes() {
+    js_sys::eval("Array.prototype.toJSON = function () { return 'arr' }; Object.prototype.toJSON = function () { return 'obj' }").unwrap();
+    let msg = RealmMsg::Background {
+        events: events(),
+        dropped: 1,
+    };
+    let text = encode(&msg);
+    js_sys::eval("delete Array.prototype.toJSON; delete Object.prototype.toJSON").unwrap();
+    let back: RealmMsg = serde_json::from_str(&text).expect("the hub reads it");
+    assert_eq!(back, msg);
+}

@@ -140,3 +140,37 @@ async fn errors_keep_their_cause() {
         other => panic!("{other:?}"),
     }
 }
+
+#[wasm_bindgen_test]
+async fn exotic_values_never_throw_run_page_code_or_run_away() {
+    // A revoked proxy, alone and inside an array.
+    let got = rendered("const p = Proxy.revocable({}, {}); p.revoke(); return [1, p.proxy]").await;
+    assert!(
+        matches!(got, Rendered::Text(ref t) if t.starts_with("[1, ")),
+        "{got:?}"
+    );
+    // Getters on an error and a class's static name are not run.
+    let got = rendered(
+        "window.__ran = 0; class K { static get name() { window.__ran++; return 'X' } }; \
+         const e = new Error('kept'); Object.defineProperty(e, 'cause', { get() { window.__ran++ } }); \
+         return [new K(), e]",
+    )
+    .await;
+    assert_eq!(eval("return window.__ran").as_f64(), Some(0.0), "{got:?}");
+    // A huge string is cut inside JavaScript.
+    let got = rendered("return 'x'.repeat(5e7)").await;
+    assert!(
+        matches!(got, Rendered::Text(ref t) if t.ends_with("... (49990000 more characters)")),
+        "{:?}",
+        match &got {
+            Rendered::Text(t) | Rendered::Json(t) => &t[t.len().saturating_sub(60)..],
+        }
+    );
+    // A value too big to walk stops at the budget.
+    let got = rendered(
+        "const row = () => Array.from({length: 100}, (_, i) => i); \
+         return Array.from({length: 100}, () => Array.from({length: 100}, row))",
+    )
+    .await;
+    assert!(matches!(got, Rendered::Text(ref t) if t.contains("[…]")));
+}

@@ -50,11 +50,6 @@ function __wbg_get_imports() {
             const ret = arg0 === null;
             return ret;
         },
-        __wbg___wbindgen_is_object_8b968c3ab8e96595: function(arg0) {
-            const val = arg0;
-            const ret = typeof(val) === 'object' && val !== null;
-            return ret;
-        },
         __wbg___wbindgen_is_string_fc456fee5d3317de: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
@@ -122,10 +117,6 @@ function __wbg_get_imports() {
             const ret = arg0.description;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        __wbg_done_57e08d0be6e30c02: function(arg0) {
-            const ret = arg0.done;
-            return ret;
-        },
         __wbg_eval_4b86caa0c9fd0a9c: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
@@ -151,10 +142,6 @@ function __wbg_get_imports() {
             return ret;
         },
         __wbg_get_2080c49015e35254: function() { return handleError(function (arg0, arg1) {
-            const ret = Reflect.get(arg0, arg1);
-            return ret;
-        }, arguments); },
-        __wbg_get_635eea311fa1a291: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
@@ -250,10 +237,10 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        __wbg_isArray_bcf1376d0d732d08: function(arg0) {
+        __wbg_isArray_82c522f97bd34467: function() { return handleError(function (arg0) {
             const ret = Array.isArray(arg0);
             return ret;
-        },
+        }, arguments); },
         __wbg_isView_7c4f5a7c257b3a84: function(arg0) {
             const ret = ArrayBuffer.isView(arg0);
             return ret;
@@ -262,11 +249,11 @@ function __wbg_get_imports() {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
-        __wbg_iterator_e4c5e8f68ada7b58: function() {
-            const ret = Symbol.iterator;
+        __wbg_length_b03a0fabb109b1e9: function(arg0) {
+            const ret = arg0.length;
             return ret;
         },
-        __wbg_length_b03a0fabb109b1e9: function(arg0) {
+        __wbg_length_e83e819f48c774e4: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
@@ -284,18 +271,6 @@ function __wbg_get_imports() {
         },
         __wbg_new_d72daa1c90ded389: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
-            return ret;
-        }, arguments); },
-        __wbg_new_with_args_70b64b3ca8a6f317: function(arg0, arg1, arg2, arg3) {
-            const ret = new Function(getStringFromWasm0(arg0, arg1), getStringFromWasm0(arg2, arg3));
-            return ret;
-        },
-        __wbg_next_178c1651c11432b3: function(arg0) {
-            const ret = arg0.next;
-            return ret;
-        },
-        __wbg_next_af5ac6a08bb0a717: function() { return handleError(function (arg0) {
-            const ret = arg0.next();
             return ret;
         }, arguments); },
         __wbg_now_463ac581d2fc7ea3: function() {
@@ -318,10 +293,6 @@ function __wbg_get_imports() {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        __wbg_push_c9f4893fc209f768: function(arg0, arg1) {
-            const ret = arg0.push(arg1);
-            return ret;
-        },
         __wbg_queueMicrotask_1e8503a8a690f0a3: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
@@ -360,6 +331,10 @@ function __wbg_get_imports() {
         __wbg_set_onopen_757be120cc7b1ea6: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
+        __wbg_slice_8c7f01d7eb703b4e: function(arg0, arg1, arg2) {
+            const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
+            return ret;
+        },
         __wbg_static_accessor_GLOBAL_THIS_003ee833af9699fc: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
@@ -376,10 +351,6 @@ function __wbg_get_imports() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        __wbg_stringify_0a0fbf2ef722380a: function() { return handleError(function (arg0) {
-            const ret = JSON.stringify(arg0);
-            return ret;
-        }, arguments); },
         __wbg_then_656f253a5dd7d8ea: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
@@ -396,12 +367,8 @@ function __wbg_get_imports() {
             const ret = arg0.toString(arg1);
             return ret;
         }, arguments); },
-        __wbg_value_e0f328965e184931: function(arg0) {
-            const ret = arg0.value;
-            return ret;
-        },
         __wbindgen_generic_0000000000000001: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>")], shim_idx: 4, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>")], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h668246abf8885f1d);
             return ret;
         },
@@ -411,12 +378,12 @@ function __wbg_get_imports() {
             return ret;
         },
         __wbindgen_generic_0000000000000003: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__he2d830f9f38e64a3);
             return ret;
         },
         __wbindgen_generic_0000000000000004: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 3, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 4, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__hc37820c8b0f01b5f);
             return ret;
         },
