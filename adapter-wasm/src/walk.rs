@@ -27,6 +27,9 @@ extern "C" {
 /// Nodes one walk may visit: wide and deep values stop here instead of
 /// freezing the page (100 items at each of 4 levels would be 100 million).
 const BUDGET: usize = 10_000;
+/// Characters of string content one walk may copy in all, so a rendering
+/// stays far below the hub's frame limit (the hub archives long replies).
+const TEXT_BUDGET: usize = 1_000_000;
 
 /// `value`'s text when it is a string, cut to `limit` UTF-16 units inside
 /// JavaScript (a 200 MB string is never copied into the module), with its
@@ -74,6 +77,7 @@ pub fn walk_now(value: &JsValue, limits: Limits) -> Node {
         refs: Vec::new(),
         promises: Vec::new(),
         budget: BUDGET,
+        text: TEXT_BUDGET,
     };
     w.node(value, 0)
 }
@@ -86,6 +90,7 @@ pub async fn walk(value: &JsValue, limits: Limits) -> Node {
         refs: Vec::new(),
         promises: Vec::new(),
         budget: BUDGET,
+        text: TEXT_BUDGET,
     };
     let mut node = w.node(value, 0);
     let promises = std::mem::take(&mut w.promises);
@@ -158,6 +163,8 @@ struct Walker {
     promises: Vec<Promise>,
     /// Nodes left to visit.
     budget: usize,
+    /// String characters left to copy.
+    text: usize,
 }
 
 /// A property read that cannot throw into the job.
@@ -236,7 +243,8 @@ impl Walker {
         if let Some(n) = value.as_f64() {
             return Node::Number(n);
         }
-        if let Some((kept, len)) = cut_string(value, self.limits.string) {
+        if let Some((kept, len)) = cut_string(value, self.limits.string.min(self.text)) {
+            self.text = self.text.saturating_sub(kept.len());
             return match kept.encode_utf16().count() < len {
                 true => Node::LongStr(kept, len),
                 false => Node::Str(kept),

@@ -166,6 +166,12 @@ async fn exotic_values_never_throw_run_page_code_or_run_away() {
             Rendered::Text(t) | Rendered::Json(t) => &t[t.len().saturating_sub(60)..],
         }
     );
+    // Many long strings: the walk copies about a million characters at most.
+    let got = rendered("return Array.from({length: 300}, () => 'y'.repeat(10000))").await;
+    match got {
+        Rendered::Text(t) => assert!(t.len() < 1_100_000, "{}", t.len()),
+        Rendered::Json(t) => panic!("cut strings are not JSON: {}", t.len()),
+    }
     // A value too big to walk stops at the budget.
     let got = rendered(
         "const row = () => Array.from({length: 100}, (_, i) => i); \
