@@ -71,27 +71,12 @@ impl Default for Limits {
 /// The tree of `value` as it is now, without waiting: promises show as
 /// pending (for console arguments, which must be captured at once).
 pub fn walk_now(value: &JsValue, limits: Limits) -> Node {
-    let mut w = Walker {
-        limits,
-        ancestors: Vec::new(),
-        refs: Vec::new(),
-        promises: Vec::new(),
-        budget: BUDGET,
-        text: TEXT_BUDGET,
-    };
-    w.node(value, 0)
+    Walker::new(limits).node(value, 0)
 }
 
 /// The tree of `value`, promise states included.
 pub async fn walk(value: &JsValue, limits: Limits) -> Node {
-    let mut w = Walker {
-        limits,
-        ancestors: Vec::new(),
-        refs: Vec::new(),
-        promises: Vec::new(),
-        budget: BUDGET,
-        text: TEXT_BUDGET,
-    };
+    let mut w = Walker::new(limits);
     let mut node = w.node(value, 0);
     let promises = std::mem::take(&mut w.promises);
     let mut states = Vec::with_capacity(promises.len());
@@ -226,6 +211,17 @@ fn ctor_name(value: &JsValue) -> Option<String> {
 }
 
 impl Walker {
+    fn new(limits: Limits) -> Walker {
+        Walker {
+            limits,
+            ancestors: Vec::new(),
+            refs: Vec::new(),
+            promises: Vec::new(),
+            budget: BUDGET,
+            text: TEXT_BUDGET,
+        }
+    }
+
     fn node(&mut self, value: &JsValue, depth: usize) -> Node {
         if self.budget == 0 {
             return Node::Deep("…".into());

@@ -73,8 +73,6 @@ pub struct LogHandle {
 struct Link {
     conn: ConnId,
     tx: mpsc::Sender<HubMsg>,
-    /// False while it does not answer pings (jobs still go to it).
-    responsive: bool,
 }
 
 /// A job that was sent to a realm and has not ended yet.
@@ -241,10 +239,11 @@ impl LogTask {
                 }
             }
             LogMsg::Responsive { conn, responsive } => {
-                let Some(link) = self.link.as_mut().filter(|l| l.conn == conn) else {
+                // Only the connection serving this log counts; jobs still go
+                // to it while it is silent.
+                if self.link.as_ref().is_none_or(|l| l.conn != conn) {
                     return;
-                };
-                link.responsive = responsive;
+                }
                 let away = (!responsive).then(|| {
                     format!(
                         "the {} is not answering pings (busy in a loop?); still waiting",
@@ -264,11 +263,7 @@ impl LogTask {
         in_flight: Vec<JobId>,
     ) {
         self.kind = kind;
-        self.link = Some(Link {
-            conn,
-            tx,
-            responsive: true,
-        });
+        self.link = Some(Link { conn, tx });
         // A job sent on an earlier connection that the realm no longer
         // runs (it reloaded) will never answer: say so now.
         if let Some(sent) = self
