@@ -25,6 +25,7 @@ pub mod config;
 pub mod engine;
 pub mod http;
 pub mod hub;
+pub mod prepare;
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubError};

@@ -97,13 +97,15 @@ fn show_effects(effects: &[Effect]) -> String {
     let mut s = String::new();
     for e in effects {
         let line = match e {
+            // The prepared code is checked by the rewrite's own tests.
             Effect::Dispatch {
                 job,
                 lang,
-                code,
+                source,
                 timeout_ms,
+                ..
             } => {
-                format!("dispatch job={job} lang={lang:?} timeout={timeout_ms}ms code={code:?}")
+                format!("dispatch job={job} lang={lang:?} timeout={timeout_ms}ms code={source:?}")
             }
             Effect::Cancel { job } => format!("cancel job={job}"),
             Effect::WakeAt(at) => format!("wake at={}", at.0),

@@ -43,7 +43,7 @@ async fn request_dispatch_result_reply() {
 
     append(&log, &js("1 + 1"));
     let (job, code) = realm.job().await;
-    assert_eq!(code, "1 + 1\n");
+    assert_eq!(support::block(&code), "$daebug$result = (1 + 1)\n");
     let running = hub.wait_file(&log, |t| t.contains("executing (0s")).await;
     assert!(
         running.contains("> **agent** to shop-3f2a at "),
@@ -151,7 +151,7 @@ async fn chunk_appended_while_running_is_queued() {
     hub.wait_file(&log, footer_last).await;
     append(&log, &js("first()"));
     let (first, code) = realm.job().await;
-    assert_eq!(code, "first()\n");
+    assert_eq!(support::block(&code), "$daebug$result = (first())\n");
     hub.wait_file(&log, |t| t.contains("executing (")).await;
     append(&log, &format!("\nand then\n{}", js("second()")));
     // Nothing is dispatched while the first job runs.
@@ -159,7 +159,7 @@ async fn chunk_appended_while_running_is_queued() {
     assert!(text.contains("and then"), "{text}");
     realm.ok(first, "1", 5).await;
     let (second, code) = realm.job().await;
-    assert_eq!(code, "second()\n");
+    assert_eq!(support::block(&code), "$daebug$result = (second())\n");
     realm.ok(second, "2", 6).await;
     let text = hub
         .wait_file(&log, |t| t.contains("(6ms)") && footer_last(t))
@@ -218,7 +218,7 @@ async fn request_to_a_disconnected_realm_waits_for_it() {
     .await;
     let mut back = hub.realm("Shop", "0005").await;
     let (job, code) = back.job().await;
-    assert_eq!(code, "document.title\n");
+    assert_eq!(support::block(&code), "$daebug$result = (document.title)\n");
     hub.wait_file(&log, |t| t.contains("executing (0s)\n"))
         .await;
     back.ok(job, "\"Shop\"", 2).await;
@@ -398,7 +398,7 @@ async fn an_editors_atomic_save_while_a_job_runs_loses_nothing() {
     save_atomically(&log, &edited);
     realm.ok(job, "\"done\"", 7).await;
     let (next, code) = realm.job().await;
-    assert_eq!(code, "afterwards()\n");
+    assert_eq!(support::block(&code), "$daebug$result = (afterwards())\n");
     realm.ok(next, "1", 8).await;
     let text = hub
         .wait_file(&log, |t| t.contains("(8ms)") && footer_last(t))
@@ -595,7 +595,7 @@ async fn a_truncate_then_write_save_loses_nothing() {
     f.write_all(wanted.as_bytes()).unwrap();
     drop(f);
     let (job, code) = realm.job().await;
-    assert_eq!(code, "2\n");
+    assert_eq!(support::block(&code), "$daebug$result = (2)\n");
     realm.ok(job, "2", 1).await;
     let text = hub
         .wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))

@@ -4,6 +4,7 @@ use super::input::JobId;
 use super::markdown::Lang;
 use super::text::TextEdit;
 use super::time::Millis;
+use crate::prepare::Prepared;
 
 /// The result of handling one input.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -21,7 +22,10 @@ pub enum Effect {
     Dispatch {
         job: JobId,
         lang: Lang,
-        code: String,
+        /// The block as the agent wrote it (LF endings).
+        source: String,
+        /// What the realm runs, and how its positions map back.
+        prepared: Prepared,
         timeout_ms: u64,
     },
     /// Tell the realm to stop waiting for this job.

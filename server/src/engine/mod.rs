@@ -42,6 +42,8 @@ use std::ops::Range;
 
 use daebug_protocol::BackgroundEvent;
 
+use crate::prepare;
+
 pub use effect::{Effect, LogState, Output};
 pub use input::{Input, JobError, JobId, JobProgress, JobResult, Outcome, Value};
 pub use markdown::Lang;
@@ -434,33 +436,13 @@ impl LogEngine {
             .map_or(String::new(), |l| l.text.to_string());
         let request = (request_header, w.base + header_at);
         let block = c.exec[0].clone();
-        if let Some(Err(token)) = &block.info.timeout {
-            let error = JobError {
-                name: "SyntaxError".into(),
-                message: format!("invalid fence option `{token}`; write it as timeout=120s, timeout=500ms or timeout=2m"),
-                stack: None,
-            };
-            let skipped = c.exec.len() - 1;
-            let reply = self.reply(
-                &agent,
-                now.clock,
-                &Verdict::Error(0).suffix(),
-                &Outcome::Error(error),
-                &[],
-                0,
-                skipped,
-                out,
-            );
-            let (_, inserted, _) = insert_after_block(w, &block, &w.eol.convert(&reply));
-            self.place_footer(w, c.end + inserted);
-            out.effects.push(Effect::State(LogState::Failed));
-            return false;
-        }
-        self.start_block(w, &block, c.end, agent, request, now, out);
-        true
+        self.start_block(w, &block, c.end, agent, request, now, out)
     }
 
     /// Inserts the executing region under `block` and dispatches it.
+    /// Returns false when the block was answered at once instead (a syntax
+    /// error, a bad fence option): its error reply is written, the chunk's
+    /// later blocks are skipped and the footer goes back after the chunk.
     #[allow(clippy::too_many_arguments)]
     fn start_block(
         &mut self,
@@ -471,13 +453,42 @@ impl LogEngine {
         request: (String, usize),
         now: Now,
         out: &mut Output,
-    ) {
+    ) -> bool {
         let id = JobId(self.next_job);
         self.next_job += 1;
         let code = w.buf[block.body.clone()].replace("\r\n", "\n");
         let timeout_ms = match block.info.timeout {
             Some(Ok(ms)) => ms,
             _ => self.config.default_timeout_ms,
+        };
+        let prepared = match &block.info.timeout {
+            Some(Err(token)) => Err(JobError {
+                name: "SyntaxError".into(),
+                message: format!("invalid fence option `{token}`; write it as timeout=120s, timeout=500ms or timeout=2m"),
+                stack: None,
+            }),
+            _ => prepare::prepare(&code, block.info.lang, id),
+        };
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(error) => {
+                let skipped = exec_blocks(&w.buf, block.next..chunk_end.max(block.next)).len();
+                let reply = self.reply(
+                    &agent,
+                    now.clock,
+                    &Verdict::Error(0).suffix(),
+                    &Outcome::Error(error),
+                    &[],
+                    0,
+                    skipped,
+                    out,
+                );
+                remember(&mut self.finished, id);
+                let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
+                self.place_footer(w, chunk_end.max(block.next) + inserted);
+                out.effects.push(Effect::State(LogState::Failed));
+                return false;
+            }
         };
         let exec_header = format!("> **{}** to {agent} at {}", self.stem, now.clock);
         let mut job = Running {
@@ -508,10 +519,12 @@ impl LogEngine {
         out.effects.push(Effect::Dispatch {
             job: id,
             lang: block.info.lang,
-            code,
+            source: code,
+            prepared,
             timeout_ms,
         });
         out.effects.push(Effect::State(LogState::Executing));
+        true
     }
 
     /// Writes the footer at `at` (a line start, or the end of the buffer),
@@ -871,7 +884,9 @@ impl LogEngine {
             if let Some(mut next) = later.into_iter().next() {
                 shift_block(&mut next, delta);
                 let request = (job.request_header, job.request_hint);
-                self.start_block(&mut w, &next, rest_end, job.agent, request, now, out);
+                if !self.start_block(&mut w, &next, rest_end, job.agent, request, now, out) {
+                    self.settle(&mut w, 0, now, out);
+                }
                 return self.finish(text, w, out);
             }
         }

@@ -14,7 +14,9 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use daebug_protocol::{HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind};
+use daebug_protocol::{
+    BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind,
+};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -24,6 +26,7 @@ use super::directory::DirMsg;
 use super::fsio::write_atomic;
 use super::log_file::{Later, LogFile};
 use crate::engine::{Config, Effect, Input, LogEngine};
+use crate::prepare::cell::Cells;
 
 /// When to look into the file a write replaced, after the write: late
 /// writes through old handles are rescued (see [`LogFile::rescue`]).
@@ -131,6 +134,8 @@ struct LogTask {
     /// The next look into the replaced file, and how many were done.
     rescue_at: Option<Instant>,
     rescue_step: usize,
+    /// Position maps of recent jobs' prepared code, for their stacks.
+    cells: Cells,
 }
 
 /// Starts the task of `debug/<stem>.md`; it runs until shutdown.
@@ -165,6 +170,7 @@ pub fn spawn(
         held: None,
         sent: None,
         wake: None,
+        cells: Cells::default(),
     };
     tracker.spawn(task.run(rx, first));
     LogHandle { tx }
@@ -217,7 +223,8 @@ impl LogTask {
     fn on(&mut self, msg: LogMsg) {
         match msg {
             LogMsg::Changed => self.feed(Input::FileChanged),
-            LogMsg::Realm(input) => {
+            LogMsg::Realm(mut input) => {
+                self.map_stacks(&mut input);
                 if let Input::Result(JobResult { job, .. }) = &input {
                     if self.sent.is_some_and(|s| s.job == *job) {
                         self.sent = None;
@@ -252,6 +259,32 @@ impl LogTask {
                 });
                 self.feed(Input::Presence { away });
             }
+        }
+    }
+
+    /// Frames of evaluated code point at the blocks' own lines.
+    fn map_stacks(&self, input: &mut Input) {
+        let cells = &self.cells;
+        let events = |events: &mut Vec<BackgroundEvent>, current: Option<u64>| {
+            for e in events {
+                if let Some(stack) = e.stack.as_mut() {
+                    *stack = cells.map_stack(stack, current);
+                }
+            }
+        };
+        match input {
+            Input::Result(r) => {
+                if let Outcome::Error(JobError {
+                    stack: Some(stack), ..
+                }) = &mut r.outcome
+                {
+                    *stack = cells.map_stack(stack, Some(r.job.0));
+                }
+                events(&mut r.events, Some(r.job.0));
+            }
+            Input::Progress(p) => events(&mut p.events, Some(p.job.0)),
+            Input::Background { events: list, .. } => events(list, None),
+            _ => {}
         }
     }
 
@@ -402,13 +435,15 @@ impl LogTask {
         match effect {
             Effect::Dispatch {
                 job,
-                lang: _,
-                code,
+                prepared,
                 timeout_ms,
+                ..
             } => {
+                let at = self.settings.clock.now().clock.to_string();
+                self.cells.remember(job.0, prepared.map, at);
                 let msg = HubMsg::Job {
                     job,
-                    code,
+                    code: prepared.code,
                     timeout_ms,
                 };
                 if self.link.is_some() {

@@ -1,0 +1,179 @@
+//! Preparing a block before dispatch: parse it for real (oxc), answer a
+//! syntax error at once, strip TypeScript types, and rewrite it so it runs
+//! like a console program (see [`rewrite`]). Pure: source in, code and a
+//! position map out.
+//!
+//! Layout:
+//! - [`splice`]: edits as data and the map they leave.
+//! - [`strip`]: TypeScript types blanked out (positions kept).
+//! - [`rewrite`]: completion value, persistent bindings, imports.
+//! - [`cell`]: the prepared code's positions mapped back to the block, and
+//!   stack traces rewritten with them.
+//!
+//! The contract with the realm: `code` is the body of an `AsyncFunction`
+//! created with no parameters (`new AsyncFunction(code)`), whose source V8
+//! numbers from two header lines (`async function anonymous(` and `) {`).
+//! The code names itself `daebug-cell-<job>` with a `sourceURL` comment, so
+//! frames of the block (and of functions it defined, called later) say
+//! which job they came from.
+
+pub mod cell;
+pub mod rewrite;
+pub mod splice;
+pub mod strip;
+
+use oxc_allocator::Allocator;
+use oxc_parser::{ParseOptions, Parser};
+use oxc_span::SourceType;
+
+use daebug_protocol::{JobError, JobId};
+
+pub use cell::CellMap;
+
+use crate::engine::Lang;
+use rewrite::{EXPORT, GLOBAL, RESOLVE, RESULT, SCOPE};
+use splice::Splices;
+
+/// A block ready to send to its realm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    /// The `AsyncFunction` body the realm runs.
+    pub code: String,
+    /// Positions of `code` mapped back to the block, for stack traces.
+    pub map: CellMap,
+}
+
+/// The name the prepared code of `job` gives itself in stack traces.
+pub fn cell_url(job: JobId) -> String {
+    format!("daebug-cell-{}", job.0)
+}
+
+/// Parses and rewrites one block. A syntax error (or a construct a block
+/// cannot run) comes back as the `SyntaxError` to show, with the line and
+/// column in the block.
+pub fn prepare(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobError> {
+    let source_type = match lang {
+        Lang::Js => SourceType::unambiguous(),
+        Lang::Ts => SourceType::ts().with_unambiguous(true),
+    };
+    // A block that is one object literal (`{ a: 1 }`) means the object, as
+    // in a console, not a block statement with a label.
+    let wrapped = object_literal(source, source_type);
+    let (text, shift) = match &wrapped {
+        Some(w) => (w.as_str(), 1usize),
+        None => (source, 0),
+    };
+    let allocator = Allocator::default();
+    let parsed = parse(&allocator, text, source_type);
+    if let Some(d) = parsed.diagnostics.first() {
+        let at = d.labels.first().map_or(0, |l| l.offset() as usize);
+        let mut message = d.message.to_string();
+        if let Some(help) = &d.help {
+            message = format!("{message} ({help})");
+        }
+        return Err(syntax_error(source, at.saturating_sub(shift), &message));
+    }
+    let mut splices = Splices::new();
+    if let Err(e) = strip::strip_types(&parsed.program, text, &mut splices) {
+        return Err(syntax_error(source, e.at.saturating_sub(shift), &e.message));
+    }
+    let found = rewrite::rewrite(&parsed.program, text, &mut splices)
+        .map_err(|e| syntax_error(source, e.at.saturating_sub(shift), &e.message))?;
+    let (body, splice_map) = splices.apply(text);
+
+    let mut code = String::with_capacity(body.len() + 600);
+    code.push_str(&prologue(&found));
+    code.push('\n');
+    let user_start = code.len();
+    code.push_str(&body);
+    let user_end = code.len();
+    code.push_str(&format!(
+        "\n;return {RESULT} }}\n//# sourceURL={}",
+        cell_url(job)
+    ));
+    let map = CellMap::new(&code, user_start, user_end, splice_map, source, shift);
+    Ok(Prepared { code, map })
+}
+
+fn parse<'a>(
+    allocator: &'a Allocator,
+    text: &'a str,
+    source_type: SourceType,
+) -> oxc_parser::ParserReturn<'a> {
+    Parser::new(allocator, text, source_type)
+        .with_options(ParseOptions {
+            allow_return_outside_function: true,
+            ..ParseOptions::default()
+        })
+        .parse()
+}
+
+/// `(source)` when the block is one object literal and nothing else.
+fn object_literal(source: &str, source_type: SourceType) -> Option<String> {
+    let t = source.trim();
+    if !(t.starts_with('{') && t.ends_with('}')) {
+        return None;
+    }
+    let wrapped = format!("({source})");
+    let allocator = Allocator::default();
+    let parsed = parse(&allocator, &wrapped, source_type);
+    let one_expression = parsed.program.body.len() == 1
+        && matches!(
+            parsed.program.body[0],
+            oxc_ast::ast::Statement::ExpressionStatement(_)
+        );
+    (parsed.diagnostics.is_empty() && one_expression).then_some(wrapped)
+}
+
+/// The first line of the prepared code: the realm scope and the helpers,
+/// `var` names created on the global object, then `with` opened and the
+/// block's (hoisted) functions put on the global object.
+fn prologue(found: &rewrite::Found) -> String {
+    let mut p = format!(
+        "const {SCOPE} = globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null), \
+         {GLOBAL} = globalThis, \
+         {EXPORT} = (o) => Object.defineProperties({SCOPE}, Object.getOwnPropertyDescriptors(o)), \
+         {RESOLVE} = (s) => typeof s === \"string\" && /^\\.{{0,2}}\\//.test(s) ? new URL(s, {GLOBAL}.document?.baseURI ?? {GLOBAL}.location.href).href : s; \
+         let {RESULT};"
+    );
+    for v in &found.vars {
+        let quoted = serde_json::to_string(v).unwrap_or_default();
+        p.push_str(&format!(
+            " {quoted} in {GLOBAL} || ({GLOBAL}.{v} = void 0);"
+        ));
+    }
+    p.push_str(&format!(" with ({SCOPE}) {{"));
+    for f in &found.functions {
+        p.push_str(&format!(" {GLOBAL}.{f} = {f};"));
+    }
+    p
+}
+
+/// A `SyntaxError` pointing at `at` (a byte offset in `source`), with the
+/// line shown under it.
+fn syntax_error(source: &str, at: usize, message: &str) -> JobError {
+    let at = floor_char_boundary(source, at.min(source.len()));
+    let (line, col) = cell::line_col(source, at);
+    let line_start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[at..].find('\n').map_or(source.len(), |i| at + i);
+    let text = source[line_start..line_end].trim_end_matches('\r');
+    let gutter = " ".repeat(line.to_string().len());
+    let caret: String = source[line_start..at]
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    JobError {
+        name: "SyntaxError".into(),
+        message: message.to_string(),
+        stack: Some(format!(
+            "SyntaxError: {message}\n    at <cell>:{line}:{col}\n  {line} | {text}\n  {gutter} | {caret}^"
+        )),
+    }
+}
+
+fn floor_char_boundary(s: &str, mut at: usize) -> usize {
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}

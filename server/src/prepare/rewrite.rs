@@ -1,0 +1,494 @@
+//! The console rewrite: what turns a block into the body of the function the
+//! realm runs, so it behaves like a top-level program typed into the best
+//! console.
+//!
+//! The realm runs the prepared code as an `AsyncFunction` body (so `await`
+//! works at the top level). Inside it the block sits in
+//! `with (<realm scope>) { … }`, where the realm scope is one object per
+//! realm holding the lexical names (`let`, `const`, `class`, `import`) of
+//! earlier blocks as accessors. So:
+//! - a block's own `let`/`const`/`class` stay real block-scoped declarations
+//!   (fast, with TDZ and `const` checks); after each such statement an
+//!   accessor pair for its names is put on the scope object, so later blocks
+//!   (and closures) read and write the same live binding;
+//! - names of earlier blocks resolve through `with`, dynamically, so a
+//!   reload that lost them gives the usual `ReferenceError`;
+//! - `var` and `function` become properties of the global object, as in a
+//!   console (`var` declarations turn into assignments);
+//! - static `import` becomes `await import()`, with `./`, `../` and `/`
+//!   specifiers resolved against the realm's own URL (dynamic `import()` in
+//!   evaluated code would resolve against the adapter's script otherwise);
+//! - the last expression statement's value is the result.
+//!
+//! Every change is a splice ([`super::splice`]), so positions map back to the
+//! block for stack traces.
+
+use oxc_ast::ast::{
+    BindingPattern, Declaration, Directive, ExportDefaultDeclarationKind, Expression,
+    ForStatementInit, ForStatementLeft, ImportDeclaration, ImportDeclarationSpecifier,
+    ImportExpression, ImportMeta, ImportOrExportKind, ModuleExportName, Program, Statement,
+    VariableDeclaration, VariableDeclarationKind,
+};
+use oxc_ast_visit::{walk, Visit};
+use oxc_span::GetSpan;
+
+use super::splice::Splices;
+
+/// Names the prepared code gives its own helpers. `$` keeps them out of the
+/// way of ordinary code; they live in the wrapper function, outside `with`.
+pub const SCOPE: &str = "$daebug$scope";
+pub const GLOBAL: &str = "$daebug$global";
+pub const EXPORT: &str = "$daebug$export";
+pub const RESOLVE: &str = "$daebug$resolve";
+pub const RESULT: &str = "$daebug$result";
+
+/// Something the console rewrite cannot give a meaning to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// Byte offset in the source.
+    pub at: usize,
+    pub message: String,
+}
+
+/// What the rewrite found, for the code around the block.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// `var` names: created on the global object before the block runs.
+    pub vars: Vec<String>,
+    /// Top-level function declarations: put on the global object as the
+    /// block starts (they are hoisted).
+    pub functions: Vec<String>,
+}
+
+/// Records the console rewrite of `program` (parsed from `source`) in
+/// `splices`.
+pub fn rewrite(
+    program: &Program<'_>,
+    source: &str,
+    splices: &mut Splices,
+) -> Result<Found, Refused> {
+    let mut r = Rewriter {
+        source,
+        splices,
+        found: Found::default(),
+        refused: None,
+    };
+    for statement in &program.body {
+        r.top_level(statement);
+    }
+    r.completion(&program.body, &program.directives);
+    r.visit_program(program);
+    match r.refused {
+        Some(refused) => Err(refused),
+        None => Ok(r.found),
+    }
+}
+
+struct Rewriter<'s> {
+    source: &'s str,
+    splices: &'s mut Splices,
+    found: Found,
+    /// The first construct refused; the rest of the walk is then moot.
+    refused: Option<Refused>,
+}
+
+impl Rewriter<'_> {
+    fn refuse(&mut self, at: u32, message: impl Into<String>) {
+        self.refused.get_or_insert(Refused {
+            at: at as usize,
+            message: message.into(),
+        });
+    }
+
+    fn top_level(&mut self, statement: &Statement<'_>) {
+        match statement {
+            Statement::VariableDeclaration(d) => self.declaration_statement(d),
+            Statement::FunctionDeclaration(f) => {
+                if let (Some(id), Some(_)) = (&f.id, &f.body) {
+                    push_unique(&mut self.found.functions, id.name.as_str());
+                }
+            }
+            Statement::ClassDeclaration(c) => {
+                if let (Some(id), false) = (&c.id, c.declare) {
+                    let names = [id.name.as_str().to_string()];
+                    self.export_after(c.span.end, &names);
+                }
+            }
+            Statement::ImportDeclaration(i) => self.import(i),
+            Statement::ExportNamedDeclaration(e) => self.refuse(
+                e.span.start,
+                "`export { … }` has no meaning in a block: top-level declarations already persist to later blocks",
+            ),
+            Statement::ExportFromDeclaration(e) => self.refuse(
+                e.span.start,
+                "`export … from` has no meaning in a block; to use a module, write `const { name } = await import(\"./module.js\")`",
+            ),
+            Statement::ExportAllDeclaration(e) => self.refuse(
+                e.span.start,
+                "`export * from` has no meaning in a block; to use a module, write `const ns = await import(\"./module.js\")`",
+            ),
+            Statement::ExportDefaultDeclaration(e) => self.export_default(e),
+            Statement::ExportDeclaration(e) => {
+                // `export const x = 1` pasted from a module: the `export`
+                // goes, the declaration stays (and persists).
+                let at = e.declaration.span().start;
+                self.splices
+                    .blank(self.source, e.span.start as usize, at as usize);
+                match &e.declaration {
+                    Declaration::VariableDeclaration(d) => self.declaration_statement(d),
+                    Declaration::FunctionDeclaration(f) => {
+                        if let (Some(id), Some(_)) = (&f.id, &f.body) {
+                            push_unique(&mut self.found.functions, id.name.as_str());
+                        }
+                    }
+                    Declaration::ClassDeclaration(c) => {
+                        if let Some(id) = &c.id {
+                            let names = [id.name.as_str().to_string()];
+                            self.export_after(c.span.end, &names);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            other => self.nested_vars(other),
+        }
+    }
+
+    fn export_default(&mut self, e: &oxc_ast::ast::ExportDefaultDeclaration<'_>) {
+        let inner = e.declaration.span().start as usize;
+        match &e.declaration {
+            ExportDefaultDeclarationKind::FunctionDeclaration(f) if f.id.is_some() => {
+                self.splices.blank(self.source, e.span.start as usize, inner);
+                if let (Some(id), Some(_)) = (&f.id, &f.body) {
+                    push_unique(&mut self.found.functions, id.name.as_str());
+                }
+            }
+            ExportDefaultDeclarationKind::ClassDeclaration(c) if c.id.is_some() => {
+                self.splices.blank(self.source, e.span.start as usize, inner);
+                if let Some(id) = &c.id {
+                    let names = [id.name.as_str().to_string()];
+                    self.export_after(c.span.end, &names);
+                }
+            }
+            ExportDefaultDeclarationKind::TSInterfaceDeclaration(_) => {}
+            _ => self.refuse(
+                e.span.start,
+                "`export default` has no meaning in a block; give the value a name (`const value = …`) or leave it as the last expression to see it",
+            ),
+        }
+    }
+
+    /// A `let`/`const`/`var` statement at the top level.
+    fn declaration_statement(&mut self, d: &VariableDeclaration<'_>) {
+        if d.declare {
+            return;
+        }
+        match d.kind {
+            VariableDeclarationKind::Var => self.var_statement(d),
+            VariableDeclarationKind::Let | VariableDeclarationKind::Const => {
+                self.export_after(d.span.end, &bound_names(d));
+            }
+            // `using` disposes its value at the end of the block: nothing
+            // outlives it to persist.
+            VariableDeclarationKind::Using | VariableDeclarationKind::AwaitUsing => {}
+        }
+    }
+
+    /// Puts live accessors for `names` on the realm scope right after the
+    /// statement ending at `end`.
+    /// The setter of a `const` throws by itself (`x = v` on a const).
+    fn export_after(&mut self, end: u32, names: &[String]) {
+        if names.is_empty() {
+            return;
+        }
+        let v = "$daebug$value";
+        let accessors: Vec<String> = names
+            .iter()
+            .map(|n| format!("get {n}() {{ return {n} }}, set {n}({v}) {{ {n} = {v} }}"))
+            .collect();
+        self.splices.insert(
+            end as usize,
+            format!(";{EXPORT}({{ {} }});", accessors.join(", ")),
+        );
+    }
+
+    /// `var a = 1, b;` → `void (a = 1, void 0);` (the names are created on
+    /// the global object beforehand). `void` keeps a pattern's `{` from
+    /// starting a block and never continues the line above.
+    fn var_statement(&mut self, d: &VariableDeclaration<'_>) {
+        let keyword_end = d.span.start as usize + "var".len();
+        self.splices
+            .replace(d.span.start as usize, keyword_end, "void (");
+        self.var_declarators(d);
+        if let Some(last) = d.declarations.last() {
+            self.splices.insert(last.span.end as usize, ")");
+        }
+    }
+
+    /// Declarators without a value become `void 0`; every name is recorded.
+    fn var_declarators(&mut self, d: &VariableDeclaration<'_>) {
+        for declarator in &d.declarations {
+            for id in declarator.id.get_binding_identifiers() {
+                push_unique(&mut self.found.vars, id.name.as_str());
+            }
+            if declarator.init.is_none() {
+                self.splices.replace(
+                    declarator.span.start as usize,
+                    declarator.span.end as usize,
+                    "void 0",
+                );
+            }
+        }
+    }
+
+    /// `var` in a loop head: `for (var i = 0; …)` → `for (    i = 0; …)`.
+    fn var_in_head(&mut self, d: &VariableDeclaration<'_>) {
+        if d.kind != VariableDeclarationKind::Var || d.declare {
+            return;
+        }
+        let start = d.span.start as usize;
+        self.splices.blank(self.source, start, start + "var".len());
+        for declarator in &d.declarations {
+            for id in declarator.id.get_binding_identifiers() {
+                push_unique(&mut self.found.vars, id.name.as_str());
+            }
+        }
+    }
+
+    /// `var` anywhere outside functions belongs to the top level too.
+    fn nested_vars(&mut self, statement: &Statement<'_>) {
+        match statement {
+            Statement::VariableDeclaration(d)
+                if d.kind == VariableDeclarationKind::Var && !d.declare =>
+            {
+                self.var_statement(d)
+            }
+            Statement::BlockStatement(b) => b.body.iter().for_each(|s| self.nested_vars(s)),
+            Statement::IfStatement(s) => {
+                self.nested_vars(&s.consequent);
+                if let Some(alternate) = &s.alternate {
+                    self.nested_vars(alternate);
+                }
+            }
+            Statement::ForStatement(s) => {
+                if let Some(ForStatementInit::VariableDeclaration(d)) = &s.init {
+                    self.var_in_head(d);
+                }
+                self.nested_vars(&s.body);
+            }
+            Statement::ForInStatement(s) => {
+                if let ForStatementLeft::VariableDeclaration(d) = &s.left {
+                    self.var_in_head(d);
+                }
+                self.nested_vars(&s.body);
+            }
+            Statement::ForOfStatement(s) => {
+                if let ForStatementLeft::VariableDeclaration(d) = &s.left {
+                    self.var_in_head(d);
+                }
+                self.nested_vars(&s.body);
+            }
+            Statement::WhileStatement(s) => self.nested_vars(&s.body),
+            Statement::DoWhileStatement(s) => self.nested_vars(&s.body),
+            Statement::LabeledStatement(s) => self.nested_vars(&s.body),
+            Statement::WithStatement(s) => self.nested_vars(&s.body),
+            Statement::TryStatement(s) => {
+                s.block.body.iter().for_each(|s| self.nested_vars(s));
+                if let Some(h) = &s.handler {
+                    h.body.body.iter().for_each(|s| self.nested_vars(s));
+                }
+                if let Some(f) = &s.finalizer {
+                    f.body.iter().for_each(|s| self.nested_vars(s));
+                }
+            }
+            Statement::SwitchStatement(s) => {
+                for case in &s.cases {
+                    case.consequent.iter().for_each(|s| self.nested_vars(s));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `import d, { a as b } from "./m.js"` →
+    /// `const { default: d, a: b } = await import($resolve("./m.js"));`,
+    /// padded with the line breaks it replaced.
+    fn import(&mut self, i: &ImportDeclaration<'_>) {
+        if i.import_kind == ImportOrExportKind::Type {
+            self.blank_statement(i.span.start, i.span.end);
+            return;
+        }
+        if i.phase.is_some() {
+            return self.refuse(
+                i.span.start,
+                "`import source`/`import defer` cannot run in a block; write `await import(\"…\")`",
+            );
+        }
+        let span = |s: oxc_span::Span| &self.source[s.start as usize..s.end as usize];
+        let specifier = span(i.source.span);
+        let options = i
+            .with_clause
+            .as_ref()
+            .map(|w| format!(", {{ with: {} }}", attributes(span(w.span))))
+            .unwrap_or_default();
+        let load = format!("await import({RESOLVE}({specifier}){options})");
+        let mut default = None;
+        let mut namespace = None;
+        let mut named = Vec::new();
+        for s in i.specifiers.iter().flatten() {
+            match s {
+                ImportDeclarationSpecifier::ImportDefaultSpecifier(d) => {
+                    default = Some(d.local.name.as_str().to_string())
+                }
+                ImportDeclarationSpecifier::ImportNamespaceSpecifier(n) => {
+                    namespace = Some(n.local.name.as_str().to_string())
+                }
+                ImportDeclarationSpecifier::ImportSpecifier(s) => {
+                    if s.import_kind == ImportOrExportKind::Type {
+                        continue;
+                    }
+                    let imported = match &s.imported {
+                        ModuleExportName::StringLiteral(l) => span(l.span).to_string(),
+                        other => other.name().as_str().to_string(),
+                    };
+                    named.push((imported, s.local.name.as_str().to_string()));
+                }
+            }
+        }
+        let mut names = Vec::new();
+        let mut parts = Vec::new();
+        let mut pattern = Vec::new();
+        if let Some(d) = &default {
+            pattern.push(format!("default: {d}"));
+            names.push(d.clone());
+        }
+        for (imported, local) in &named {
+            pattern.push(if imported == local {
+                local.clone()
+            } else {
+                format!("{imported}: {local}")
+            });
+            names.push(local.clone());
+        }
+        let code = match &namespace {
+            Some(ns) => {
+                names.insert(0, ns.clone());
+                parts.push(format!("{ns} = {load}"));
+                if !pattern.is_empty() {
+                    parts.push(format!("{{ {} }} = {ns}", pattern.join(", ")));
+                }
+                format!("const {};", parts.join(", "))
+            }
+            None if i.specifiers.is_none() => format!("{load};"),
+            None => format!("const {{ {} }} = {load};", pattern.join(", ")),
+        };
+        let breaks = span(i.span).matches('\n').count();
+        let code = code + &"\n".repeat(breaks);
+        self.splices
+            .replace(i.span.start as usize, i.span.end as usize, code);
+        self.export_after(i.span.end, &names);
+    }
+
+    /// A statement that is only types: spaces, led by `;` so the lines
+    /// around it do not join.
+    fn blank_statement(&mut self, start: u32, end: u32) {
+        let (start, end) = (start as usize, end as usize);
+        self.splices.blank(self.source, start, end);
+        self.splices.replace(start, start + 1, ";");
+    }
+
+    /// The value of the last expression statement becomes the result, when
+    /// only declarations follow it (a console shows `1+1; const a = 2`
+    /// as 2, and `x; if (c) {}` as the `if`'s value, which is not kept).
+    fn completion(&mut self, body: &[Statement<'_>], directives: &[Directive<'_>]) {
+        for statement in body.iter().rev() {
+            match statement {
+                Statement::ExpressionStatement(e) => return self.capture(&e.expression),
+                s if is_declaration(s) => continue,
+                _ => return,
+            }
+        }
+        // Only declarations: a lone string literal parses as a directive.
+        if let Some(d) = directives.last() {
+            let span = d.expression.span;
+            self.splices
+                .insert(span.start as usize, format!("{RESULT} = ("));
+            self.splices.insert(span.end as usize, ")");
+        }
+    }
+
+    fn capture(&mut self, e: &Expression<'_>) {
+        let span = e.span();
+        self.splices
+            .insert(span.start as usize, format!("{RESULT} = ("));
+        self.splices.insert(span.end as usize, ")");
+    }
+}
+
+impl<'a> Visit<'a> for Rewriter<'_> {
+    /// `import(x)` → `import($resolve(x))`, anywhere in the block.
+    fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
+        let span = it.source.span();
+        self.splices
+            .insert(span.start as usize, format!("{RESOLVE}("));
+        self.splices.insert(span.end as usize, ")");
+        walk::walk_import_expression(self, it);
+    }
+
+    fn visit_import_meta(&mut self, it: &ImportMeta) {
+        self.refuse(
+            it.span.start,
+            "`import.meta` exists only in modules; a block runs as a function in the realm (use `location.href` for the page's URL)",
+        );
+    }
+}
+
+/// Statements that leave the completion value alone.
+fn is_declaration(s: &Statement<'_>) -> bool {
+    matches!(
+        s,
+        Statement::EmptyStatement(_)
+            | Statement::VariableDeclaration(_)
+            | Statement::FunctionDeclaration(_)
+            | Statement::ClassDeclaration(_)
+            | Statement::ImportDeclaration(_)
+            | Statement::ExportDeclaration(_)
+            | Statement::TSTypeAliasDeclaration(_)
+            | Statement::TSInterfaceDeclaration(_)
+            | Statement::TSEnumDeclaration(_)
+            | Statement::TSExternalModuleDeclaration(_)
+            | Statement::TSNamespaceDeclaration(_)
+            | Statement::TSGlobalDeclaration(_)
+            | Statement::TSImportEqualsDeclaration(_)
+    )
+}
+
+fn bound_names(d: &VariableDeclaration<'_>) -> Vec<String> {
+    d.declarations
+        .iter()
+        .flat_map(|declarator| pattern_names(&declarator.id))
+        .collect()
+}
+
+fn pattern_names(p: &BindingPattern<'_>) -> Vec<String> {
+    p.get_binding_identifiers()
+        .iter()
+        .map(|id| id.name.as_str().to_string())
+        .collect()
+}
+
+fn push_unique(list: &mut Vec<String>, name: &str) {
+    if !list.iter().any(|n| n == name) {
+        list.push(name.to_string());
+    }
+}
+
+/// The `{ type: "json" }` of `with { type: "json" }`.
+fn attributes(with_clause: &str) -> &str {
+    let t = with_clause.trim_start();
+    let t = t
+        .strip_prefix("with")
+        .or_else(|| t.strip_prefix("assert"))
+        .unwrap_or(t);
+    t.trim()
+}
