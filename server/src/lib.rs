@@ -11,12 +11,16 @@
 //!   changed, job started, progress, result, timeout, tick) and `now`, it
 //!   returns edits to the text and effects (dispatch, cancel, wake-at). No
 //!   filesystem, no clock, no tokio; tested with before/after fixtures.
-//! - `main.rs`: the `daebug` command line (`--root`, `--port`, `--host`).
-//!
-//! Still to come, each in its own module: the file watcher, one actor task
-//! per log file that owns that file's state and runs the engine, the
-//! WebSocket hub that owns realm connections, and the HTTP layer that serves
-//! `--root`, `/daebug.js` and the embedded adapter.
+//! - [`prepare`]: pure as well: a block's source → the code its realm runs
+//!   (parsed with oxc, types stripped, rewritten to behave like a console),
+//!   or the syntax error to answer at once; and the map back from the
+//!   prepared code's positions to the block's, for stack traces.
+//! - [`hub`]: the shell: one task per log file owning its engine, one per
+//!   realm WebSocket, the directory of realms and the registry, the file
+//!   watcher.
+//! - [`http`]: the axum router: static files with the adapter injected, the
+//!   embedded adapter, the Host/Origin guard and the token check.
+//! - [`config`]: what a hub needs to start; `main.rs` is the command line.
 //!
 //! The wire types shared with the realm adapter live in the
 //! [`daebug_protocol`] crate.

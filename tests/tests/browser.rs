@@ -4,95 +4,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-use support::{base_of, Running, TempDir};
-
-/// Polls are frequent but this long at most.
-const WAIT: Duration = Duration::from_secs(30);
-
-/// Headless Chromium on one URL; killed on drop.
-struct Browser {
-    child: Child,
-    _profile: TempDir,
-}
-
-impl Browser {
-    fn open(url: &str) -> Browser {
-        let chromium = Path::new("/usr/bin/chromium");
-        assert!(
-            chromium.exists(),
-            "these tests need Debian's chromium (scripts/test.sh installs it)"
-        );
-        let profile = TempDir::new("chromium");
-        let child = Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg(url)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chromium");
-        Browser {
-            child,
-            _profile: profile,
-        }
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Polls `path` until `pred` holds; panics with the file (and the
-/// registry) when the deadline passes.
-fn wait_for(path: &Path, what: &str, pred: impl Fn(&str) -> bool) -> String {
-    let end = Instant::now() + WAIT;
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if pred(&text) {
-            return text;
-        }
-        if Instant::now() > end {
-            panic!(
-                "timed out waiting for {what} in {}:\n{text}",
-                path.display()
-            );
-        }
-        // The poll interval of this deadline-bounded wait.
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// The stem of the first realm the registry lists.
-fn stem_in(registry: &str) -> Option<String> {
-    let start = registry.find("* [")? + 3;
-    let end = registry[start..].find(']')? + start;
-    Some(registry[start..end].to_string())
-}
-
-fn append(path: &PathBuf, text: &str) {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .expect("open log");
-    f.write_all(text.as_bytes()).expect("append");
-}
+use support::{append, base_of, serve_app, stem_in, stems_in, wait_for, Browser, Running, TempDir};
 
 #[test]
 fn a_page_served_by_the_hub_runs_a_block_and_reports_console_output() {
@@ -144,44 +56,6 @@ fn a_page_served_by_the_hub_runs_a_block_and_reports_console_output() {
         text.contains("TypeError: Cannot read properties of null"),
         "{text}"
     );
-}
-
-/// A second web server on another loopback port, like an app's own dev
-/// server: `/` is `html`, `/worker.js` is `worker` (a module worker).
-fn serve_app(html: String, worker: String) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let request = String::from_utf8_lossy(&buf[..n]);
-            let (kind, body) = if request.starts_with("GET /worker.js") {
-                ("text/javascript", &worker)
-            } else {
-                ("text/html", &html)
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    format!("http://{addr}")
-}
-
-/// The stems the registry lists.
-fn stems_in(registry: &str) -> Vec<String> {
-    registry
-        .lines()
-        .filter_map(|l| {
-            let start = l.find("* [")? + 3;
-            let end = l[start..].find(']')? + start;
-            Some(l[start..end].to_string())
-        })
-        .collect()
 }
 
 #[test]

@@ -69,7 +69,11 @@ pub enum HubMsg {
         stem: String,
         id: String,
     },
-    /// Run `code` as the body of an async function, once.
+    /// Run `code` once as the body of an async function made with no
+    /// parameters (`new AsyncFunction(code)`). The hub prepared it (see the
+    /// hub's `prepare` module): it names itself `daebug-cell-<job>` for stack
+    /// traces, and the hub maps those frames back to the block's lines
+    /// assuming V8's two header lines before the body.
     Job {
         job: JobId,
         code: String,

@@ -66,12 +66,13 @@ pub fn prepare(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErro
     let allocator = Allocator::default();
     let parsed = parse(&allocator, text, source_type);
     if let Some(d) = parsed.diagnostics.first() {
-        let at = d.labels.first().map_or(0, |l| l.offset() as usize);
-        let mut message = d.message.to_string();
-        if let Some(help) = &d.help {
-            message = format!("{message} ({help})");
-        }
-        return Err(syntax_error(source, at.saturating_sub(shift), &message));
+        return Err(diagnostic(source, d, shift));
+    }
+    let semantic = oxc_semantic::SemanticBuilder::new()
+        .with_check_syntax_error(true)
+        .build(&parsed.program);
+    if let Some(d) = semantic.diagnostics.first() {
+        return Err(diagnostic(source, d, shift));
     }
     let mut splices = Splices::new();
     if let Err(e) = strip::strip_types(&parsed.program, text, &mut splices) {
@@ -149,10 +150,23 @@ fn prologue(found: &rewrite::Found) -> String {
     p
 }
 
+/// The `SyntaxError` of an oxc diagnostic, at its primary label (or its
+/// last: for "declared twice" that is the second declaration).
+fn diagnostic(source: &str, d: &oxc_diagnostics::OxcDiagnostic, shift: usize) -> JobError {
+    let label = d.labels.iter().find(|l| l.primary()).or(d.labels.last());
+    let at = label.map_or(0, |l| l.offset() as usize);
+    let mut message = d.message.to_string();
+    if let Some(help) = &d.help {
+        message = format!("{message} ({help})");
+    }
+    syntax_error(source, at.saturating_sub(shift), &message)
+}
+
 /// A `SyntaxError` pointing at `at` (a byte offset in `source`), with the
 /// line shown under it.
 fn syntax_error(source: &str, at: usize, message: &str) -> JobError {
-    let at = floor_char_boundary(source, at.min(source.len()));
+    // "Unexpected end of input" points past the last line: show that line.
+    let at = floor_char_boundary(source, at.min(source.trim_end().len()));
     let (line, col) = cell::line_col(source, at);
     let line_start = source[..at].rfind('\n').map_or(0, |i| i + 1);
     let line_end = source[at..].find('\n').map_or(source.len(), |i| at + i);

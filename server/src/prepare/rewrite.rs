@@ -73,6 +73,12 @@ pub fn rewrite(
         found: Found::default(),
         refused: None,
     };
+    // `#!` is only allowed at the very start of a script; here the block is
+    // a function body.
+    if let Some(h) = &program.hashbang {
+        r.splices
+            .blank(source, h.span.start as usize, h.span.end as usize);
+    }
     for statement in &program.body {
         r.top_level(statement);
     }
@@ -115,6 +121,10 @@ impl Rewriter<'_> {
                 }
             }
             Statement::ImportDeclaration(i) => self.import(i),
+            // Type-only exports are blanked with the other types.
+            Statement::ExportNamedDeclaration(e) if e.export_kind.is_type() => {}
+            Statement::ExportFromDeclaration(e) if e.export_kind.is_type() => {}
+            Statement::ExportAllDeclaration(e) if e.export_kind.is_type() => {}
             Statement::ExportNamedDeclaration(e) => self.refuse(
                 e.span.start,
                 "`export { … }` has no meaning in a block: top-level declarations already persist to later blocks",
@@ -393,8 +403,8 @@ impl Rewriter<'_> {
     /// around it do not join.
     fn blank_statement(&mut self, start: u32, end: u32) {
         let (start, end) = (start as usize, end as usize);
-        self.splices.blank(self.source, start, end);
         self.splices.replace(start, start + 1, ";");
+        self.splices.blank(self.source, start + 1, end);
     }
 
     /// The value of the last expression statement becomes the result, when

@@ -1,0 +1,111 @@
+//! How long the hub takes to prepare a block before dispatch (parse,
+//! early errors, type stripping, rewrite, position map), for a typical
+//! block and for a 2,000-line one, in JavaScript and TypeScript.
+//!
+//! `cargo bench -p daebug --bench prepare` prints a table (median and p99
+//! over many runs, in microseconds).
+
+use std::time::{Duration, Instant};
+
+use daebug::engine::Lang;
+use daebug::prepare::prepare;
+use daebug_protocol::JobId;
+
+/// What an agent typically sends: a few lines of DOM and data work.
+const TYPICAL: &str = r#"const rows = [...document.querySelectorAll('table tr')];
+const data = rows.map((r) => [...r.cells].map((c) => c.textContent.trim()));
+let total = 0;
+for (const [, amount] of data) total += Number(amount) || 0;
+console.log('rows', rows.length);
+({ rows: rows.length, total })
+"#;
+
+/// A realistic chunk of code, repeated to the wanted length.
+const UNIT_JS: &str = r#"class Store {
+  constructor(items) { this.items = new Map(items.map((i) => [i.id, i])); }
+  get(id) { return this.items.get(id) ?? null; }
+  async load(url) {
+    const res = await fetch(url);
+    for (const item of await res.json()) this.items.set(item.id, item);
+    return this.items.size;
+  }
+}
+var counter = 0;
+function next() { return ++counter; }
+const store = new Store([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
+"#;
+
+const UNIT_TS: &str = r#"interface Item { id: number; name: string }
+class Store<T extends Item> {
+  private items: Map<number, T>;
+  constructor(items: T[]) { this.items = new Map(items.map((i): [number, T] => [i.id, i])); }
+  get(id: number): T | null { return this.items.get(id) ?? null; }
+  async load(url: string): Promise<number> {
+    const res = await fetch(url);
+    for (const item of (await res.json()) as T[]) this.items.set(item.id, item);
+    return this.items.size;
+  }
+}
+const store = new Store<Item>([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
+"#;
+
+/// `unit` repeated to `lines` lines, every copy in its own block scope so
+/// the names do not clash.
+fn long(unit: &str, lines: usize) -> String {
+    let per = unit.lines().count() + 2;
+    let mut s = String::new();
+    for _ in 0..lines / per {
+        s.push_str("{\n");
+        s.push_str(unit);
+        s.push_str("}\n");
+    }
+    s.push_str("store.get(1)\n");
+    s
+}
+
+fn measure(lang: Lang, source: &str, runs: usize) -> (Duration, Duration) {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|i| {
+            let t = Instant::now();
+            let prepared = prepare(source, lang, JobId(i as u64));
+            let took = t.elapsed();
+            assert!(prepared.is_ok(), "the bench blocks are valid");
+            took
+        })
+        .collect();
+    times.sort();
+    (times[runs / 2], times[runs * 99 / 100])
+}
+
+fn main() {
+    let long_js = long(UNIT_JS, 2000);
+    let long_ts = long(UNIT_TS, 2000);
+    let cases = [
+        (
+            "typical block (6 lines), js",
+            Lang::Js,
+            TYPICAL.to_string(),
+            2000,
+        ),
+        (
+            "typical block (6 lines), ts",
+            Lang::Ts,
+            TYPICAL.to_string(),
+            2000,
+        ),
+        ("2,000-line block, js", Lang::Js, long_js, 200),
+        ("2,000-line block, ts", Lang::Ts, long_ts, 200),
+    ];
+    println!("| block | lines | bytes | median µs | p99 µs |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, lang, source, runs) in cases {
+        let (median, p99) = measure(lang, &source, runs);
+        println!(
+            "| {name} | {} | {} | {:.0} | {:.0} |",
+            source.lines().count(),
+            source.len(),
+            median.as_secs_f64() * 1e6,
+            p99.as_secs_f64() * 1e6
+        );
+    }
+}

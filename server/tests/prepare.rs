@@ -1,0 +1,358 @@
+//! The block rewrite, table-driven: each block, the text the realm runs
+//! in place of it (between the prologue line and the closing `return`),
+//! and how its positions map back. The values these give in a real page
+//! and worker are checked by `tests/tests/evaluation.rs`.
+
+use daebug::engine::Lang;
+use daebug::prepare::{cell_url, prepare, CellMap};
+use daebug_protocol::JobId;
+
+const R: &str = "$daebug$result";
+
+/// The block's part of the prepared code of `source`.
+fn rewritten(lang: Lang, source: &str) -> String {
+    let prepared = prepare(source, lang, JobId(1))
+        .unwrap_or_else(|e| panic!("{source:?} did not prepare: {e:?}"));
+    let code = prepared.code;
+    let start = code.find('\n').map_or(0, |i| i + 1);
+    let end = code.rfind("\n;return ").expect("the closing return");
+    code[start..end].to_string()
+}
+
+fn export(names: &[&str]) -> String {
+    let accessors: Vec<String> = names
+        .iter()
+        .map(|n| {
+            format!("get {n}() {{ return {n} }}, set {n}($daebug$value) {{ {n} = $daebug$value }}")
+        })
+        .collect();
+    format!(";$daebug$export({{ {} }});", accessors.join(", "))
+}
+
+#[test]
+fn blocks_are_rewritten_as_the_table_says() {
+    let x = export(&["x"]);
+    let table: Vec<(&str, Lang, &str, String)> = vec![
+        ("a bare expression is the result", Lang::Js, "1 + 1", format!("{R} = (1 + 1)")),
+        (
+            "the last expression statement is the result",
+            Lang::Js,
+            "const x = 1;\nx + 1;",
+            format!("const x = 1;{x}\n{R} = (x + 1);"),
+        ),
+        (
+            "declarations after it keep it",
+            Lang::Js,
+            "f();\nconst x = 2;",
+            format!("{R} = (f());\nconst x = 2;{x}"),
+        ),
+        (
+            "a statement after it that is not a declaration leaves no result",
+            Lang::Js,
+            "f();\nif (a) b();",
+            "f();\nif (a) b();".to_string(),
+        ),
+        (
+            "a top-level return is left to return",
+            Lang::Js,
+            "return 5",
+            "return 5".to_string(),
+        ),
+        (
+            "an object literal is an object, not a block",
+            Lang::Js,
+            "{ a: 1 }",
+            format!("{R} = (({{ a: 1 }}))"),
+        ),
+        (
+            "a block statement stays one",
+            Lang::Js,
+            "{ let a = 1; a }",
+            "{ let a = 1; a }".to_string(),
+        ),
+        (
+            "let and const persist through live accessors, patterns too",
+            Lang::Js,
+            "let { a, b: [c] } = o, d;",
+            format!("let {{ a, b: [c] }} = o, d;{}", export(&["a", "c", "d"])),
+        ),
+        (
+            "a class persists like let",
+            Lang::Js,
+            "class K {}",
+            format!("class K {{}}{}", export(&["K"])),
+        ),
+        (
+            "functions are left in place (the prologue makes them global)",
+            Lang::Js,
+            "function f() {}",
+            "function f() {}".to_string(),
+        ),
+        (
+            "var becomes assignments to globals",
+            Lang::Js,
+            "var a = 1, { b } = o, c;",
+            "void ( a = 1, { b } = o, void 0);".to_string(),
+        ),
+        (
+            "var in loop heads, outside functions, too",
+            Lang::Js,
+            "for (var i = 0; i < 2; i++) { var j = i }\nfunction f() { var local = 1 }",
+            "for (    i = 0; i < 2; i++) { void ( j = i) }\nfunction f() { var local = 1 }"
+                .to_string(),
+        ),
+        (
+            "a static import becomes await import(), resolved by the realm",
+            Lang::Js,
+            "import d, { a as b, c } from './m.js'",
+            format!(
+                "const {{ default: d, a: b, c }} = await import($daebug$resolve('./m.js'));{}",
+                export(&["d", "b", "c"])
+            ),
+        ),
+        (
+            "a namespace import, and a side-effect import",
+            Lang::Js,
+            "import * as ns from \"m\";\nimport \"./side.js\";",
+            format!(
+                "const ns = await import($daebug$resolve(\"m\"));{}\nawait import($daebug$resolve(\"./side.js\"));",
+                export(&["ns"])
+            ),
+        ),
+        (
+            "an import over several lines keeps the line count",
+            Lang::Js,
+            "import {\n  a,\n} from './m.js';\na",
+            format!(
+                "const {{ a }} = await import($daebug$resolve('./m.js'));\n\n{}\n{R} = (a)",
+                export(&["a"])
+            ),
+        ),
+        (
+            "import attributes are passed on",
+            Lang::Js,
+            "import data from './d.json' with { type: 'json' };",
+            format!(
+                "const {{ default: data }} = await import($daebug$resolve('./d.json'), {{ with: {{ type: 'json' }} }});{}",
+                export(&["data"])
+            ),
+        ),
+        (
+            "dynamic import() resolves against the realm as well",
+            Lang::Js,
+            "await import('./x.js')",
+            format!("{R} = (await import($daebug$resolve('./x.js')))"),
+        ),
+        (
+            "export in front of a declaration is dropped",
+            Lang::Js,
+            "export const x = 1",
+            format!("       const x = 1{x}"),
+        ),
+        (
+            "a hashbang line is blanked",
+            Lang::Js,
+            "#!/usr/bin/env node\n1",
+            format!("                   \n{R} = (1)"),
+        ),
+        (
+            "a lone string is the result (it parses as a directive)",
+            Lang::Js,
+            "'use strict'",
+            format!("{R} = ('use strict')"),
+        ),
+        (
+            "TypeScript types are blanked, positions kept",
+            Lang::Ts,
+            "const x: number = 1;\nx as number",
+            format!("const x         = 1;{x}\n{R} = (x          )"),
+        ),
+        (
+            "TypeScript-only statements are blanked",
+            Lang::Ts,
+            "interface P { x: number }\ntype T = P;\n1",
+            format!(";                        \n;          \n{R} = (1)"),
+        ),
+        (
+            "import type goes entirely",
+            Lang::Ts,
+            "import type { P } from './p';\n1",
+            format!(";                            \n{R} = (1)"),
+        ),
+        (
+            "type-only exports are blanked",
+            Lang::Ts,
+            "type P = 1;\nexport type { P };\n2",
+            format!(";          \n;                 \n{R} = (2)"),
+        ),
+        (
+            "type-only specifiers are left out",
+            Lang::Ts,
+            "import { type P, a } from './p';",
+            format!(
+                "const {{ a }} = await import($daebug$resolve('./p'));{}",
+                export(&["a"])
+            ),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, lang, source, want) in &table {
+        let got = rewritten(*lang, source);
+        if &got != want {
+            failures.push(format!(
+                "{what}:\n  block: {source:?}\n  want:  {want:?}\n  got:   {got:?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_prologue_sets_up_globals_and_the_realm_scope() {
+    let code = prepare("var a = 1;\nfunction f() {}\nf()", Lang::Js, JobId(9))
+        .unwrap()
+        .code;
+    let prologue = code.lines().next().unwrap();
+    assert!(prologue.contains("globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null)"));
+    assert!(prologue.contains("\"a\" in $daebug$global || ($daebug$global.a = void 0);"));
+    assert!(prologue.ends_with("with ($daebug$scope) { $daebug$global.f = f;"));
+    assert!(code.ends_with(&format!(
+        "\n;return {R} }}\n//# sourceURL={}",
+        cell_url(JobId(9))
+    )));
+}
+
+/// (block, line, column, message part)
+#[test]
+fn syntax_errors_point_at_the_block_line_and_column() {
+    let table: &[(&str, Lang, usize, usize, &str)] = &[
+        ("let a = ;", Lang::Js, 1, 9, "Unexpected token"),
+        ("const ok = 1;\n  foo(;", Lang::Js, 2, 7, "Unexpected token"),
+        (
+            "let a = 1;\nlet a = 2;",
+            Lang::Js,
+            2,
+            5,
+            "`a` has already been declared",
+        ),
+        ("break;", Lang::Js, 1, 1, "Illegal break"),
+        ("let x: number = 1", Lang::Js, 1, 6, "semicolon"),
+        (
+            "const s = 'é';\nlet = ;",
+            Lang::Js,
+            2,
+            7,
+            "Unexpected token",
+        ),
+        (
+            "using r = open();",
+            Lang::Js,
+            1,
+            1,
+            "Wrap this code in a block",
+        ),
+        ("enum Color { Red }", Lang::Ts, 1, 1, "enum"),
+        ("export default 1", Lang::Js, 1, 1, "export default"),
+        ("import.meta.url", Lang::Js, 1, 1, "import.meta"),
+    ];
+    for (source, lang, line, col, part) in table {
+        let e = prepare(source, *lang, JobId(1)).expect_err(source);
+        assert_eq!(e.name, "SyntaxError", "{source}");
+        assert!(e.message.contains(part), "{source}: {}", e.message);
+        let stack = e.stack.unwrap();
+        assert!(
+            stack.contains(&format!("at <cell>:{line}:{col}\n")),
+            "{source}: {stack}"
+        );
+        // The line is shown with a caret under the column.
+        let shown = source.lines().nth(line - 1).unwrap();
+        assert!(stack.contains(&format!("{line} | {shown}")), "{stack}");
+    }
+}
+
+/// Where V8 would report `generated_at` (a byte offset in the prepared
+/// code): 1-based line counting the function's two header lines, 1-based
+/// column in UTF-16 units.
+fn v8_position(code: &str, generated_at: usize) -> (usize, usize) {
+    let before = &code[..generated_at];
+    let line = before.matches('\n').count() + 1 + 2;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].encode_utf16().count() + 1)
+}
+
+fn block_position(source: &str, at: usize) -> (usize, usize) {
+    let before = &source[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].encode_utf16().count() + 1)
+}
+
+#[test]
+fn every_kept_token_maps_back_to_where_the_agent_wrote_it() {
+    let blocks: &[(Lang, &str, &[&str])] = &[
+        (
+            Lang::Js,
+            "const a = 1, b = fail();\nvar v = 2, w = boom();\nimport { x } from './x.js';\nthrower(a + b)",
+            &["fail", "boom", "thrower", "b)"],
+        ),
+        (
+            Lang::Ts,
+            "const p: { x: number } = make();\nfunction f<T>(q: T): T { return q.oops() }\nf(p) as any",
+            &["make", "oops", "f(p)"],
+        ),
+        (Lang::Js, "{ a: explode() }", &["explode"]),
+        (Lang::Js, "const s = 'ünï😀';\ns.nope()", &["nope"]),
+    ];
+    for (lang, source, markers) in blocks {
+        let prepared = prepare(source, *lang, JobId(3)).unwrap();
+        for marker in *markers {
+            let in_source = source.find(marker).unwrap();
+            let in_code = prepared.code.find(marker).unwrap();
+            let (line, col) = v8_position(&prepared.code, in_code);
+            assert_eq!(
+                prepared.map.to_block(line, col),
+                block_position(source, in_source),
+                "{marker} in {source:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stacks_name_the_cell_and_its_lines() {
+    let source = "function thrower() {\n  throw new Error('x');\n}\nthrower();";
+    let prepared = prepare(source, Lang::Js, JobId(17)).unwrap();
+    let throw_at = v8_position(&prepared.code, prepared.code.find("new Error").unwrap());
+    let call_at = v8_position(&prepared.code, prepared.code.find("thrower())").unwrap());
+    let stack = format!(
+        "Error: x\n    at thrower (daebug-cell-17:{}:{})\n    at eval (daebug-cell-17:{}:{})\n    at async eval (daebug-cell-17:{}:{})\n    at load (http://h/app.js:1:2)",
+        throw_at.0, throw_at.1, call_at.0, call_at.1, call_at.0, call_at.1
+    );
+    let map: &CellMap = &prepared.map;
+    let mapped = daebug::prepare::cell::map_stack(&stack, |job| {
+        (job == 17).then(|| (map, "<cell>".to_string()))
+    });
+    assert_eq!(
+        mapped,
+        "Error: x\n    at thrower (<cell>:2:9)\n    at <cell>:4:1\n    at async <cell>:4:1\n    at load (http://h/app.js:1:2)"
+    );
+    // A cell whose map is gone keeps its line, without the prologue's.
+    let unknown = daebug::prepare::cell::map_stack("    at f (daebug-cell-5:6:3)", |_| None);
+    assert_eq!(unknown, "    at f (<cell ?>:3:3)");
+}
+
+#[test]
+fn earlier_cells_are_named_by_when_they_ran() {
+    let mut cells = daebug::prepare::cell::Cells::default();
+    let first = prepare("function f() {\n  oops();\n}", Lang::Js, JobId(1)).unwrap();
+    let oops = v8_position(&first.code, first.code.find("oops").unwrap());
+    cells.remember(1, first.map, "10:00:01".into());
+    let second = prepare("f()", Lang::Js, JobId(2)).unwrap();
+    cells.remember(2, second.map, "10:00:02".into());
+    let stack = format!("    at f (daebug-cell-1:{}:{})", oops.0, oops.1);
+    assert_eq!(
+        cells.map_stack(&stack, Some(2)),
+        "    at f (<cell 10:00:01>:2:3)"
+    );
+    assert_eq!(cells.map_stack(&stack, Some(1)), "    at f (<cell>:2:3)");
+}

@@ -1,0 +1,223 @@
+//! Evaluation semantics (DESIGN.md §3) in a real page and a real module
+//! worker: the built hub prepares each block, headless Chromium runs it.
+//! One table of steps runs in both realms, in order, each step a block
+//! appended to the realm's log and the reply it must get.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::{append, base_of, stems_in, wait_for, Browser, Running, TempDir};
+
+/// The end of a log whose realm is idle.
+const FOOTER: &str = "execute against this page.";
+
+/// One block and what its reply must contain (every string).
+struct Step {
+    what: &'static str,
+    fence: &'static str,
+    code: &'static str,
+    want: &'static [&'static str],
+}
+
+const fn step(
+    what: &'static str,
+    fence: &'static str,
+    code: &'static str,
+    want: &'static [&'static str],
+) -> Step {
+    Step {
+        what,
+        fence,
+        code,
+        want,
+    }
+}
+
+/// In order: later steps use the bindings of earlier ones.
+const STEPS: &[Step] = &[
+    step("a bare expression", "js", "1 + 1", &["```JSON\n2\n```"]),
+    step(
+        "completion after statements",
+        "js",
+        "const a = 1;\nlet b = a + 1;\na + b",
+        &["```JSON\n3\n```"],
+    ),
+    step(
+        "declarations after the last expression keep its value",
+        "js",
+        "a * 10;\nconst unused = 0;",
+        &["```JSON\n10\n```"],
+    ),
+    step("an object literal", "js", "{ x: 1, y: [2] }", &["```JSON\n{\"x\":1,\"y\":[2]}\n```"]),
+    step(
+        "a top-level return",
+        "js",
+        "if (a === 1) return 'early';\n'late'",
+        &["```JSON\n\"early\"\n```"],
+    ),
+    step(
+        "top-level await, destructuring and for await",
+        "js",
+        "const { v } = await new Promise((r) => setTimeout(() => r({ v: 4 }), 5));\n\
+         let total = 0;\n\
+         for await (const n of (async function* () { yield 1; yield 2; })()) total += n;\n\
+         v + total",
+        &["```JSON\n7\n```"],
+    ),
+    step(
+        "bindings persist across blocks, live",
+        "js",
+        "const base = 40;\nlet counter = 0;\nfunction bump() { return ++counter; }\nclass Box { constructor(v) { this.v = v; } }",
+        &["\nundefined\n```"],
+    ),
+    step(
+        "and are read, called and assigned by a later block",
+        "js",
+        "bump(); bump();\ncounter += 0;\n[base + counter, new Box(5).v, typeof bump]",
+        &["```JSON\n[42,5,\"function\"]\n```"],
+    ),
+    step(
+        "a const stays constant",
+        "js",
+        "base = 1",
+        &["TypeError: Assignment to constant variable."],
+    ),
+    step(
+        "var and function become globals, let does not",
+        "js",
+        "var shared = 'g';\n[globalThis.shared, typeof globalThis.bump, typeof globalThis.counter]",
+        &["```JSON\n[\"g\",\"function\",\"undefined\"]\n```"],
+    ),
+    step(
+        "a binding initialised before a throw",
+        "js",
+        "const kept = 'still here';\nthrow new Error('boom')",
+        &["Error: boom", "(**ERROR** after"],
+    ),
+    step("stays available", "js", "kept", &["```JSON\n\"still here\"\n```"]),
+    step(
+        "a class and a function declared again",
+        "js",
+        "class Box { get v() { return 'new'; } }\nfunction bump() { return 'bumped again'; }\n[new Box().v, bump()]",
+        &["```JSON\n[\"new\",\"bumped again\"]\n```"],
+    ),
+    step(
+        "a let declared again",
+        "js",
+        "let counter = 'fresh';\ncounter",
+        &["```JSON\n\"fresh\"\n```"],
+    ),
+    step(
+        "TypeScript has its types stripped",
+        "ts",
+        "interface Point { x: number; y: number }\n\
+         const p: Point = { x: 3, y: 4 };\n\
+         function norm<T extends Point>(q: T): number { return Math.hypot(q.x, q.y); }\n\
+         norm(p) as number",
+        &["```JSON\n5\n```"],
+    ),
+    step(
+        "a syntax error is answered with line and column, without running",
+        "js",
+        "globalThis.ran = true;\nconst ok = 1;\nconst bad = ;",
+        &[
+            "SyntaxError: Unexpected token",
+            "at <cell>:3:13",
+            "3 | const bad = ;",
+        ],
+    ),
+    step(
+        "nothing of the bad block ran",
+        "js",
+        "typeof ran",
+        &["```JSON\n\"undefined\"\n```"],
+    ),
+    step(
+        "stack frames point at the block's lines",
+        "js",
+        "// a comment line\nfunction thrower() {\n  throw new Error('mapped');\n}\nthrower();",
+        &[
+            "Error: mapped",
+            "at thrower (<cell>:3:9)",
+            "at <cell>:5:1",
+        ],
+    ),
+    step(
+        "a static import becomes a dynamic one, resolved against the realm",
+        "js",
+        "import label, { answer } from './lib.js';\n[label, answer]",
+        &["```JSON\n[\"from lib\",42]\n```"],
+    ),
+    step(
+        "imported names persist",
+        "js",
+        "answer + 1",
+        &["```JSON\n43\n```"],
+    ),
+];
+
+#[test]
+fn blocks_behave_like_a_console_in_a_page_and_a_worker() {
+    let root = TempDir::new("evaluation");
+    std::fs::write(
+        root.path().join("index.html"),
+        "<!doctype html><html><head><title>Eval</title></head><body>\
+         <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join("worker.js"),
+        "import '/daebug.js?name=crunch';\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join("lib.js"),
+        "export const answer = 42;\nexport default 'from lib';\n",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let _browser = Browser::open(&format!("{base}/index.html"));
+
+    let registry = root.path().join("debug.md");
+    let listed = wait_for(&registry, "the page and its worker", |t| {
+        let stems = stems_in(t);
+        stems.iter().any(|s| s.starts_with("eval-"))
+            && stems.iter().any(|s| s.starts_with("crunch-"))
+    });
+    for stem in stems_in(&listed) {
+        let log = root.path().join("debug").join(format!("{stem}.md"));
+        wait_for(&log, "the log's footer", |t| t.trim_end().ends_with(FOOTER));
+        for step in STEPS {
+            let reply = exchange(&log, &stem, step.fence, step.code);
+            for want in step.want {
+                assert!(
+                    reply.contains(want),
+                    "{stem}, {}: the reply lacks {want:?}:\n{reply}",
+                    step.what
+                );
+            }
+        }
+    }
+}
+
+/// Appends one block and returns its reply (from its request header on),
+/// once the realm is idle again.
+fn exchange(log: &PathBuf, stem: &str, fence: &str, code: &str) -> String {
+    let replies = |t: &str| t.matches(&format!("> **{stem}** to agent at ")).count();
+    let before = replies(&std::fs::read_to_string(log).unwrap_or_default());
+    append(log, &format!("\n```{fence}\n{code}\n```\n"));
+    let text = wait_for(log, "the reply", |t| {
+        replies(t) > before && t.trim_end().ends_with(FOOTER)
+    });
+    last_request(&text, Path::new(log)).to_string()
+}
+
+/// The text from the last request header on.
+fn last_request<'t>(text: &'t str, log: &Path) -> &'t str {
+    let at = text
+        .rfind("> **agent** to ")
+        .unwrap_or_else(|| panic!("no request in {}:\n{text}", log.display()));
+    &text[at..]
+}
