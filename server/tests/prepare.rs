@@ -9,14 +9,20 @@ use daebug_protocol::JobId;
 
 const R: &str = "$daebug$result";
 
+#[path = "support/block.rs"]
+mod block;
+
 /// The block's part of the prepared code of `source`.
 fn rewritten(lang: Lang, source: &str) -> String {
     let prepared = prepare(source, lang, JobId(1))
         .unwrap_or_else(|e| panic!("{source:?} did not prepare: {e:?}"));
-    let code = prepared.code;
-    let start = code.find('\n').map_or(0, |i| i + 1);
-    let end = code.rfind("\n;return ").expect("the closing return");
-    code[start..end].to_string()
+    let copy = block::block(&prepared.code);
+    // Where the block uses names it does not declare, the same text is
+    // there twice: once inside `with`, once without.
+    if prepared.code.contains("} else {") {
+        assert_eq!(prepared.code.matches(copy).count(), 2, "{}", prepared.code);
+    }
+    copy.to_string()
 }
 
 fn export(names: &[&str]) -> String {
@@ -215,11 +221,37 @@ fn the_prologue_sets_up_globals_and_the_realm_scope() {
     let prologue = code.lines().next().unwrap();
     assert!(prologue.contains("globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null)"));
     assert!(prologue.contains("\"a\" in $daebug$global || ($daebug$global.a = void 0);"));
-    assert!(prologue.ends_with("with ($daebug$scope) { $daebug$global.f = f;"));
+    // Every name the block uses it declares itself: no `with` needed.
+    assert!(
+        prologue.ends_with("; { $daebug$global.f = f;"),
+        "{prologue}"
+    );
     assert!(code.ends_with(&format!(
-        "\n;return {R} }}\n//# sourceURL={}",
+        "\n}}\n;return {R}\n//# sourceURL={}",
         cell_url(JobId(9))
     )));
+}
+
+#[test]
+fn a_block_using_names_it_does_not_declare_checks_the_realm_scope_for_them() {
+    let code = prepare(
+        "function f() { return Math.max(x, 1) }\nf()",
+        Lang::Js,
+        JobId(9),
+    )
+    .unwrap()
+    .code;
+    let prologue = code.lines().next().unwrap();
+    assert!(
+        prologue.ends_with(
+            "if ([\"Math\",\"x\"].some((n) => n in $daebug$scope)) with ($daebug$scope) { $daebug$global.f = f;"
+        ),
+        "{prologue}"
+    );
+    assert!(
+        code.contains("\n} else { $daebug$global.f = f;\n"),
+        "{code}"
+    );
 }
 
 /// (block, line, column, message part)
@@ -280,6 +312,16 @@ fn v8_position(code: &str, generated_at: usize) -> (usize, usize) {
     (line, before[line_start..].encode_utf16().count() + 1)
 }
 
+/// Where `marker` is in the copies of the block (after the first line,
+/// which lists the names the block uses).
+fn in_copies(code: &str, marker: &str) -> Vec<usize> {
+    let after = code.find('\n').unwrap() + 1;
+    code[after..]
+        .match_indices(marker)
+        .map(|(i, _)| after + i)
+        .collect()
+}
+
 fn block_position(source: &str, at: usize) -> (usize, usize) {
     let before = &source[..at];
     let line = before.matches('\n').count() + 1;
@@ -307,13 +349,17 @@ fn every_kept_token_maps_back_to_where_the_agent_wrote_it() {
         let prepared = prepare(source, *lang, JobId(3)).unwrap();
         for marker in *markers {
             let in_source = source.find(marker).unwrap();
-            let in_code = prepared.code.find(marker).unwrap();
-            let (line, col) = v8_position(&prepared.code, in_code);
-            assert_eq!(
-                prepared.map.to_block(line, col),
-                block_position(source, in_source),
-                "{marker} in {source:?}"
-            );
+            // Each copy of the block (with and without `with`) maps back.
+            let copies = in_copies(&prepared.code, marker);
+            assert!(!copies.is_empty(), "{marker} in {}", prepared.code);
+            for in_code in copies {
+                let (line, col) = v8_position(&prepared.code, in_code);
+                assert_eq!(
+                    prepared.map.to_block(line, col),
+                    block_position(source, in_source),
+                    "{marker} in {source:?}"
+                );
+            }
         }
     }
 }
@@ -345,7 +391,7 @@ fn stacks_name_the_cell_and_its_lines() {
 fn earlier_cells_are_named_by_when_they_ran() {
     let mut cells = daebug::prepare::cell::Cells::default();
     let first = prepare("function f() {\n  oops();\n}", Lang::Js, JobId(1)).unwrap();
-    let oops = v8_position(&first.code, first.code.find("oops").unwrap());
+    let oops = v8_position(&first.code, in_copies(&first.code, "oops")[1]);
     cells.remember(1, first.map, "10:00:01".into());
     let second = prepare("f()", Lang::Js, JobId(2)).unwrap();
     cells.remember(2, second.map, "10:00:02".into());

@@ -17,8 +17,9 @@ pub struct CellMap {
     code_lines: Vec<usize>,
     /// The prepared code, to count UTF-16 columns within a line.
     code: String,
-    /// Where the block's (edited) text sits in `code`.
-    user: std::ops::Range<usize>,
+    /// Where copies of the block's (edited) text sit in `code` (see
+    /// `prepare::assemble`: one runs inside `with`, one without).
+    user: Vec<std::ops::Range<usize>>,
     /// From the edited text back to the parsed text.
     splices: SpliceMap,
     /// The block as the agent wrote it.
@@ -31,8 +32,7 @@ pub struct CellMap {
 impl CellMap {
     pub fn new(
         code: &str,
-        user_start: usize,
-        user_end: usize,
+        user: Vec<std::ops::Range<usize>>,
         splices: SpliceMap,
         source: &str,
         shift: usize,
@@ -43,7 +43,7 @@ impl CellMap {
         CellMap {
             code_lines,
             code: code.to_string(),
-            user: user_start..user_end,
+            user,
             splices,
             source: source.to_string(),
             shift,
@@ -63,13 +63,14 @@ impl CellMap {
             .get(body_line)
             .map_or(self.code.len(), |e| e - 1);
         let at = start + utf16_to_byte(&self.code[start..end], col.saturating_sub(1));
-        if at < self.user.start {
+        // Code around the copies maps to the nearest end of the block.
+        let Some(copy) = self.user.iter().find(|r| at < r.end) else {
+            return line_col(&self.source, self.source.len());
+        };
+        if at < copy.start {
             return (1, 1);
         }
-        if at >= self.user.end {
-            return line_col(&self.source, self.source.len());
-        }
-        let parsed = self.splices.to_source(at - self.user.start);
+        let parsed = self.splices.to_source(at - copy.start);
         let offset = parsed.saturating_sub(self.shift).min(self.source.len());
         let mut offset = offset;
         while !self.source.is_char_boundary(offset) {
@@ -102,8 +103,8 @@ fn utf16_to_byte(line: &str, units: usize) -> usize {
 
 /// Rewrites every `daebug-cell-<job>:<line>:<col>` in `stack` with
 /// `lookup(job)`: the cell's map and the name to show (`<cell>` for the
-/// running block). A frame for a job with no map left keeps its line (the
-/// prologue's one line taken off) and reads `<cell ?>`. V8's name for the
+/// running block). A frame for a job with no map left reads `<cell ?>` with
+/// the position as reported. V8's name for the
 /// block's own top-level frame, `eval`, goes: `at eval (X)` → `at X`.
 pub fn map_stack<'m>(stack: &str, lookup: impl Fn(u64) -> Option<(&'m CellMap, String)>) -> String {
     if !stack.contains(CELL_PREFIX) {

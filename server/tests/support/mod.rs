@@ -352,10 +352,6 @@ pub async fn wait_for_hub_to_look(hub: &TestHub) {
     probe.close().await;
 }
 
-/// The block's own (rewritten) text inside the prepared code of a job:
-/// between the prologue line and the closing `return`.
-pub fn block(code: &str) -> &str {
-    let start = code.find('\n').map_or(0, |i| i + 1);
-    let end = code.rfind("\n;return ").unwrap_or(code.len());
-    &code[start..end.max(start)]
-}
+#[path = "block.rs"]
+mod block_of;
+pub use block_of::block;
