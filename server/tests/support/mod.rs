@@ -354,4 +354,5 @@ pub async fn wait_for_hub_to_look(hub: &TestHub) {
 
 #[path = "block.rs"]
 mod block_of;
+#[allow(unused_imports)] // not every crate that includes `support` reads jobs
 pub use block_of::block;
