@@ -100,12 +100,11 @@ fn show_effects(effects: &[Effect]) -> String {
             // The prepared code is checked by the rewrite's own tests.
             Effect::Dispatch {
                 job,
-                lang,
-                source,
+                prepared,
                 timeout_ms,
-                ..
             } => {
-                format!("dispatch job={job} lang={lang:?} timeout={timeout_ms}ms code={source:?}")
+                let code = prepared.map.source();
+                format!("dispatch job={job} timeout={timeout_ms}ms code={code:?}")
             }
             Effect::Cancel { job } => format!("cancel job={job}"),
             Effect::WakeAt(at) => format!("wake at={}", at.0),

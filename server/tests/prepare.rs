@@ -156,6 +156,12 @@ fn blocks_are_rewritten_as_the_table_says() {
             format!("       const x = 1{x}"),
         ),
         (
+            "`await` may be a name inside a plain function",
+            Lang::Js,
+            "function f(await) { return await }",
+            "function f(await) { return await }".to_string(),
+        ),
+        (
             "a hashbang line is blanked",
             Lang::Js,
             "#!/usr/bin/env node\n1",
@@ -244,7 +250,7 @@ fn a_block_using_names_it_does_not_declare_checks_the_realm_scope_for_them() {
     let prologue = code.lines().next().unwrap();
     assert!(
         prologue.ends_with(
-            "if ([\"Math\",\"x\"].some((n) => n in $daebug$scope)) with ($daebug$scope) { $daebug$global.f = f;"
+            "if ([\"Math\",\"x\"].some((n) => n in $daebug$scope || !(n in $daebug$global))) with ($daebug$scope) { $daebug$global.f = f;"
         ),
         "{prologue}"
     );
@@ -286,6 +292,27 @@ fn syntax_errors_point_at_the_block_line_and_column() {
         ("enum Color { Red }", Lang::Ts, 1, 1, "enum"),
         ("export default 1", Lang::Js, 1, 1, "export default"),
         ("import.meta.url", Lang::Js, 1, 1, "import.meta"),
+        (
+            "let y = 1;\nlet x = await;",
+            Lang::Js,
+            2,
+            9,
+            "`await` cannot be a name",
+        ),
+        (
+            "await: for (;;) break await;",
+            Lang::Js,
+            1,
+            1,
+            "`await` cannot be a name",
+        ),
+        (
+            "const ok = 1;\n'x'.match(/a(b/)",
+            Lang::Js,
+            2,
+            13,
+            "Invalid regular expression",
+        ),
     ];
     for (source, lang, line, col, part) in table {
         let e = prepare(source, *lang, JobId(1)).expect_err(source);
@@ -303,13 +330,16 @@ fn syntax_errors_point_at_the_block_line_and_column() {
 }
 
 /// Where V8 would report `generated_at` (a byte offset in the prepared
-/// code): 1-based line counting the function's two header lines, 1-based
-/// column in UTF-16 units.
+/// code): 1-based line counting the function's two header lines and every
+/// JavaScript line terminator, 1-based column in UTF-16 units.
 fn v8_position(code: &str, generated_at: usize) -> (usize, usize) {
-    let before = &code[..generated_at];
-    let line = before.matches('\n').count() + 1 + 2;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].encode_utf16().count() + 1)
+    let starts = daebug::prepare::cell::js_line_starts(code);
+    let line = starts.partition_point(|&s| s <= generated_at);
+    let line_start = starts[line - 1];
+    (
+        line + 2,
+        code[line_start..generated_at].encode_utf16().count() + 1,
+    )
 }
 
 /// Where `marker` is in the copies of the block (after the first line,
@@ -344,6 +374,12 @@ fn every_kept_token_maps_back_to_where_the_agent_wrote_it() {
         ),
         (Lang::Js, "{ a: explode() }", &["explode"]),
         (Lang::Js, "const s = 'ünï😀';\ns.nope()", &["nope"]),
+        // V8 ends lines at these too; the agent's editor may not.
+        (
+            Lang::Js,
+            "const sep = 'a\u{2028}b\u{2029}c';\nnull.boom;\rlater.x",
+            &["boom", "later"],
+        ),
     ];
     for (lang, source, markers) in blocks {
         let prepared = prepare(source, *lang, JobId(3)).unwrap();

@@ -90,6 +90,18 @@ const STEPS: &[Step] = &[
         &["```JSON\n[\"g\",\"function\",\"undefined\"]\n```"],
     ),
     step(
+        "a function may use a name a later block declares",
+        "js",
+        "function countItems() { return items.length; }",
+        &["\nundefined\n```"],
+    ),
+    step(
+        "declared by the next block",
+        "js",
+        "const items = [1, 2, 3];\ncountItems()",
+        &["```JSON\n3\n```"],
+    ),
+    step(
         "a binding initialised before a throw",
         "js",
         "const kept = 'still here';\nthrow new Error('boom')",

@@ -1,7 +1,6 @@
 //! What the engine asks for: the outputs of [`super::LogEngine::handle`].
 
 use super::input::JobId;
-use super::markdown::Lang;
 use super::text::TextEdit;
 use super::time::Millis;
 use crate::prepare::Prepared;
@@ -20,12 +19,11 @@ pub struct Output {
 pub enum Effect {
     /// Send this block to the realm.
     Dispatch {
+        /// The job's id, unique within the log.
         job: JobId,
-        lang: Lang,
-        /// The block as the agent wrote it (LF endings).
-        source: String,
-        /// What the realm runs, and how its positions map back.
+        /// What the realm runs, and how its positions map back to the block.
         prepared: Prepared,
+        /// How long the realm may take (`timeout=` or the default).
         timeout_ms: u64,
     },
     /// Tell the realm to stop waiting for this job.

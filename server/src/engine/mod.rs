@@ -327,7 +327,12 @@ impl LogEngine {
             return self.finish(text, w, out);
         }
         let (mut w, from) = match find_footer(text, self.footer_hint) {
-            Some(f) => (Work::new(text, f.start), 0),
+            // From the line above the footer, so taking the footer out sees
+            // whether a blank line is already there (one blank at the seam).
+            Some(f) => (
+                Work::new(text, line_start(text, f.start.saturating_sub(1))),
+                0,
+            ),
             None => match tail_without_footer(text, &self.stem) {
                 TailStart::At(p) => {
                     let w = Work::new(text, p.saturating_sub(1));
@@ -483,7 +488,6 @@ impl LogEngine {
                     skipped,
                     out,
                 );
-                remember(&mut self.finished, id);
                 let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
                 self.place_footer(w, chunk_end.max(block.next) + inserted);
                 out.effects.push(Effect::State(LogState::Failed));
@@ -518,8 +522,6 @@ impl LogEngine {
         self.job = Some(job);
         out.effects.push(Effect::Dispatch {
             job: id,
-            lang: block.info.lang,
-            source: code,
             prepared,
             timeout_ms,
         });

@@ -11,73 +11,117 @@ const FUNCTION_HEADER_LINES: usize = 2;
 const CELL_PREFIX: &str = "daebug-cell-";
 
 /// How to map positions of one job's prepared code back to its block.
+/// Holds the edited block once (its copies in the code are identical), not
+/// the prepared code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellMap {
-    /// Byte offset of each line start of the prepared code.
-    code_lines: Vec<usize>,
-    /// The prepared code, to count UTF-16 columns within a line.
-    code: String,
-    /// Where copies of the block's (edited) text sit in `code` (see
-    /// `prepare::assemble`: one runs inside `with`, one without).
-    user: Vec<std::ops::Range<usize>>,
-    /// From the edited text back to the parsed text.
+    /// The 0-based line of the function body where each copy of the block
+    /// starts (see `prepare::assemble`: one runs inside `with`, one
+    /// without).
+    copies: Vec<usize>,
+    /// The block's text as edited by the rewrite.
+    edited: String,
+    /// Where each line of `edited` starts, lines ended as JavaScript ends
+    /// them (also `\r`, U+2028, U+2029), since V8 numbers lines so.
+    edited_lines: Vec<usize>,
+    /// From `edited` back to the parsed text.
     splices: SpliceMap,
     /// The block as the agent wrote it.
     source: String,
     /// Bytes the parsed text had in front of `source` (`(` of an object
     /// literal).
-    shift: usize,
+    prefix_len: usize,
 }
 
 impl CellMap {
+    /// `code` is the prepared code, `copies` where the edited block sits in
+    /// it (every range holds the same text).
     pub fn new(
         code: &str,
-        user: Vec<std::ops::Range<usize>>,
+        copies: &[std::ops::Range<usize>],
         splices: SpliceMap,
         source: &str,
-        shift: usize,
+        prefix_len: usize,
     ) -> CellMap {
-        let code_lines = std::iter::once(0)
-            .chain(code.match_indices('\n').map(|(i, _)| i + 1))
+        let edited = copies.first().map_or("", |r| &code[r.clone()]).to_string();
+        let mut counted = (0, 0); // (bytes scanned, lines before them)
+        let copies = copies
+            .iter()
+            .map(|r| {
+                counted.1 += js_line_starts(&code[counted.0..r.start]).len() - 1;
+                counted.0 = r.start;
+                counted.1
+            })
             .collect();
         CellMap {
-            code_lines,
-            code: code.to_string(),
-            user,
+            copies,
+            edited_lines: js_line_starts(&edited),
+            edited,
             splices,
             source: source.to_string(),
-            shift,
+            prefix_len,
         }
+    }
+
+    /// The block as the agent wrote it.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Bytes held, to bound what a log keeps.
+    pub fn weight(&self) -> usize {
+        self.edited.len() + self.source.len() + 8 * self.edited_lines.len()
     }
 
     /// The block's 1-based line and column for a frame position as the
     /// realm reports it (1-based line of the function's source, 1-based
     /// column in UTF-16 units).
     pub fn to_block(&self, line: usize, col: usize) -> (usize, usize) {
-        let body_line = line.saturating_sub(FUNCTION_HEADER_LINES).max(1);
-        let Some(&start) = self.code_lines.get(body_line - 1) else {
-            return line_col(&self.source, self.source.len());
+        let body_line = line.saturating_sub(FUNCTION_HEADER_LINES + 1);
+        let lines = self.edited_lines.len();
+        let copy = self
+            .copies
+            .iter()
+            .find(|&&first| (first..first + lines).contains(&body_line));
+        let Some(&first) = copy else {
+            // The code around the copies: the nearest end of the block.
+            return match self.copies.first() {
+                Some(&first) if body_line < first => (1, 1),
+                _ => line_col(&self.source, self.source.len()),
+            };
         };
+        let index = body_line - first;
+        let start = self.edited_lines[index];
         let end = self
-            .code_lines
-            .get(body_line)
-            .map_or(self.code.len(), |e| e - 1);
-        let at = start + utf16_to_byte(&self.code[start..end], col.saturating_sub(1));
-        // Code around the copies maps to the nearest end of the block.
-        let Some(copy) = self.user.iter().find(|r| at < r.end) else {
-            return line_col(&self.source, self.source.len());
-        };
-        if at < copy.start {
-            return (1, 1);
-        }
-        let parsed = self.splices.to_source(at - copy.start);
-        let offset = parsed.saturating_sub(self.shift).min(self.source.len());
-        let mut offset = offset;
+            .edited_lines
+            .get(index + 1)
+            .map_or(self.edited.len(), |&e| e);
+        let text = self.edited[start..end].trim_end_matches(['\n', '\r', '\u{2028}', '\u{2029}']);
+        let at = start + utf16_to_byte(text, col.saturating_sub(1));
+        let parsed = self.splices.to_source(at);
+        let mut offset = parsed
+            .saturating_sub(self.prefix_len)
+            .min(self.source.len());
         while !self.source.is_char_boundary(offset) {
             offset -= 1;
         }
         line_col(&self.source, offset)
     }
+}
+
+/// Where each line starts, counting the line terminators of JavaScript:
+/// `\n`, `\r\n`, `\r`, U+2028 and U+2029.
+pub fn js_line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\r' if chars.peek().is_some_and(|&(_, n)| n == '\n') => {}
+            '\n' | '\r' | '\u{2028}' | '\u{2029}' => starts.push(i + c.len_utf8()),
+            _ => {}
+        }
+    }
+    starts
 }
 
 /// 1-based line and column (in UTF-16 units, as V8 counts) of a byte
@@ -178,36 +222,55 @@ fn parse_position(s: &str) -> Option<(u64, usize, usize, usize)> {
     Some((job, line, col, a + 1 + b + 1 + c))
 }
 
-/// How many jobs' maps a log keeps, so frames of functions that earlier
-/// blocks defined (called later, or from a timer) still map.
+/// How many jobs' maps a log keeps at most, so frames of functions that
+/// earlier blocks defined (called later, or from a timer) still map...
 const REMEMBERED: usize = 64;
+/// ...and how many bytes of them (a few large blocks count for many).
+const REMEMBERED_BYTES: usize = 16 << 20;
+
+/// One job's map, as a log remembers it.
+#[derive(Debug)]
+struct Cell {
+    job: u64,
+    map: CellMap,
+    /// When the block was sent to its realm (`HH:MM:SS`), to name its
+    /// frames in stacks of later jobs.
+    sent_at: String,
+}
 
 /// The maps of a log's recent jobs.
 #[derive(Debug, Default)]
 pub struct Cells {
-    /// Job id, map, and when it was dispatched (`HH:MM:SS`), oldest first.
-    recent: std::collections::VecDeque<(u64, CellMap, String)>,
+    /// Oldest first.
+    recent: std::collections::VecDeque<Cell>,
+    /// The sum of their weights.
+    bytes: usize,
 }
 
 impl Cells {
-    pub fn remember(&mut self, job: u64, map: CellMap, at: String) {
-        if self.recent.len() == REMEMBERED {
-            self.recent.pop_front();
+    pub fn remember(&mut self, job: u64, map: CellMap, sent_at: String) {
+        self.bytes += map.weight();
+        self.recent.push_back(Cell { job, map, sent_at });
+        while self.recent.len() > REMEMBERED
+            || (self.bytes > REMEMBERED_BYTES && self.recent.len() > 1)
+        {
+            if let Some(old) = self.recent.pop_front() {
+                self.bytes -= old.map.weight();
+            }
         }
-        self.recent.push_back((job, map, at));
     }
 
     /// `stack` with the cells' positions mapped: frames of `current` (the
     /// job the stack belongs to) read `<cell>`, those of earlier blocks
-    /// `<cell HH:MM:SS>`, after the time that block ran.
+    /// `<cell HH:MM:SS>`, after the time that block was sent.
     pub fn map_stack(&self, stack: &str, current: Option<u64>) -> String {
         map_stack(stack, |job| {
-            let (_, map, at) = self.recent.iter().rev().find(|(j, _, _)| *j == job)?;
+            let cell = self.recent.iter().rev().find(|c| c.job == job)?;
             let name = match current == Some(job) {
                 true => "<cell>".to_string(),
-                false => format!("<cell {at}>"),
+                false => format!("<cell {}>", cell.sent_at),
             };
-            Some((map, name))
+            Some((&cell.map, name))
         })
     }
 }

@@ -7,6 +7,8 @@
 //! - [`splice`]: edits as data and the map they leave.
 //! - [`strip`]: TypeScript types blanked out (positions kept).
 //! - [`rewrite`]: completion value, persistent bindings, imports.
+//! - [`deep`]: size and nesting limits, and the deep-stack thread blocks
+//!   are prepared on (a stack overflow would abort the hub).
 //! - [`cell`]: the prepared code's positions mapped back to the block, and
 //!   stack traces rewritten with them.
 //!
@@ -18,6 +20,7 @@
 //! which job they came from.
 
 pub mod cell;
+pub mod deep;
 pub mod rewrite;
 pub mod splice;
 pub mod strip;
@@ -50,8 +53,14 @@ pub fn cell_url(job: JobId) -> String {
 
 /// Parses and rewrites one block. A syntax error (or a construct a block
 /// cannot run) comes back as the `SyntaxError` to show, with the line and
-/// column in the block.
+/// column in the block; a block beyond the limits of [`deep`] as a
+/// `RangeError`. Runs on a thread with a deep stack (see [`deep`]).
 pub fn prepare(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobError> {
+    deep::prepare_within_limits(source, lang, job)
+}
+
+/// [`prepare`] on the caller's stack.
+fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobError> {
     let source_type = match lang {
         Lang::Js => SourceType::unambiguous(),
         Lang::Ts => SourceType::ts().with_unambiguous(true),
@@ -59,27 +68,31 @@ pub fn prepare(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErro
     // A block that is one object literal (`{ a: 1 }`) means the object, as
     // in a console, not a block statement with a label.
     let wrapped = object_literal(source, source_type);
-    let (text, shift) = match &wrapped {
+    let (text, prefix_len) = match &wrapped {
         Some(w) => (w.as_str(), 1usize),
         None => (source, 0),
     };
     let allocator = Allocator::default();
     let parsed = parse(&allocator, text, source_type);
     if let Some(d) = parsed.diagnostics.first() {
-        return Err(diagnostic(source, d, shift));
+        return Err(diagnostic(source, d, prefix_len));
     }
     let semantic = oxc_semantic::SemanticBuilder::new()
         .with_check_syntax_error(true)
         .build(&parsed.program);
     if let Some(d) = semantic.diagnostics.first() {
-        return Err(diagnostic(source, d, shift));
+        return Err(diagnostic(source, d, prefix_len));
     }
     let mut splices = Splices::new();
     if let Err(e) = strip::strip_types(&parsed.program, text, &mut splices) {
-        return Err(syntax_error(source, e.at.saturating_sub(shift), &e.message));
+        return Err(syntax_error(
+            source,
+            e.at.saturating_sub(prefix_len),
+            &e.message,
+        ));
     }
     let found = rewrite::rewrite(&parsed.program, text, &mut splices)
-        .map_err(|e| syntax_error(source, e.at.saturating_sub(shift), &e.message))?;
+        .map_err(|e| syntax_error(source, e.at.saturating_sub(prefix_len), &e.message))?;
     let (body, splice_map) = splices.apply(text);
     // Names the block uses but does not declare: earlier blocks' bindings,
     // or globals.
@@ -92,8 +105,8 @@ pub fn prepare(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErro
         .collect();
     free.sort_unstable();
 
-    let (code, user) = assemble(&found, &free, &body, job);
-    let map = CellMap::new(&code, user, splice_map, source, shift);
+    let (code, copies) = assemble(&found, &free, &body, job);
+    let map = CellMap::new(&code, &copies, splice_map, source, prefix_len);
     Ok(Prepared { code, map })
 }
 
@@ -105,6 +118,7 @@ fn parse<'a>(
     Parser::new(allocator, text, source_type)
         .with_options(ParseOptions {
             allow_return_outside_function: true,
+            parse_regular_expression: true,
             ..ParseOptions::default()
         })
         .parse()
@@ -132,11 +146,13 @@ fn object_literal(source: &str, source_type: SourceType) -> Option<String> {
 ///
 /// The earlier blocks' names are reached through `with (scope)`, which makes
 /// every name the block looks up dynamic (a global like `Math` costs about
-/// 40 times more, in the block and in functions it defines). So when the
-/// block uses an earlier block's name (checked as it starts), a copy of it
-/// runs inside `with`; otherwise a plain copy runs at full speed.
+/// 40 times more, in the block and in functions it defines). So a copy of
+/// the block runs inside `with` when a name it uses but does not declare is
+/// an earlier block's, or nothing yet (a later block may declare it);
+/// when every such name is a global (checked as the block starts), a plain
+/// copy runs at full speed.
 fn assemble(
-    found: &rewrite::Found,
+    found: &rewrite::Globals,
     free: &[&str],
     body: &str,
     job: JobId,
@@ -148,18 +164,23 @@ fn assemble(
         .iter()
         .map(|f| format!(" {GLOBAL}.{f} = {f};"))
         .collect();
-    let mut user = Vec::with_capacity(2);
+    let mut copies = Vec::with_capacity(2);
     let mut copy = |code: &mut String, opening: &str| {
         code.push_str(opening);
         code.push_str(&functions);
         code.push('\n');
         let start = code.len();
         code.push_str(body);
-        user.push(start..code.len());
+        copies.push(start..code.len());
     };
     if !free.is_empty() {
         let names = serde_json::to_string(free).unwrap_or_else(|_| "[]".into());
-        let opening = format!(" if ({names}.some((n) => n in {SCOPE})) with ({SCOPE}) {{");
+        // A name that is neither an earlier block's nor a global yet may be
+        // declared by a later block (`function f() { return items }`
+        // before `const items`): that copy must see the scope too.
+        let opening = format!(
+            " if ({names}.some((n) => n in {SCOPE} || !(n in {GLOBAL}))) with ({SCOPE}) {{"
+        );
         copy(&mut code, &opening);
         code.push('\n');
         copy(&mut code, "} else {");
@@ -170,12 +191,12 @@ fn assemble(
         "\n}}\n;return {RESULT}\n//# sourceURL={}",
         cell_url(job)
     ));
-    (code, user)
+    (code, copies)
 }
 
 /// The start of the prepared code: the realm scope and the helpers, and
 /// `var` names created on the global object.
-fn helpers(found: &rewrite::Found) -> String {
+fn helpers(found: &rewrite::Globals) -> String {
     let mut p = format!(
         "const {SCOPE} = globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null), \
          {GLOBAL} = globalThis, \
@@ -194,14 +215,14 @@ fn helpers(found: &rewrite::Found) -> String {
 
 /// The `SyntaxError` of an oxc diagnostic, at its primary label (or its
 /// last: for "declared twice" that is the second declaration).
-fn diagnostic(source: &str, d: &oxc_diagnostics::OxcDiagnostic, shift: usize) -> JobError {
+fn diagnostic(source: &str, d: &oxc_diagnostics::OxcDiagnostic, prefix_len: usize) -> JobError {
     let label = d.labels.iter().find(|l| l.primary()).or(d.labels.last());
     let at = label.map_or(0, |l| l.offset() as usize);
     let mut message = d.message.to_string();
     if let Some(help) = &d.help {
         message = format!("{message} ({help})");
     }
-    syntax_error(source, at.saturating_sub(shift), &message)
+    syntax_error(source, at.saturating_sub(prefix_len), &message)
 }
 
 /// A `SyntaxError` pointing at `at` (a byte offset in `source`), with the

@@ -3,10 +3,10 @@
 //! console.
 //!
 //! The realm runs the prepared code as an `AsyncFunction` body (so `await`
-//! works at the top level). Inside it the block sits in
-//! `with (<realm scope>) { … }`, where the realm scope is one object per
-//! realm holding the lexical names (`let`, `const`, `class`, `import`) of
-//! earlier blocks as accessors. So:
+//! works at the top level). The realm scope is one object per realm holding
+//! the lexical names (`let`, `const`, `class`, `import`) of earlier blocks as
+//! accessors; a block that uses such names runs inside `with (<realm
+//! scope>) { … }` (see `prepare::assemble` for when). So:
 //! - a block's own `let`/`const`/`class` stay real block-scoped declarations
 //!   (fast, with TDZ and `const` checks); after each such statement an
 //!   accessor pair for its names is put on the scope object, so later blocks
@@ -31,6 +31,7 @@ use oxc_ast::ast::{
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_span::GetSpan;
+use oxc_syntax::scope::ScopeFlags;
 
 use super::splice::Splices;
 
@@ -47,12 +48,13 @@ pub const RESULT: &str = "$daebug$result";
 pub struct Refused {
     /// Byte offset in the source.
     pub at: usize,
+    /// What cannot run and what to write instead.
     pub message: String,
 }
 
-/// What the rewrite found, for the code around the block.
+/// The names the block puts on the global object, for the code around it.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Found {
+pub struct Globals {
     /// `var` names: created on the global object before the block runs.
     pub vars: Vec<String>,
     /// Top-level function declarations: put on the global object as the
@@ -66,12 +68,13 @@ pub fn rewrite(
     program: &Program<'_>,
     source: &str,
     splices: &mut Splices,
-) -> Result<Found, Refused> {
+) -> Result<Globals, Refused> {
     let mut r = Rewriter {
         source,
         splices,
-        found: Found::default(),
+        found: Globals::default(),
         refused: None,
+        function_depth: 0,
     };
     // `#!` is only allowed at the very start of a script; here the block is
     // a function body.
@@ -91,14 +94,29 @@ pub fn rewrite(
 }
 
 struct Rewriter<'s> {
+    /// The parsed text the spans point into.
     source: &'s str,
+    /// Where the rewrite's edits go.
     splices: &'s mut Splices,
-    found: Found,
+    /// What the code around the block must set up.
+    found: Globals,
     /// The first construct refused; the rest of the walk is then moot.
     refused: Option<Refused>,
+    /// How many functions the walk is inside (an `await` name is fine in a
+    /// plain function of the block).
+    function_depth: usize,
 }
 
 impl Rewriter<'_> {
+    fn await_as_name(&mut self, name: &str, at: u32) {
+        if name == "await" && self.function_depth == 0 {
+            self.refuse(
+                at,
+                "`await` cannot be a name in a block: a block runs as the body of an async function, where it is a keyword",
+            );
+        }
+    }
+
     fn refuse(&mut self, at: u32, message: impl Into<String>) {
         self.refused.get_or_insert(Refused {
             at: at as usize,
@@ -436,6 +454,26 @@ impl Rewriter<'_> {
 }
 
 impl<'a> Visit<'a> for Rewriter<'_> {
+    fn visit_function(&mut self, it: &oxc_ast::ast::Function<'a>, flags: ScopeFlags) {
+        self.function_depth += 1;
+        walk::walk_function(self, it, flags);
+        self.function_depth -= 1;
+    }
+
+    /// The parser read the block as a script, where `await` can be a name;
+    /// the block runs as an async function body, where it cannot.
+    fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
+        self.await_as_name(it.name.as_str(), it.span.start);
+    }
+
+    fn visit_binding_identifier(&mut self, it: &oxc_ast::ast::BindingIdentifier<'a>) {
+        self.await_as_name(it.name.as_str(), it.span.start);
+    }
+
+    fn visit_label_identifier(&mut self, it: &oxc_ast::ast::LabelIdentifier<'a>) {
+        self.await_as_name(it.name.as_str(), it.span.start);
+    }
+
     /// `import(x)` → `import($resolve(x))`, anywhere in the block.
     fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
         let span = it.source.span();

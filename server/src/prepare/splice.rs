@@ -15,8 +15,10 @@
 /// One edit of the source: `source[start..end]` becomes `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Splice {
+    /// The range of the source replaced (empty: an insertion).
     start: usize,
     end: usize,
+    /// What stands there instead.
     text: String,
     /// Same length as the range it replaces, so positions inside it map
     /// one to one (blanks).
@@ -79,11 +81,6 @@ impl Splices {
         });
     }
 
-    /// Whether no edit was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
     /// The edited text and the map from its offsets back to `source`'s.
     pub fn apply(mut self, source: &str) -> (String, SpliceMap) {
         // At one position: insertions first (they go before a range that
@@ -118,10 +115,13 @@ impl Splices {
 /// Where an applied edit sits in the source and in the edited text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Segment {
+    /// The range of the source the edit replaced.
     source: usize,
     source_end: usize,
+    /// The range of the edited text it produced.
     generated: usize,
     generated_end: usize,
+    /// A blank: offsets inside map one to one.
     same_length: bool,
 }
 
