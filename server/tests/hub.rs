@@ -151,7 +151,7 @@ async fn chunk_appended_while_running_is_queued() {
     hub.wait_file(&log, footer_last).await;
     append(&log, &js("first()"));
     let (first, code) = realm.job().await;
-    assert_eq!(support::block(&code), "$daebug$result = (first())\n");
+    assert_eq!(support::block(&code), "$daebug$result = ((0, first)())\n");
     hub.wait_file(&log, |t| t.contains("executing (")).await;
     append(&log, &format!("\nand then\n{}", js("second()")));
     // Nothing is dispatched while the first job runs.
@@ -159,7 +159,7 @@ async fn chunk_appended_while_running_is_queued() {
     assert!(text.contains("and then"), "{text}");
     realm.ok(first, "1", 5).await;
     let (second, code) = realm.job().await;
-    assert_eq!(support::block(&code), "$daebug$result = (second())\n");
+    assert_eq!(support::block(&code), "$daebug$result = ((0, second)())\n");
     realm.ok(second, "2", 6).await;
     let text = hub
         .wait_file(&log, |t| t.contains("(6ms)") && footer_last(t))
@@ -398,7 +398,7 @@ async fn an_editors_atomic_save_while_a_job_runs_loses_nothing() {
     save_atomically(&log, &edited);
     realm.ok(job, "\"done\"", 7).await;
     let (next, code) = realm.job().await;
-    assert_eq!(support::block(&code), "$daebug$result = (afterwards())\n");
+    assert_eq!(support::block(&code), "$daebug$result = ((0, afterwards)())\n");
     realm.ok(next, "1", 8).await;
     let text = hub
         .wait_file(&log, |t| t.contains("(8ms)") && footer_last(t))

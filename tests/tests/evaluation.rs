@@ -167,6 +167,49 @@ const STEPS: &[Step] = &[
         "answer + 1",
         &["```JSON\n43\n```"],
     ),
+    step(
+        "and stay live, as module bindings do",
+        "js",
+        "import { count, bump } from './lib.js';",
+        &["\nundefined\n```"],
+    ),
+    step("after a call", "js", "bump();\ncount", &["```JSON\n1\n```"]),
+    step(
+        "a function kept in a const is called without the scope as `this`",
+        "js",
+        "const later = setTimeout;",
+        &["\nundefined\n```"],
+    ),
+    step(
+        "(a browser function would throw Illegal invocation)",
+        "js",
+        "await new Promise((r) => later(r, 1));\n'called'",
+        &["```JSON\n\"called\"\n```"],
+    ),
+    step(
+        "a function defined again is what older closures call",
+        "js",
+        "function helper() { return 1; }\nfunction caller() { return helper(); }",
+        &["\nundefined\n```"],
+    ),
+    step(
+        "as in a console",
+        "js",
+        "function helper() { return 2; }\ncaller()",
+        &["```JSON\n2\n```"],
+    ),
+    step(
+        "a var with no `;` does not run into the next line",
+        "js",
+        "var h1\n[1, 2].forEach((n) => (h1 = n))\nh1",
+        &["```JSON\n2\n```"],
+    ),
+    step(
+        "an anonymous function keeps no name of ours",
+        "js",
+        "(x) => x",
+        &["ƒ (anonymous)(x)"],
+    ),
 ];
 
 #[test]
@@ -185,7 +228,7 @@ fn blocks_behave_like_a_console_in_a_page_and_a_worker() {
     .unwrap();
     std::fs::write(
         root.path().join("lib.js"),
-        "export const answer = 42;\nexport default 'from lib';\n",
+        "export const answer = 42;\nexport default 'from lib';\nexport let count = 0;\nexport function bump() { count++; }\n",
     )
     .unwrap();
     let mut hub = Running::start(&["--port", "0"], &root);

@@ -34,7 +34,7 @@ use daebug_protocol::{JobError, JobId};
 pub use cell::CellMap;
 
 use crate::engine::Lang;
-use rewrite::{EXPORT, GLOBAL, RESOLVE, RESULT, SCOPE};
+use rewrite::{EXPORT, FUNCTION, GLOBAL, RESOLVE, RESULT, SCOPE};
 use splice::Splices;
 
 /// A block ready to send to its realm.
@@ -74,26 +74,18 @@ fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErr
     };
     let allocator = Allocator::default();
     let parsed = parse(&allocator, text, source_type);
-    if let Some(d) = parsed.diagnostics.first() {
-        return Err(diagnostic(source, d, prefix_len));
-    }
     let semantic = oxc_semantic::SemanticBuilder::new()
         .with_check_syntax_error(true)
         .build(&parsed.program);
-    if let Some(d) = semantic.diagnostics.first() {
-        return Err(diagnostic(source, d, prefix_len));
+    let first = parsed.diagnostics.first().or(semantic.diagnostics.first());
+    if let Some(d) = first {
+        // oxc reads a block with top-level `await` or `import` as a module
+        // (strict) and one without as a script (no `await`, no top-level
+        // `using`); the realm runs it as a sloppy async function body.
+        if parsed.panicked || !parses_as_function_body(text, lang) {
+            return Err(diagnostic(source, d, prefix_len));
+        }
     }
-    let mut splices = Splices::new();
-    if let Err(e) = strip::strip_types(&parsed.program, text, &mut splices) {
-        return Err(syntax_error(
-            source,
-            e.at.saturating_sub(prefix_len),
-            &e.message,
-        ));
-    }
-    let found = rewrite::rewrite(&parsed.program, text, &mut splices)
-        .map_err(|e| syntax_error(source, e.at.saturating_sub(prefix_len), &e.message))?;
-    let (body, splice_map) = splices.apply(text);
     // Names the block uses but does not declare: earlier blocks' bindings,
     // or globals.
     let mut free: Vec<&str> = semantic
@@ -104,6 +96,23 @@ fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErr
         .map(|name| name.as_str())
         .collect();
     free.sort_unstable();
+    let mut splices = Splices::new();
+    if let Err(e) = strip::strip_types(&parsed.program, text, &mut splices) {
+        return Err(syntax_error(
+            source,
+            e.at.saturating_sub(prefix_len),
+            &e.message,
+        ));
+    }
+    let found = rewrite::rewrite(
+        &parsed.program,
+        &semantic.semantic,
+        &free,
+        text,
+        &mut splices,
+    )
+    .map_err(|e| syntax_error(source, e.at.saturating_sub(prefix_len), &e.message))?;
+    let (body, splice_map) = splices.apply(text);
 
     let (code, copies) = assemble(&found, &free, &body, job);
     let map = CellMap::new(&code, &copies, splice_map, source, prefix_len);
@@ -122,6 +131,24 @@ fn parse<'a>(
             ..ParseOptions::default()
         })
         .parse()
+}
+
+/// Whether `text` is free of errors as the body of a sloppy async function,
+/// which is how the realm runs it (a block with `import` never is).
+fn parses_as_function_body(text: &str, lang: Lang) -> bool {
+    let source_type = match lang {
+        Lang::Js => SourceType::script(),
+        Lang::Ts => SourceType::ts().with_script(true),
+    };
+    let wrapped = format!("(async function () {{\n{text}\n}})");
+    let allocator = Allocator::default();
+    let parsed = parse(&allocator, &wrapped, source_type);
+    parsed.diagnostics.is_empty()
+        && oxc_semantic::SemanticBuilder::new()
+            .with_check_syntax_error(true)
+            .build(&parsed.program)
+            .diagnostics
+            .is_empty()
 }
 
 /// `(source)` when the block is one object literal and nothing else.
@@ -162,7 +189,7 @@ fn assemble(
     let functions: String = found
         .functions
         .iter()
-        .map(|f| format!(" {GLOBAL}.{f} = {f};"))
+        .map(|f| format!(" {FUNCTION}({}, {f});", js_name(f)))
         .collect();
     let mut copies = Vec::with_capacity(2);
     let mut copy = |code: &mut String, opening: &str| {
@@ -201,16 +228,23 @@ fn helpers(found: &rewrite::Globals) -> String {
         "const {SCOPE} = globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null), \
          {GLOBAL} = globalThis, \
          {EXPORT} = (o) => Object.defineProperties({SCOPE}, Object.getOwnPropertyDescriptors(o)), \
-         {RESOLVE} = (s) => typeof s === \"string\" && /^\\.{{0,2}}\\//.test(s) ? new URL(s, {GLOBAL}.document?.baseURI ?? {GLOBAL}.location.href).href : s; \
+         {RESOLVE} = (s) => typeof s === \"string\" && /^\\.{{0,2}}\\//.test(s) ? new URL(s, {GLOBAL}.document?.baseURI ?? {GLOBAL}.location.href).href : s, \
+         {FUNCTION} = (n, f) => {{ delete {SCOPE}[n]; try {{ Object.defineProperty({GLOBAL}, n, {{ value: f, writable: true, enumerable: true, configurable: true }}) }} catch {{ Object.defineProperty({GLOBAL}, n, {{ value: f }}) }} }}; \
          let {RESULT};"
     );
+    // A `var` makes a global (the realm scope's name of that name goes, as
+    // the global is what the block now means).
     for v in &found.vars {
-        let quoted = serde_json::to_string(v).unwrap_or_default();
+        let quoted = js_name(v);
         p.push_str(&format!(
-            " {quoted} in {GLOBAL} || ({GLOBAL}.{v} = void 0);"
+            " delete {SCOPE}[{quoted}]; {quoted} in {GLOBAL} || ({GLOBAL}.{v} = void 0);"
         ));
     }
     p
+}
+
+fn js_name(name: &str) -> String {
+    serde_json::to_string(name).unwrap_or_default()
 }
 
 /// The `SyntaxError` of an oxc diagnostic, at its primary label (or its
@@ -233,7 +267,15 @@ fn syntax_error(source: &str, at: usize, message: &str) -> JobError {
     let (line, col) = cell::line_col(source, at);
     let line_start = source[..at].rfind('\n').map_or(0, |i| i + 1);
     let line_end = source[at..].find('\n').map_or(source.len(), |i| at + i);
-    let text = source[line_start..line_end].trim_end_matches('\r');
+    // V8's other line ends would break the log's line; shown as spaces.
+    let text: String = source[line_start..line_end]
+        .trim_end_matches('\r')
+        .chars()
+        .map(|c| match c {
+            '\r' | '\u{2028}' | '\u{2029}' => ' ',
+            c => c,
+        })
+        .collect();
     let gutter = " ".repeat(line.to_string().len());
     let caret: String = source[line_start..at]
         .chars()

@@ -31,7 +31,12 @@ use oxc_ast::ast::{
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_span::GetSpan;
+use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::ScopeFlags;
+
+use std::collections::HashSet;
+
+use oxc_semantic::Semantic;
 
 use super::splice::Splices;
 
@@ -42,6 +47,7 @@ pub const GLOBAL: &str = "$daebug$global";
 pub const EXPORT: &str = "$daebug$export";
 pub const RESOLVE: &str = "$daebug$resolve";
 pub const RESULT: &str = "$daebug$result";
+pub const FUNCTION: &str = "$daebug$function";
 
 /// Something the console rewrite cannot give a meaning to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,19 +68,26 @@ pub struct Globals {
     pub functions: Vec<String>,
 }
 
-/// Records the console rewrite of `program` (parsed from `source`) in
-/// `splices`.
+/// Records the console rewrite of `program` (parsed from `source`, with
+/// its `semantic` analysis) in `splices`. `free` lists the names the block
+/// uses without declaring them.
 pub fn rewrite(
     program: &Program<'_>,
+    semantic: &Semantic<'_>,
+    free: &[&str],
     source: &str,
     splices: &mut Splices,
 ) -> Result<Globals, Refused> {
     let mut r = Rewriter {
         source,
         splices,
+        free,
         found: Globals::default(),
         refused: None,
         function_depth: 0,
+        shorthands: HashSet::new(),
+        function_references: HashSet::new(),
+        imports: 0,
     };
     // `#!` is only allowed at the very start of a script; here the block is
     // a function body.
@@ -86,6 +99,7 @@ pub fn rewrite(
         r.top_level(statement);
     }
     r.completion(&program.body, &program.directives);
+    r.mark_function_references(program, semantic);
     r.visit_program(program);
     match r.refused {
         Some(refused) => Err(refused),
@@ -102,12 +116,77 @@ struct Rewriter<'s> {
     found: Globals,
     /// The first construct refused; the rest of the walk is then moot.
     refused: Option<Refused>,
+    /// The names the block uses without declaring them (they may resolve
+    /// through `with` to the realm scope).
+    free: &'s [&'s str],
     /// How many functions the walk is inside (an `await` name is fine in a
     /// plain function of the block).
     function_depth: usize,
+    /// Where shorthand properties (`{ f }`) name a value, so a rewritten
+    /// reference keeps its key.
+    shorthands: HashSet<u32>,
+    /// References to the block's top-level functions (they read the
+    /// global object's property).
+    function_references: HashSet<ReferenceId>,
+    /// Static imports seen, to name each one's namespace.
+    imports: usize,
 }
 
 impl Rewriter<'_> {
+    /// A top-level function is a property of the global object, as in a
+    /// console: the block's own references to it read that property, so a
+    /// later block that defines the function again changes what this
+    /// block's closures call. Marks those references for the walk.
+    fn mark_function_references(&mut self, program: &Program<'_>, semantic: &Semantic<'_>) {
+        for statement in &program.body {
+            let f = match statement {
+                Statement::FunctionDeclaration(f) => f,
+                Statement::ExportDeclaration(e) => match &e.declaration {
+                    Declaration::FunctionDeclaration(f) => f,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if let (Some(id), Some(_)) = (&f.id, &f.body) {
+                if let Some(symbol) = id.symbol_id.get() {
+                    let ids = semantic.scoping().get_resolved_reference_ids(symbol);
+                    self.function_references.extend(ids.iter().copied());
+                }
+            }
+        }
+    }
+
+    /// `f` → `$global.f` (`{ f }` → `{ f: $global.f }`), for references
+    /// marked by [`Self::mark_function_references`].
+    fn through_global(&mut self, it: &oxc_ast::ast::IdentifierReference<'_>) {
+        let Some(id) = it.reference_id.get() else {
+            return;
+        };
+        if !self.function_references.contains(&id) {
+            return;
+        }
+        let name = it.name.as_str();
+        let key = match self.shorthands.contains(&it.span.start) {
+            true => format!("{name}: "),
+            false => String::new(),
+        };
+        self.splices.replace(
+            it.span.start as usize,
+            it.span.end as usize,
+            format!("{key}{GLOBAL}.{name}"),
+        );
+    }
+
+    fn unbind_callee(&mut self, callee: &Expression<'_>) {
+        if let Expression::Identifier(id) = callee {
+            let name = id.name.as_str();
+            if name != "eval" && self.free.contains(&name) {
+                self.splices.insert(id.span.start as usize, "(0, ");
+                self.splices.insert(id.span.end as usize, ")");
+            }
+        }
+    }
+
     fn await_as_name(&mut self, name: &str, at: u32) {
         if name == "await" && self.function_depth == 0 {
             self.refuse(
@@ -249,7 +328,11 @@ impl Rewriter<'_> {
             .replace(d.span.start as usize, keyword_end, "void (");
         self.var_declarators(d);
         if let Some(last) = d.declarations.last() {
-            self.splices.insert(last.span.end as usize, ")");
+            // Without its own `;`, the next line could continue the
+            // expression (`void (x = void 0)\n[1, 2].forEach(…)`).
+            let ends_statement = self.source[..d.span.end as usize].ends_with(';');
+            let close = if ends_statement { ")" } else { ");" };
+            self.splices.insert(last.span.end as usize, close);
         }
     }
 
@@ -306,6 +389,12 @@ impl Rewriter<'_> {
             }
             Statement::ForInStatement(s) => {
                 if let ForStatementLeft::VariableDeclaration(d) = &s.left {
+                    if d.declarations.iter().any(|v| v.init.is_some()) {
+                        return self.refuse(
+                            d.span.start,
+                            "an initialiser in a `for (var … in …)` head is legacy syntax a block cannot run; assign before the loop",
+                        );
+                    }
                     self.var_in_head(d);
                 }
                 self.nested_vars(&s.body);
@@ -313,6 +402,14 @@ impl Rewriter<'_> {
             Statement::ForOfStatement(s) => {
                 if let ForStatementLeft::VariableDeclaration(d) = &s.left {
                     self.var_in_head(d);
+                    // `for (async of …)` is not JavaScript; `for ((async) of …)` is.
+                    if let [v] = d.declarations.as_slice() {
+                        if matches!(&v.id, BindingPattern::BindingIdentifier(id) if id.name == "async")
+                        {
+                            self.splices.insert(v.span.start as usize, "(");
+                            self.splices.insert(v.span.end as usize, ")");
+                        }
+                    }
                 }
                 self.nested_vars(&s.body);
             }
@@ -383,12 +480,14 @@ impl Rewriter<'_> {
                 }
             }
         }
-        let mut names = Vec::new();
-        let mut parts = Vec::new();
+        // The module namespace, kept so later blocks read the live exports.
+        self.imports += 1;
+        let namespace_var = format!("$daebug$import{}", self.imports);
+        let mut live = Vec::new();
         let mut pattern = Vec::new();
         if let Some(d) = &default {
             pattern.push(format!("default: {d}"));
-            names.push(d.clone());
+            live.push((d.clone(), format!("{namespace_var}.default")));
         }
         for (imported, local) in &named {
             pattern.push(if imported == local {
@@ -396,25 +495,41 @@ impl Rewriter<'_> {
             } else {
                 format!("{imported}: {local}")
             });
-            names.push(local.clone());
+            live.push((
+                local.clone(),
+                format!("{namespace_var}[{}]", js_string(imported)),
+            ));
         }
-        let code = match &namespace {
-            Some(ns) => {
-                names.insert(0, ns.clone());
-                parts.push(format!("{ns} = {load}"));
-                if !pattern.is_empty() {
-                    parts.push(format!("{{ {} }} = {ns}", pattern.join(", ")));
-                }
-                format!("const {};", parts.join(", "))
-            }
-            None if i.specifiers.is_none() => format!("{load};"),
-            None => format!("const {{ {} }} = {load};", pattern.join(", ")),
+        let mut parts = vec![format!("{namespace_var} = {load}")];
+        if let Some(ns) = &namespace {
+            parts.push(format!("{ns} = {namespace_var}"));
+            live.insert(0, (ns.clone(), namespace_var.clone()));
+        }
+        if !pattern.is_empty() {
+            parts.push(format!("{{ {} }} = {namespace_var}", pattern.join(", ")));
+        }
+        let code = match i.specifiers {
+            None => format!("{load};"),
+            Some(_) => format!("const {};", parts.join(", ")),
         };
         let breaks = span(i.span).matches('\n').count();
         let code = code + &"\n".repeat(breaks);
         self.splices
             .replace(i.span.start as usize, i.span.end as usize, code);
-        self.export_after(i.span.end, &names);
+        if !live.is_empty() {
+            let accessors: Vec<String> = live
+                .iter()
+                .map(|(local, read)| {
+                    format!(
+                        "get {local}() {{ return {read} }}, set {local}($daebug$value) {{ throw new TypeError(\"Assignment to constant variable.\") }}"
+                    )
+                })
+                .collect();
+            self.splices.insert(
+                i.span.end as usize,
+                format!(";{EXPORT}({{ {} }});", accessors.join(", ")),
+            );
+        }
     }
 
     /// A statement that is only types: spaces, led by `;` so the lines
@@ -445,10 +560,16 @@ impl Rewriter<'_> {
         }
     }
 
+    /// `a + b` → `$result = (a + b)`; `x => x` → `$result = (0, x => x)`,
+    /// where the comma keeps an anonymous function or class from taking
+    /// the name `$result`.
     fn capture(&mut self, e: &Expression<'_>) {
         let span = e.span();
-        self.splices
-            .insert(span.start as usize, format!("{RESULT} = ("));
+        let open = match is_anonymous_function(e) {
+            true => format!("{RESULT} = (0, "),
+            false => format!("{RESULT} = ("),
+        };
+        self.splices.insert(span.start as usize, open);
         self.splices.insert(span.end as usize, ")");
     }
 }
@@ -464,6 +585,7 @@ impl<'a> Visit<'a> for Rewriter<'_> {
     /// the block runs as an async function body, where it cannot.
     fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
         self.await_as_name(it.name.as_str(), it.span.start);
+        self.through_global(it);
     }
 
     fn visit_binding_identifier(&mut self, it: &oxc_ast::ast::BindingIdentifier<'a>) {
@@ -483,11 +605,61 @@ impl<'a> Visit<'a> for Rewriter<'_> {
         walk::walk_import_expression(self, it);
     }
 
+    /// `f()` where `f` may come through `with`: `(0, f)()`, or the realm
+    /// scope object would be `f`'s `this` (and `setTimeout` stored in a
+    /// `const` would throw "Illegal invocation"). Not for `eval`, which
+    /// must stay a direct call.
+    fn visit_call_expression(&mut self, it: &oxc_ast::ast::CallExpression<'a>) {
+        self.unbind_callee(&it.callee);
+        walk::walk_call_expression(self, it);
+    }
+
+    fn visit_tagged_template_expression(
+        &mut self,
+        it: &oxc_ast::ast::TaggedTemplateExpression<'a>,
+    ) {
+        self.unbind_callee(&it.tag);
+        walk::walk_tagged_template_expression(self, it);
+    }
+
+    fn visit_object_property(&mut self, it: &oxc_ast::ast::ObjectProperty<'a>) {
+        if it.shorthand {
+            self.shorthands.insert(it.value.span().start);
+        }
+        walk::walk_object_property(self, it);
+    }
+
+    fn visit_decorator(&mut self, it: &oxc_ast::ast::Decorator<'a>) {
+        self.refuse(
+            it.span.start,
+            "decorators do not run in today's browsers; apply the function by hand (`C = decorate(C)`)",
+        );
+    }
+
+    fn visit_accessor_property(&mut self, it: &oxc_ast::ast::AccessorProperty<'a>) {
+        self.refuse(
+            it.span.start,
+            "`accessor` fields do not run in today's browsers; write a getter and a setter",
+        );
+    }
+
     fn visit_import_meta(&mut self, it: &ImportMeta) {
         self.refuse(
             it.span.start,
             "`import.meta` exists only in modules; a block runs as a function in the realm (use `location.href` for the page's URL)",
         );
+    }
+}
+
+/// Whether assigning `e` would name it (an anonymous function, arrow or
+/// class, possibly in parentheses).
+fn is_anonymous_function(e: &Expression<'_>) -> bool {
+    match e {
+        Expression::ArrowFunctionExpression(_) => true,
+        Expression::FunctionExpression(f) => f.id.is_none(),
+        Expression::ClassExpression(c) => c.id.is_none(),
+        Expression::ParenthesizedExpression(p) => is_anonymous_function(&p.expression),
+        _ => false,
     }
 }
 
@@ -529,6 +701,14 @@ fn push_unique(list: &mut Vec<String>, name: &str) {
     if !list.iter().any(|n| n == name) {
         list.push(name.to_string());
     }
+}
+
+/// `text` as a JavaScript string literal.
+fn js_string(text: &str) -> String {
+    if text.starts_with(['"', '\'']) {
+        return text.to_string();
+    }
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
 }
 
 /// The `{ type: "json" }` of `with { type: "json" }`.
