@@ -398,7 +398,10 @@ async fn an_editors_atomic_save_while_a_job_runs_loses_nothing() {
     save_atomically(&log, &edited);
     realm.ok(job, "\"done\"", 7).await;
     let (next, code) = realm.job().await;
-    assert_eq!(support::block(&code), "$daebug$result = ((0, afterwards)())\n");
+    assert_eq!(
+        support::block(&code),
+        "$daebug$result = ((0, afterwards)())\n"
+    );
     realm.ok(next, "1", 8).await;
     let text = hub
         .wait_file(&log, |t| t.contains("(8ms)") && footer_last(t))
