@@ -21,13 +21,14 @@
 //! - the last expression statement's value is the result.
 //!
 //! Every change is a splice ([`super::splice`]), so positions map back to the
-//! block for stack traces.
+//! block for stack traces. `vars.rs` holds the `var` rewrite, `imports.rs`
+//! the `import` one, `calls.rs` how the block's calls and functions go
+//! through the global object; this file the walk, declarations, exports
+//! and the completion value.
 
 use oxc_ast::ast::{
     BindingPattern, Declaration, Directive, ExportDefaultDeclarationKind, Expression,
-    ForStatementInit, ForStatementLeft, ImportDeclaration, ImportDeclarationSpecifier,
-    ImportExpression, ImportMeta, ImportOrExportKind, ModuleExportName, Program, Statement,
-    VariableDeclaration, VariableDeclarationKind,
+    ImportExpression, ImportMeta, Program, Statement, VariableDeclaration, VariableDeclarationKind,
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_span::GetSpan;
@@ -39,6 +40,10 @@ use std::collections::HashSet;
 use oxc_semantic::Semantic;
 
 use super::splice::Splices;
+
+mod calls;
+mod imports;
+mod vars;
 
 /// Names the prepared code gives its own helpers. `$` keeps them out of the
 /// way of ordinary code; they live in the wrapper function, outside `with`.
@@ -133,60 +138,6 @@ struct Rewriter<'s> {
 }
 
 impl Rewriter<'_> {
-    /// A top-level function is a property of the global object, as in a
-    /// console: the block's own references to it read that property, so a
-    /// later block that defines the function again changes what this
-    /// block's closures call. Marks those references for the walk.
-    fn mark_function_references(&mut self, program: &Program<'_>, semantic: &Semantic<'_>) {
-        for statement in &program.body {
-            let f = match statement {
-                Statement::FunctionDeclaration(f) => f,
-                Statement::ExportDeclaration(e) => match &e.declaration {
-                    Declaration::FunctionDeclaration(f) => f,
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            if let (Some(id), Some(_)) = (&f.id, &f.body) {
-                if let Some(symbol) = id.symbol_id.get() {
-                    let ids = semantic.scoping().get_resolved_reference_ids(symbol);
-                    self.function_references.extend(ids.iter().copied());
-                }
-            }
-        }
-    }
-
-    /// `f` → `$global.f` (`{ f }` → `{ f: $global.f }`), for references
-    /// marked by [`Self::mark_function_references`].
-    fn through_global(&mut self, it: &oxc_ast::ast::IdentifierReference<'_>) {
-        let Some(id) = it.reference_id.get() else {
-            return;
-        };
-        if !self.function_references.contains(&id) {
-            return;
-        }
-        let name = it.name.as_str();
-        let key = match self.shorthands.contains(&it.span.start) {
-            true => format!("{name}: "),
-            false => String::new(),
-        };
-        self.splices.replace(
-            it.span.start as usize,
-            it.span.end as usize,
-            format!("{key}{GLOBAL}.{name}"),
-        );
-    }
-
-    fn unbind_callee(&mut self, callee: &Expression<'_>) {
-        if let Expression::Identifier(id) = callee {
-            let name = id.name.as_str();
-            if name != "eval" && self.free.contains(&name) {
-                self.splices.insert(id.span.start as usize, "(0, ");
-                self.splices.insert(id.span.end as usize, ")");
-            }
-        }
-    }
-
     fn await_as_name(&mut self, name: &str, at: u32) {
         if name == "await" && self.function_depth == 0 {
             self.refuse(
@@ -317,219 +268,6 @@ impl Rewriter<'_> {
             end as usize,
             format!(";{EXPORT}({{ {} }});", accessors.join(", ")),
         );
-    }
-
-    /// `var a = 1, b;` → `void (a = 1, void 0);` (the names are created on
-    /// the global object beforehand). `void` keeps a pattern's `{` from
-    /// starting a block and never continues the line above.
-    fn var_statement(&mut self, d: &VariableDeclaration<'_>) {
-        let keyword_end = d.span.start as usize + "var".len();
-        self.splices
-            .replace(d.span.start as usize, keyword_end, "void (");
-        self.var_declarators(d);
-        if let Some(last) = d.declarations.last() {
-            // Without its own `;`, the next line could continue the
-            // expression (`void (x = void 0)\n[1, 2].forEach(…)`).
-            let ends_statement = self.source[..d.span.end as usize].ends_with(';');
-            let close = if ends_statement { ")" } else { ");" };
-            self.splices.insert(last.span.end as usize, close);
-        }
-    }
-
-    /// Declarators without a value become `void 0`; every name is recorded.
-    fn var_declarators(&mut self, d: &VariableDeclaration<'_>) {
-        for declarator in &d.declarations {
-            for id in declarator.id.get_binding_identifiers() {
-                push_unique(&mut self.found.vars, id.name.as_str());
-            }
-            if declarator.init.is_none() {
-                self.splices.replace(
-                    declarator.span.start as usize,
-                    declarator.span.end as usize,
-                    "void 0",
-                );
-            }
-        }
-    }
-
-    /// `var` in a loop head: `for (var i = 0; …)` → `for (    i = 0; …)`.
-    fn var_in_head(&mut self, d: &VariableDeclaration<'_>) {
-        if d.kind != VariableDeclarationKind::Var || d.declare {
-            return;
-        }
-        let start = d.span.start as usize;
-        self.splices.blank(self.source, start, start + "var".len());
-        for declarator in &d.declarations {
-            for id in declarator.id.get_binding_identifiers() {
-                push_unique(&mut self.found.vars, id.name.as_str());
-            }
-        }
-    }
-
-    /// `var` anywhere outside functions belongs to the top level too.
-    fn nested_vars(&mut self, statement: &Statement<'_>) {
-        match statement {
-            Statement::VariableDeclaration(d)
-                if d.kind == VariableDeclarationKind::Var && !d.declare =>
-            {
-                self.var_statement(d)
-            }
-            Statement::BlockStatement(b) => b.body.iter().for_each(|s| self.nested_vars(s)),
-            Statement::IfStatement(s) => {
-                self.nested_vars(&s.consequent);
-                if let Some(alternate) = &s.alternate {
-                    self.nested_vars(alternate);
-                }
-            }
-            Statement::ForStatement(s) => {
-                if let Some(ForStatementInit::VariableDeclaration(d)) = &s.init {
-                    self.var_in_head(d);
-                }
-                self.nested_vars(&s.body);
-            }
-            Statement::ForInStatement(s) => {
-                if let ForStatementLeft::VariableDeclaration(d) = &s.left {
-                    if d.declarations.iter().any(|v| v.init.is_some()) {
-                        return self.refuse(
-                            d.span.start,
-                            "an initialiser in a `for (var … in …)` head is legacy syntax a block cannot run; assign before the loop",
-                        );
-                    }
-                    self.var_in_head(d);
-                }
-                self.nested_vars(&s.body);
-            }
-            Statement::ForOfStatement(s) => {
-                if let ForStatementLeft::VariableDeclaration(d) = &s.left {
-                    self.var_in_head(d);
-                    // `for (async of …)` is not JavaScript; `for ((async) of …)` is.
-                    if let [v] = d.declarations.as_slice() {
-                        if matches!(&v.id, BindingPattern::BindingIdentifier(id) if id.name == "async")
-                        {
-                            self.splices.insert(v.span.start as usize, "(");
-                            self.splices.insert(v.span.end as usize, ")");
-                        }
-                    }
-                }
-                self.nested_vars(&s.body);
-            }
-            Statement::WhileStatement(s) => self.nested_vars(&s.body),
-            Statement::DoWhileStatement(s) => self.nested_vars(&s.body),
-            Statement::LabeledStatement(s) => self.nested_vars(&s.body),
-            Statement::WithStatement(s) => self.nested_vars(&s.body),
-            Statement::TryStatement(s) => {
-                s.block.body.iter().for_each(|s| self.nested_vars(s));
-                if let Some(h) = &s.handler {
-                    h.body.body.iter().for_each(|s| self.nested_vars(s));
-                }
-                if let Some(f) = &s.finalizer {
-                    f.body.iter().for_each(|s| self.nested_vars(s));
-                }
-            }
-            Statement::SwitchStatement(s) => {
-                for case in &s.cases {
-                    case.consequent.iter().for_each(|s| self.nested_vars(s));
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// `import d, { a as b } from "./m.js"` →
-    /// `const { default: d, a: b } = await import($resolve("./m.js"));`,
-    /// padded with the line breaks it replaced.
-    fn import(&mut self, i: &ImportDeclaration<'_>) {
-        if i.import_kind == ImportOrExportKind::Type {
-            self.blank_statement(i.span.start, i.span.end);
-            return;
-        }
-        if i.phase.is_some() {
-            return self.refuse(
-                i.span.start,
-                "`import source`/`import defer` cannot run in a block; write `await import(\"…\")`",
-            );
-        }
-        let span = |s: oxc_span::Span| &self.source[s.start as usize..s.end as usize];
-        let specifier = span(i.source.span);
-        let options = i
-            .with_clause
-            .as_ref()
-            .map(|w| format!(", {{ with: {} }}", attributes(span(w.span))))
-            .unwrap_or_default();
-        let load = format!("await import({RESOLVE}({specifier}){options})");
-        let mut default = None;
-        let mut namespace = None;
-        let mut named = Vec::new();
-        for s in i.specifiers.iter().flatten() {
-            match s {
-                ImportDeclarationSpecifier::ImportDefaultSpecifier(d) => {
-                    default = Some(d.local.name.as_str().to_string())
-                }
-                ImportDeclarationSpecifier::ImportNamespaceSpecifier(n) => {
-                    namespace = Some(n.local.name.as_str().to_string())
-                }
-                ImportDeclarationSpecifier::ImportSpecifier(s) => {
-                    if s.import_kind == ImportOrExportKind::Type {
-                        continue;
-                    }
-                    let imported = match &s.imported {
-                        ModuleExportName::StringLiteral(l) => span(l.span).to_string(),
-                        other => other.name().as_str().to_string(),
-                    };
-                    named.push((imported, s.local.name.as_str().to_string()));
-                }
-            }
-        }
-        // The module namespace, kept so later blocks read the live exports.
-        self.imports += 1;
-        let namespace_var = format!("$daebug$import{}", self.imports);
-        let mut live = Vec::new();
-        let mut pattern = Vec::new();
-        if let Some(d) = &default {
-            pattern.push(format!("default: {d}"));
-            live.push((d.clone(), format!("{namespace_var}.default")));
-        }
-        for (imported, local) in &named {
-            pattern.push(if imported == local {
-                local.clone()
-            } else {
-                format!("{imported}: {local}")
-            });
-            live.push((
-                local.clone(),
-                format!("{namespace_var}[{}]", js_string(imported)),
-            ));
-        }
-        let mut parts = vec![format!("{namespace_var} = {load}")];
-        if let Some(ns) = &namespace {
-            parts.push(format!("{ns} = {namespace_var}"));
-            live.insert(0, (ns.clone(), namespace_var.clone()));
-        }
-        if !pattern.is_empty() {
-            parts.push(format!("{{ {} }} = {namespace_var}", pattern.join(", ")));
-        }
-        let code = match i.specifiers {
-            None => format!("{load};"),
-            Some(_) => format!("const {};", parts.join(", ")),
-        };
-        let breaks = span(i.span).matches('\n').count();
-        let code = code + &"\n".repeat(breaks);
-        self.splices
-            .replace(i.span.start as usize, i.span.end as usize, code);
-        if !live.is_empty() {
-            let accessors: Vec<String> = live
-                .iter()
-                .map(|(local, read)| {
-                    format!(
-                        "get {local}() {{ return {read} }}, set {local}($daebug$value) {{ throw new TypeError(\"Assignment to constant variable.\") }}"
-                    )
-                })
-                .collect();
-            self.splices.insert(
-                i.span.end as usize,
-                format!(";{EXPORT}({{ {} }});", accessors.join(", ")),
-            );
-        }
     }
 
     /// A statement that is only types: spaces, led by `;` so the lines
@@ -701,22 +439,4 @@ fn push_unique(list: &mut Vec<String>, name: &str) {
     if !list.iter().any(|n| n == name) {
         list.push(name.to_string());
     }
-}
-
-/// `text` as a JavaScript string literal.
-fn js_string(text: &str) -> String {
-    if text.starts_with(['"', '\'']) {
-        return text.to_string();
-    }
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
-}
-
-/// The `{ type: "json" }` of `with { type: "json" }`.
-fn attributes(with_clause: &str) -> &str {
-    let t = with_clause.trim_start();
-    let t = t
-        .strip_prefix("with")
-        .or_else(|| t.strip_prefix("assert"))
-        .unwrap_or(t);
-    t.trim()
 }
