@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Path to a freshly built `daebug` binary, built once per test process.
@@ -66,11 +66,15 @@ impl Drop for TempDir {
 
 pub const DEADLINE: Duration = Duration::from_secs(20);
 
-/// A running `daebug` whose stdout lines arrive on a channel.
+/// A running `daebug` whose stdout lines arrive on a channel. Everything it
+/// prints (stdout and stderr) is also kept, and shown if the test fails.
 pub struct Running {
     child: Child,
     lines: mpsc::Receiver<String>,
     seen: Vec<String>,
+    /// Every line of both streams, in order of arrival; draining stderr
+    /// also keeps a chatty hub from blocking on a full pipe.
+    output: Arc<Mutex<Vec<String>>>,
 }
 
 impl Running {
@@ -84,19 +88,33 @@ impl Running {
             .spawn()
             .expect("run daebug");
         let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        let output = Arc::new(Mutex::new(Vec::new()));
         let (tx, lines) = mpsc::channel();
+        let kept = output.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
+                kept.lock().unwrap().push(line.clone());
+                let _ = tx.send(line);
+            }
+        });
+        let kept = output.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                kept.lock().unwrap().push(line);
             }
         });
         Running {
             child,
             lines,
             seen: Vec::new(),
+            output,
         }
+    }
+
+    /// All the hub printed so far.
+    pub fn output(&self) -> String {
+        self.output.lock().unwrap().join("\n")
     }
 
     /// The first stdout line containing `needle`.
@@ -143,6 +161,9 @@ impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("----- daebug's output -----\n{}", self.output());
+        }
     }
 }
 
@@ -159,10 +180,11 @@ pub fn base_of(line: &str) -> String {
 /// Polls are frequent but this long at most.
 const WAIT: Duration = Duration::from_secs(30);
 
-/// Headless Chromium on one URL; killed on drop.
+/// Headless Chromium on one URL; killed on drop. Its console messages go to
+/// a file, shown if the test fails.
 pub struct Browser {
     child: Child,
-    _profile: TempDir,
+    profile: TempDir,
 }
 
 impl Browser {
@@ -184,16 +206,28 @@ impl Browser {
                 "--disable-component-update",
                 "--disable-sync",
             ])
+            // Page and worker console messages, on stderr.
+            .args(["--enable-logging=stderr", "--v=0"])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(url)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(
+                std::fs::File::create(profile.path().join("stderr.log"))
+                    .map_or(Stdio::null(), Stdio::from),
+            )
             .spawn()
             .expect("start chromium");
-        Browser {
-            child,
-            _profile: profile,
-        }
+        Browser { child, profile }
+    }
+
+    /// The console messages of the browser's pages and workers so far.
+    pub fn console(&self) -> String {
+        std::fs::read_to_string(self.profile.path().join("stderr.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("CONSOLE"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -201,6 +235,9 @@ impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("----- the browser console -----\n{}", self.console());
+        }
     }
 }
 
