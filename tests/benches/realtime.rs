@@ -1,0 +1,162 @@
+//! The benchmark suite, with real parts: the built hub (release), headless
+//! Chromium, a page and a module worker, blocks appended to their logs as
+//! an agent's editor appends them. Run on demand, not in CI:
+//!
+//! ```sh
+//! cargo bench -p daebug-e2e --bench realtime
+//! ```
+//!
+//! Prints a table and writes it, with the machine and the date, to
+//! `BENCH.md` at the repository root.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use support::{append, base_of, stems_in, wait_for, Browser, Running, TempDir};
+
+/// Jobs measured per realm, after the warm-up.
+const JOBS: usize = 100;
+const WARM_UP: usize = 5;
+/// The end of a log whose realm is idle.
+const FOOTER: &str = "execute against this page.";
+
+/// One row of the table.
+struct Row {
+    what: String,
+    value: String,
+    goal: String,
+}
+
+fn main() {
+    let mut rows = Vec::new();
+    latency(&mut rows);
+    adapter_size(&mut rows);
+
+    let mut table = String::from("| measure | value | goal |\n|---|---|---|\n");
+    for r in &rows {
+        let _ = writeln!(table, "| {} | {} | {} |", r.what, r.value, r.goal);
+    }
+    println!("{table}");
+    let report = format!(
+        "# daebug benchmarks\n\n\
+         Measured {} on {}.\n\n\
+         `cargo bench -p daebug-e2e --bench realtime` (the hub built in release, Debian's headless Chromium).\n\n\
+         {table}",
+        command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        machine()
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../BENCH.md");
+    std::fs::write(&path, report).expect("write BENCH.md");
+    println!("written to {}", path.display());
+}
+
+/// Save → reply on disk for `1+1`, in a page and in a module worker.
+fn latency(rows: &mut Vec<Row>) {
+    let root = TempDir::new("bench");
+    std::fs::write(
+        root.path().join("index.html"),
+        "<!doctype html><html><head><title>Bench</title></head><body>\
+         <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join("worker.js"),
+        "import '/daebug.js?name=bench-worker';\n",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let _browser = Browser::open(&format!("{base}/index.html"));
+    let registry = root.path().join("debug.md");
+    let listed = wait_for(&registry, "the page and its worker", |t| {
+        stems_in(t).len() >= 2
+    });
+    for stem in stems_in(&listed) {
+        let kind = if stem.starts_with("bench-worker-") {
+            "worker"
+        } else {
+            "page"
+        };
+        let log = root.path().join("debug").join(format!("{stem}.md"));
+        wait_for(&log, "the footer", |t| t.trim_end().ends_with(FOOTER));
+        let mut times: Vec<Duration> = (0..WARM_UP + JOBS)
+            .map(|_| save_to_reply(&log, &stem))
+            .skip(WARM_UP)
+            .collect();
+        times.sort();
+        rows.push(Row {
+            what: format!("save → reply on disk, `1+1`, {kind} (median / p99 of {JOBS})"),
+            value: format!("{} / {}", ms(times[JOBS / 2]), ms(times[JOBS * 99 / 100])),
+            goal: "median < 20 ms (the best file-based peer: ~160 ms)".into(),
+        });
+    }
+}
+
+/// Appends one block and waits for its reply; the time in between.
+fn save_to_reply(log: &PathBuf, stem: &str) -> Duration {
+    let replies = |t: &str| t.matches(&format!("> **{stem}** to agent at ")).count();
+    let before = replies(&std::fs::read_to_string(log).unwrap_or_default());
+    let start = Instant::now();
+    append(log, "\n```js\n1+1\n```\n");
+    let deadline = start + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if replies(&text) > before && text.trim_end().ends_with(FOOTER) {
+            return start.elapsed();
+        }
+        assert!(Instant::now() < deadline, "no reply in {}", log.display());
+        // The resolution of this measurement.
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// The adapter a realm downloads, raw and gzipped.
+fn adapter_size(rows: &mut Vec<Row>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../www/adapter");
+    let files = ["daebug_adapter_bg.wasm", "daebug_adapter.js"];
+    let raw: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(dir.join(f)).map_or(0, |m| m.len()))
+        .sum();
+    let gzipped: usize = files
+        .iter()
+        .map(|f| {
+            Command::new("gzip")
+                .args(["-9", "-c"])
+                .arg(dir.join(f))
+                .output()
+                .map_or(0, |o| o.stdout.len())
+        })
+        .sum();
+    rows.push(Row {
+        what: "adapter (`.wasm` + glue), raw / gzip -9".into(),
+        value: format!("{} KB / {} KB", raw / 1000, gzipped / 1000),
+        goal: "< 64 KB gzipped".into(),
+    });
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn machine() -> String {
+    format!(
+        "{} ({} cores), {}",
+        command_line("uname", &["-srm"]),
+        command_line("nproc", &[]),
+        command_line("/usr/bin/chromium", &["--version"])
+    )
+}
+
+fn command_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|_| "?".into())
+}
