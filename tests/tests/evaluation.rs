@@ -205,6 +205,13 @@ const STEPS: &[Step] = &[
         &["```JSON\n2\n```"],
     ),
     step(
+        "calls on lines without `;` stay separate statements",
+        "js",
+        "const one = () => 1, two = () => 2;",
+        &["\nundefined\n```"],
+    ),
+    step("(each call its own line)", "js", "one()\ntwo()\n3", &["```JSON\n3\n```"]),
+    step(
         "an anonymous function keeps no name of ours",
         "js",
         "(x) => x",

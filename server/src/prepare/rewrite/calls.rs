@@ -42,7 +42,7 @@ impl Rewriter<'_> {
         let Some(id) = it.reference_id.get() else {
             return;
         };
-        if !self.function_references.contains(&id) {
+        if !self.function_references.contains(&id) || self.called.contains(&it.span.start) {
             return;
         }
         let name = it.name.as_str();
@@ -57,13 +57,62 @@ impl Rewriter<'_> {
         );
     }
 
+    /// `f(…)` → `(0, f)(…)` when `f` may resolve through `with` (the scope
+    /// object would be its `this`) or is one of the block's functions (read
+    /// from the global object, which would be its `this`):
+    /// `(0, $global.f)(…)`. Looks through parentheses and TypeScript
+    /// wrappers (`(f as any)(…)`). Not for `eval`, which must stay a direct
+    /// call.
     pub(super) fn unbind_callee(&mut self, callee: &Expression<'_>) {
-        if let Expression::Identifier(id) = callee {
-            let name = id.name.as_str();
-            if name != "eval" && self.free.contains(&name) {
-                self.splices.insert(id.span.start as usize, "(0, ");
-                self.splices.insert(id.span.end as usize, ")");
-            }
+        let Some(id) = bare_identifier(callee) else {
+            return;
+        };
+        let name = id.name.as_str();
+        let free = self.free.binary_search(&name).is_ok();
+        let own = id
+            .reference_id
+            .get()
+            .is_some_and(|r| self.function_references.contains(&r));
+        if name == "eval" || !(free || own) {
+            return;
         }
+        // Starting a statement, `(` would continue the line above when it
+        // has no `;` (`init()\n(0, render)()`): a `;` goes first.
+        let semicolon = match self.statement_starts.contains(&id.span.start) {
+            true => ";",
+            false => "",
+        };
+        let target = match own {
+            true => format!("{GLOBAL}.{name}"),
+            false => name.to_string(),
+        };
+        self.called.insert(id.span.start);
+        let (start, end) = (id.span.start as usize, id.span.end as usize);
+        let bare = matches!(callee, Expression::Identifier(_));
+        if bare && self.source.as_bytes().get(end) == Some(&b'(') {
+            // One edit through the `(`: V8 reports a call at its `(`, which
+            // then maps back to the callee's start, as for `f(…)`.
+            self.splices
+                .replace(start, end + 1, format!("{semicolon}(0, {target})("));
+        } else {
+            self.splices.insert(start, format!("{semicolon}(0, "));
+            if own {
+                self.splices.replace(start, end, target);
+            }
+            self.splices.insert(end, ")");
+        }
+    }
+}
+
+/// The identifier a callee is, through parentheses and type wrappers.
+fn bare_identifier<'e, 'a>(e: &'e Expression<'a>) -> Option<&'e IdentifierReference<'a>> {
+    match e {
+        Expression::Identifier(id) => Some(id),
+        Expression::ParenthesizedExpression(p) => bare_identifier(&p.expression),
+        Expression::TSAsExpression(t) => bare_identifier(&t.expression),
+        Expression::TSSatisfiesExpression(t) => bare_identifier(&t.expression),
+        Expression::TSNonNullExpression(t) => bare_identifier(&t.expression),
+        Expression::TSTypeAssertion(t) => bare_identifier(&t.expression),
+        _ => None,
     }
 }

@@ -13,7 +13,15 @@ impl Rewriter<'_> {
     /// `const { default: d, a: b } = await import($resolve("./m.js"));`,
     /// padded with the line breaks it replaced.
     pub(super) fn import(&mut self, i: &ImportDeclaration<'_>) {
-        if i.import_kind == ImportOrExportKind::Type {
+        // `import { type A, type B } from …` is only types, as TypeScript
+        // reads it: nothing to load.
+        let only_types = i.specifiers.as_ref().is_some_and(|list| {
+            !list.is_empty()
+                && list.iter().all(|s| {
+                    matches!(s, ImportDeclarationSpecifier::ImportSpecifier(s) if s.import_kind == ImportOrExportKind::Type)
+                })
+        });
+        if i.import_kind == ImportOrExportKind::Type || only_types {
             self.blank_statement(i.span.start, i.span.end);
             return;
         }

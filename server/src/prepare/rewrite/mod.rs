@@ -93,6 +93,9 @@ pub fn rewrite(
         shorthands: HashSet::new(),
         function_references: HashSet::new(),
         imports: 0,
+        statement_starts: HashSet::new(),
+        captured: None,
+        called: HashSet::new(),
     };
     // `#!` is only allowed at the very start of a script; here the block is
     // a function body.
@@ -135,6 +138,14 @@ struct Rewriter<'s> {
     function_references: HashSet<ReferenceId>,
     /// Static imports seen, to name each one's namespace.
     imports: usize,
+    /// Where expression statements in statement lists start (not those
+    /// that are the body of an `if` or a loop), except the one captured as
+    /// the result: a `;` may go there.
+    statement_starts: HashSet<u32>,
+    /// Where the expression captured as the result starts.
+    captured: Option<u32>,
+    /// Callees already rewritten as calls (`(0, f)(`).
+    called: HashSet<u32>,
 }
 
 impl Rewriter<'_> {
@@ -303,6 +314,7 @@ impl Rewriter<'_> {
     /// the name `$result`.
     fn capture(&mut self, e: &Expression<'_>) {
         let span = e.span();
+        self.captured = Some(span.start);
         let open = match is_anonymous_function(e) {
             true => format!("{RESULT} = (0, "),
             false => format!("{RESULT} = ("),
@@ -358,6 +370,34 @@ impl<'a> Visit<'a> for Rewriter<'_> {
     ) {
         self.unbind_callee(&it.tag);
         walk::walk_tagged_template_expression(self, it);
+    }
+
+    fn visit_statements(&mut self, it: &oxc_allocator::Vec<'a, Statement<'a>>) {
+        for statement in it {
+            if let Statement::ExpressionStatement(e) = statement {
+                if Some(e.span.start) != self.captured {
+                    self.statement_starts.insert(e.span.start);
+                }
+            }
+        }
+        walk::walk_statements(self, it);
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &oxc_ast::ast::ArrowFunctionExpression<'a>) {
+        // `await` is a name again in a plain arrow's body.
+        let plain = !it.r#async;
+        self.function_depth += usize::from(plain);
+        walk::walk_arrow_function_expression(self, it);
+        self.function_depth -= usize::from(plain);
+    }
+
+    /// `({ f } = o)` assigns to a name: a shorthand like `{ f }` in a literal.
+    fn visit_assignment_target_property_identifier(
+        &mut self,
+        it: &oxc_ast::ast::AssignmentTargetPropertyIdentifier<'a>,
+    ) {
+        self.shorthands.insert(it.binding.span.start);
+        walk::walk_assignment_target_property_identifier(self, it);
     }
 
     fn visit_object_property(&mut self, it: &oxc_ast::ast::ObjectProperty<'a>) {
