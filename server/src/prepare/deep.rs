@@ -1,10 +1,12 @@
 //! Keeping deep blocks from taking the hub down. oxc's parser, its semantic
 //! pass and the visitors recurse once per level of nesting, and a stack
 //! overflow aborts the whole process (it is not a panic). So a block is
-//! prepared on a thread of its own whose stack holds the deepest block the
-//! limits below let through, and blocks beyond them are refused with a
-//! clear error before any parsing. A thread per block (about 50 µs) also
-//! keeps one slow block from holding up the other logs.
+//! prepared on a thread whose stack holds the deepest block the limits
+//! below let through, and blocks beyond them are refused with a clear error
+//! before any parsing. One standing thread takes blocks (a hop costs a few
+//! microseconds; starting a thread with such a stack, about 200); while it
+//! is busy, a block gets a thread of its own, so no log waits on another's
+//! slow block.
 //!
 //! Measured (release, 0.146): about 2 KB of stack per level of brackets,
 //! arrows or generics, 600 B per unary operator. With at most 256 KiB of
@@ -13,6 +15,9 @@
 //! blocks that go that deep). The size limit also bounds the few
 //! constructs oxc checks in quadratic time (a 1 MiB run of `await await …`
 //! took 20 s; a quarter of that, about a second).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex, OnceLock};
 
 use daebug_protocol::{JobError, JobId};
 
@@ -40,19 +45,71 @@ pub fn prepare_within_limits(source: &str, lang: Lang, job: JobId) -> Result<Pre
             "brackets nested more than {MAX_NESTING} levels deep (at least {depth}); the hub does not prepare such a block"
         )));
     }
+    // The standing thread when it is free (a hop costs microseconds);
+    // a fresh one when another block holds it (no log waits on another).
+    if STANDING_BUSY
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_ok()
+    {
+        let result = on_standing_thread(source, lang, job);
+        STANDING_BUSY.store(false, Ordering::Release);
+        if let Some(result) = result {
+            return result;
+        }
+    }
+    on_fresh_thread(source, lang, job)
+}
+
+/// A block for the standing thread, and where its answer goes.
+type Request = (
+    String,
+    Lang,
+    JobId,
+    mpsc::SyncSender<Result<Prepared, JobError>>,
+);
+
+/// The standing thread's inbox, started on first use.
+static STANDING: OnceLock<Mutex<mpsc::Sender<Request>>> = OnceLock::new();
+/// Whether a block is on the standing thread now.
+static STANDING_BUSY: AtomicBool = AtomicBool::new(false);
+
+/// `None` when the standing thread cannot be had.
+fn on_standing_thread(source: &str, lang: Lang, job: JobId) -> Option<Result<Prepared, JobError>> {
+    let inbox = STANDING.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Request>();
+        let spawned = std::thread::Builder::new()
+            .name("daebug-prepare".into())
+            .stack_size(STACK_BYTES)
+            .spawn(move || {
+                for (source, lang, job, reply) in rx {
+                    let result =
+                        std::panic::catch_unwind(|| super::prepare_here(&source, lang, job))
+                            .unwrap_or_else(|_| Err(failed()));
+                    let _ = reply.send(result);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the block preparing thread: {e}");
+        }
+        Mutex::new(tx)
+    });
+    let (reply, answer) = mpsc::sync_channel(1);
+    inbox
+        .lock()
+        .ok()?
+        .send((source.to_string(), lang, job, reply))
+        .ok()?;
+    answer.recv().ok()
+}
+
+fn on_fresh_thread(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobError> {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("daebug-prepare".into())
             .stack_size(STACK_BYTES)
             .spawn_scoped(scope, || super::prepare_here(source, lang, job));
         match thread {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(JobError {
-                    name: "Error".into(),
-                    message: "the hub failed preparing this block (a bug in daebug; please report it with the block)".into(),
-                    stack: None,
-                })
-            }),
+            Ok(handle) => handle.join().unwrap_or_else(|_| Err(failed())),
             // No thread to be had: this stack holds every block but the
             // deepest.
             Err(e) => {
@@ -61,6 +118,16 @@ pub fn prepare_within_limits(source: &str, lang: Lang, job: JobId) -> Result<Pre
             }
         }
     })
+}
+
+fn failed() -> JobError {
+    JobError {
+        name: "Error".into(),
+        message:
+            "the hub failed preparing this block (a bug in daebug; please report it with the block)"
+                .into(),
+        stack: None,
+    }
 }
 
 fn too_big(message: String) -> JobError {
@@ -187,6 +254,23 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn blocks_prepared_at_once_all_get_their_answer() {
+        let answers: Vec<bool> = std::thread::scope(|scope| {
+            let runs: Vec<_> = (0..6)
+                .map(|i| {
+                    scope.spawn(move || {
+                        let block = format!("const v{i} = {i};\nv{i} + 1");
+                        prepare_within_limits(&block, Lang::Js, JobId(i))
+                            .is_ok_and(|p| p.code.contains(&format!("(v{i} + 1)")))
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert_eq!(answers, vec![true; 6]);
     }
 
     #[test]
