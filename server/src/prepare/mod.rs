@@ -104,7 +104,7 @@ fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErr
             &e.message,
         ));
     }
-    let found = rewrite::rewrite(
+    let globals = rewrite::rewrite(
         &parsed.program,
         &semantic.semantic,
         &free,
@@ -114,7 +114,7 @@ fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErr
     .map_err(|e| syntax_error(source, e.at.saturating_sub(prefix_len), &e.message))?;
     let (body, splice_map) = splices.apply(text);
 
-    let (code, copies) = assemble(&found, &free, &body, job);
+    let (code, copies) = assemble(&globals, &free, &body, job);
     let map = CellMap::new(&code, &copies, splice_map, source, prefix_len);
     Ok(Prepared { code, map })
 }
@@ -179,14 +179,14 @@ fn object_literal(source: &str, source_type: SourceType) -> Option<String> {
 /// when every such name is a global (checked as the block starts), a plain
 /// copy runs at full speed.
 fn assemble(
-    found: &rewrite::Globals,
+    globals: &rewrite::Globals,
     free: &[&str],
     body: &str,
     job: JobId,
 ) -> (String, Vec<std::ops::Range<usize>>) {
     let mut code = String::with_capacity(2 * body.len() + 1000);
-    code.push_str(&helpers(found));
-    let functions: String = found
+    code.push_str(&helpers(globals));
+    let functions: String = globals
         .functions
         .iter()
         .map(|f| format!(" {FUNCTION}({}, {f});", js_name(f)))
@@ -223,7 +223,7 @@ fn assemble(
 
 /// The start of the prepared code: the realm scope and the helpers, and
 /// `var` names created on the global object.
-fn helpers(found: &rewrite::Globals) -> String {
+fn helpers(globals: &rewrite::Globals) -> String {
     let mut p = format!(
         "const {SCOPE} = globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null), \
          {GLOBAL} = globalThis, \
@@ -234,7 +234,7 @@ fn helpers(found: &rewrite::Globals) -> String {
     );
     // A `var` makes a global (the realm scope's name of that name goes, as
     // the global is what the block now means).
-    for v in &found.vars {
+    for v in &globals.vars {
         let quoted = js_name(v);
         p.push_str(&format!(
             " delete {SCOPE}[{quoted}]; {quoted} in {GLOBAL} || ({GLOBAL}.{v} = void 0);"

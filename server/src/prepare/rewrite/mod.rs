@@ -87,7 +87,7 @@ pub fn rewrite(
         source,
         splices,
         free,
-        found: Globals::default(),
+        globals: Globals::default(),
         refused: None,
         function_depth: 0,
         shorthands: HashSet::new(),
@@ -111,7 +111,7 @@ pub fn rewrite(
     r.visit_program(program);
     match r.refused {
         Some(refused) => Err(refused),
-        None => Ok(r.found),
+        None => Ok(r.globals),
     }
 }
 
@@ -121,7 +121,7 @@ struct Rewriter<'s> {
     /// Where the rewrite's edits go.
     splices: &'s mut Splices,
     /// What the code around the block must set up.
-    found: Globals,
+    globals: Globals,
     /// The first construct refused; the rest of the walk is then moot.
     refused: Option<Refused>,
     /// The names the block uses without declaring them (they may resolve
@@ -170,7 +170,7 @@ impl Rewriter<'_> {
             Statement::VariableDeclaration(d) => self.declaration_statement(d),
             Statement::FunctionDeclaration(f) => {
                 if let (Some(id), Some(_)) = (&f.id, &f.body) {
-                    push_unique(&mut self.found.functions, id.name.as_str());
+                    push_unique(&mut self.globals.functions, id.name.as_str());
                 }
             }
             Statement::ClassDeclaration(c) => {
@@ -207,7 +207,7 @@ impl Rewriter<'_> {
                     Declaration::VariableDeclaration(d) => self.declaration_statement(d),
                     Declaration::FunctionDeclaration(f) => {
                         if let (Some(id), Some(_)) = (&f.id, &f.body) {
-                            push_unique(&mut self.found.functions, id.name.as_str());
+                            push_unique(&mut self.globals.functions, id.name.as_str());
                         }
                     }
                     Declaration::ClassDeclaration(c) => {
@@ -229,7 +229,7 @@ impl Rewriter<'_> {
             ExportDefaultDeclarationKind::FunctionDeclaration(f) if f.id.is_some() => {
                 self.splices.blank(self.source, e.span.start as usize, inner);
                 if let (Some(id), Some(_)) = (&f.id, &f.body) {
-                    push_unique(&mut self.found.functions, id.name.as_str());
+                    push_unique(&mut self.globals.functions, id.name.as_str());
                 }
             }
             ExportDefaultDeclarationKind::ClassDeclaration(c) if c.id.is_some() => {

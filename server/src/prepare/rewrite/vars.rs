@@ -31,7 +31,7 @@ impl Rewriter<'_> {
     fn var_declarators(&mut self, d: &VariableDeclaration<'_>) {
         for declarator in &d.declarations {
             for id in declarator.id.get_binding_identifiers() {
-                push_unique(&mut self.found.vars, id.name.as_str());
+                push_unique(&mut self.globals.vars, id.name.as_str());
             }
             if declarator.init.is_none() {
                 self.splices.replace(
@@ -52,7 +52,7 @@ impl Rewriter<'_> {
         self.splices.blank(self.source, start, start + "var".len());
         for declarator in &d.declarations {
             for id in declarator.id.get_binding_identifiers() {
-                push_unique(&mut self.found.vars, id.name.as_str());
+                push_unique(&mut self.globals.vars, id.name.as_str());
             }
         }
     }
