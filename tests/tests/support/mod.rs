@@ -314,3 +314,105 @@ pub fn stems_in(registry: &str) -> Vec<String> {
         })
         .collect()
 }
+
+// ----- a world: a hub serving pages, a browser, and their logs -----------
+
+/// The end of a log whose realm is idle.
+pub const FOOTER: &str = "execute against this page.";
+
+/// A hub serving a temp root of pages, and Chromium on one of them. On a
+/// failing test, both print what they saw (see their `Drop`).
+pub struct World {
+    pub root: TempDir,
+    pub base: String,
+    pub hub: Running,
+    pub browser: Browser,
+}
+
+impl World {
+    /// Serves `files` (name, content) and opens `/{open}`.
+    pub fn new(files: &[(&str, &str)], open: &str) -> World {
+        let root = TempDir::new("world");
+        for (name, content) in files {
+            std::fs::write(root.path().join(name), content).unwrap();
+        }
+        let mut hub = Running::start(&["--port", "0"], &root);
+        let base = base_of(&hub.line_with("serving"));
+        let browser = Browser::open(&format!("{base}/{open}"));
+        World {
+            root,
+            base,
+            hub,
+            browser,
+        }
+    }
+
+    /// The log of the realm whose stem starts with `prefix`, once it is
+    /// listed and idle.
+    pub fn log(&self, prefix: &str) -> Log {
+        let registry = self.root.path().join("debug.md");
+        let listed = wait_for(&registry, &format!("a realm named {prefix}"), |t| {
+            stems_in(t).iter().any(|s| s.starts_with(prefix))
+        });
+        let stem = stems_in(&listed)
+            .into_iter()
+            .find(|s| s.starts_with(prefix))
+            .unwrap();
+        let path = self.root.path().join("debug").join(format!("{stem}.md"));
+        wait_for(&path, "the log's footer", |t| {
+            t.trim_end().ends_with(FOOTER)
+        });
+        Log { stem, path }
+    }
+}
+
+/// One realm's chat log.
+pub struct Log {
+    pub stem: String,
+    pub path: PathBuf,
+}
+
+/// How an agent's tool puts a chunk into the log.
+#[derive(Debug, Clone, Copy)]
+pub enum Write {
+    /// Opens for append and writes the chunk.
+    Append,
+    /// Writes the whole file again (truncate, then write).
+    Rewrite,
+    /// Writes a temp file beside it and renames it over the log.
+    Rename,
+}
+
+impl Log {
+    pub fn text(&self) -> String {
+        std::fs::read_to_string(&self.path).unwrap_or_default()
+    }
+
+    /// How many replies the realm has written.
+    pub fn replies(&self, text: &str) -> usize {
+        text.matches(&format!("> **{}** to ", self.stem)).count()
+    }
+
+    pub fn write(&self, how: Write, chunk: &str) {
+        match how {
+            Write::Append => append(&self.path, chunk),
+            Write::Rewrite => std::fs::write(&self.path, self.text() + chunk).unwrap(),
+            Write::Rename => {
+                let temp = self.path.with_extension("md.tmp");
+                std::fs::write(&temp, self.text() + chunk).unwrap();
+                std::fs::rename(&temp, &self.path).unwrap();
+            }
+        }
+    }
+
+    /// Writes `chunk` and waits until `replies` more replies are written
+    /// and the log is idle; returns the log's text (steps use markers of
+    /// their own to find what they wrote).
+    pub fn exchange(&self, how: Write, chunk: &str, replies: usize) -> String {
+        let before = self.replies(&self.text());
+        self.write(how, chunk);
+        wait_for(&self.path, "the replies", |t| {
+            self.replies(t) >= before + replies && t.trim_end().ends_with(FOOTER)
+        })
+    }
+}

@@ -1,0 +1,237 @@
+//! The chat-log lifecycle of DESIGN.md §3 with real parts: the built hub,
+//! headless Chromium, and chunks written the three ways an agent's tools
+//! write them (append, whole-file rewrite, temp file + rename).
+
+mod support;
+
+use support::{wait_for, World, Write, FOOTER};
+
+fn page() -> World {
+    World::new(
+        &[(
+            "index.html",
+            "<!doctype html><html><head><title>Life</title></head><body><p id=hello>Hello</p></body></html>",
+        )],
+        "index.html",
+    )
+}
+
+#[test]
+fn requests_replies_and_chunks_as_the_design_says() {
+    let world = page();
+    let log = world.log("life-");
+
+    // An expression, appended: the hub inserts the request header.
+    let text = log.exchange(Write::Append, "\n```js\n6 * 7\n```\n", 1);
+    assert!(text.contains("> **agent** to life-"), "{text}");
+    assert!(text.contains("```JSON\n42\n```"), "{text}");
+
+    // A string, by a named agent, rewriting the whole file.
+    let text = log.exchange(
+        Write::Rewrite,
+        "\n> **claude** to life at 12:00:00\n```js\ndocument.querySelector('#hello').textContent\n```\n",
+        1,
+    );
+    assert!(
+        text.contains(&format!("> **{}** to claude at ", log.stem)),
+        "{text}"
+    );
+    assert!(text.contains("```JSON\n\"Hello\"\n```"), "{text}");
+
+    // An error with its stack, saved as temp file + rename.
+    let text = log.exchange(Write::Rename, "\n```js\nnull.marker1\n```\n", 1);
+    assert!(text.contains("(**ERROR** after "), "{text}");
+    assert!(
+        text.contains(
+            "TypeError: Cannot read properties of null (reading 'marker1')\n    at <cell>:1:6"
+        ),
+        "{text}"
+    );
+
+    // Several blocks with prose between them: prose is kept, blocks run in
+    // order, and after a failing block the rest are skipped.
+    let chunk = "\nFirst a value, then a failure.\n```js\n'm2-first'\n```\nSome prose.\n```js\nthrow new Error('m2-stop')\n```\n```js\n'm2-never'\n```\n";
+    let text = log.exchange(Write::Append, chunk, 2);
+    assert!(text.contains("Some prose.\n"), "{text}");
+    assert!(text.contains("```JSON\n\"m2-first\"\n```"), "{text}");
+    assert!(text.contains("Error: m2-stop"), "{text}");
+    assert!(
+        text.contains("(skipped the 1 later block of this request because this one failed)"),
+        "{text}"
+    );
+    assert!(!text.contains("```JSON\n\"m2-never\"\n```"), "{text}");
+
+    // A non-JS fence is prose; a draft (no closing fence) waits until it
+    // is closed.
+    log.write(
+        Write::Append,
+        "\n```sh\necho not run\n```\n\n```js\n'm3-draft'\n",
+    );
+    let text = wait_for(&log.path, "the draft to stay unanswered", |t| {
+        t.contains("'m3-draft'")
+    });
+    assert!(!text.contains("echo not run\n```\n\n> **"), "{text}");
+    let text = log.exchange(Write::Append, "```\n", 1);
+    assert!(text.contains("```JSON\n\"m3-draft\"\n```"), "{text}");
+    assert_eq!(
+        text.matches(&format!("> **{}** to ", log.stem)).count(),
+        6,
+        "the shell fence got no reply:\n{text}"
+    );
+}
+
+#[test]
+fn a_chunk_written_while_a_job_runs_waits_its_turn() {
+    let world = page();
+    let log = world.log("life-");
+    log.write(
+        Write::Append,
+        "\n```js\nawait new Promise((r) => setTimeout(r, 1000));\n'm4-slow'\n```\n",
+    );
+    wait_for(&log.path, "the job running", |t| t.contains("executing ("));
+    log.write(Write::Append, "\n```js\n'm4-next'\n```\n");
+    let text = wait_for(&log.path, "both replies", |t| {
+        log.replies(t) == 2 && t.trim_end().ends_with(FOOTER)
+    });
+    let slow = text.find("\"m4-slow\"").expect("the slow reply");
+    let next = text.find("\"m4-next\"").expect("the queued reply");
+    assert!(slow < next, "{text}");
+}
+
+#[test]
+fn console_and_errors_outside_jobs_become_background_blocks() {
+    let world = page();
+    let log = world.log("life-");
+    // Logged after the result: a background block, written on its own.
+    log.exchange(
+        Write::Append,
+        "\n```js\nsetTimeout(() => console.log('m5' + '-after'), 20);\n'm5-returned'\n```\n",
+        1,
+    );
+    let text = wait_for(&log.path, "the background block", |t| {
+        t.contains("m5-after") && t.trim_end().ends_with(FOOTER)
+    });
+    assert!(
+        text.contains(&format!("> **{}** background at ", log.stem)),
+        "{text}"
+    );
+    // A timer's error and an unhandled rejection, with nothing running.
+    log.exchange(
+        Write::Append,
+        "\n```js\nsetTimeout(() => { throw new Error('m6' + '-timer') }, 20);\nsetTimeout(() => Promise.reject(new Error('m6' + '-rejected')), 30);\n1\n```\n",
+        1,
+    );
+    let text = wait_for(&log.path, "both background errors", |t| {
+        t.contains("m6-timer") && t.contains("m6-rejected") && t.trim_end().ends_with(FOOTER)
+    });
+    assert!(text.contains("Error: m6-timer"), "{text}");
+    assert!(text.contains("Error: m6-rejected"), "{text}");
+}
+
+#[test]
+fn fifteen_events_keep_the_first_two_and_the_last_eight() {
+    let world = page();
+    let log = world.log("life-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nfor (let i = 1; i <= 15; i++) console.log('m7 event', i);\n'm7-done'\n```\n",
+        1,
+    );
+    for kept in [1, 2, 8, 15] {
+        assert!(
+            text.contains(&format!("m7 event {kept}\n")),
+            "{kept}: {text}"
+        );
+    }
+    for omitted in [3, 7] {
+        assert!(
+            !text.contains(&format!("m7 event {omitted}\n")),
+            "{omitted}: {text}"
+        );
+    }
+    assert!(text.contains("(5 more"), "{text}");
+}
+
+#[test]
+fn a_long_job_shows_its_console_while_it_runs() {
+    let world = page();
+    let log = world.log("life-");
+    log.write(
+        Write::Append,
+        "\n```js\nfor (let i = 0; i < 5; i++) {\n  console.log('m8 tick', i);\n  await new Promise((r) => setTimeout(r, 1000));\n}\n'm8-done'\n```\n",
+    );
+    // Ticks appear in the executing region before the job ends.
+    let running = wait_for(&log.path, "a tick while running", |t| {
+        t.contains("m8 tick 1") && t.contains("executing (")
+    });
+    assert!(!running.contains("\"m8-done\""), "{running}");
+    let text = wait_for(&log.path, "the end of the job", |t| {
+        t.contains("\"m8-done\"") && t.trim_end().ends_with(FOOTER)
+    });
+    assert!(text.contains("m8 tick 4"), "{text}");
+}
+
+#[test]
+fn a_timeout_leaves_the_realm_working_and_a_late_result_still_comes() {
+    let world = page();
+    let log = world.log("life-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js timeout=300ms\nawait new Promise((r) => setTimeout(() => r('m9-late'), 1500));\n```\n",
+        1,
+    );
+    assert!(text.contains("(**TIMEOUT** after "), "{text}");
+    let text = log.exchange(Write::Append, "\n```js\n'm9-next'\n```\n", 1);
+    assert!(text.contains("```JSON\n\"m9-next\"\n```"), "{text}");
+    let text = wait_for(&log.path, "the late result", |t| {
+        t.contains("\"m9-late\"") && t.trim_end().ends_with(FOOTER)
+    });
+    assert!(text.contains("(late, "), "{text}");
+}
+
+#[test]
+fn a_very_large_result_is_archived_and_linked() {
+    let world = page();
+    let log = world.log("life-");
+    // Five strings of 9,000 characters: past the 32 KiB a reply shows.
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nArray.from({ length: 5 }, (_, i) => 'm10-' + i + '.'.repeat(9000))\n```\n",
+        1,
+    );
+    assert!(text.contains("(cut at "), "{text}");
+    let start = text.find("](archive/").expect("a link to the archive") + 2;
+    let end = text[start..].find(')').unwrap() + start;
+    let archived = std::fs::read_to_string(log.path.parent().unwrap().join(&text[start..end]))
+        .expect("the archive file");
+    for i in 0..5 {
+        assert!(archived.contains(&format!("m10-{i}.")), "{i}");
+    }
+}
+
+#[test]
+fn an_iframe_is_a_realm_of_its_own() {
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Outer</title></head><body><iframe src=\"/frame.html\"></iframe></body></html>",
+            ),
+            (
+                "frame.html",
+                "<!doctype html><html><head><title>Inner</title></head><body></body></html>",
+            ),
+        ],
+        "index.html",
+    );
+    let inner = world.log("inner-");
+    let text = inner.exchange(
+        Write::Append,
+        "\n```js\n[document.title, window.parent !== window]\n```\n",
+        1,
+    );
+    assert!(text.contains("```JSON\n[\"Inner\",true]\n```"), "{text}");
+    let outer = world.log("outer-");
+    let text = outer.exchange(Write::Append, "\n```js\ndocument.title\n```\n", 1);
+    assert!(text.contains("```JSON\n\"Outer\"\n```"), "{text}");
+}
