@@ -205,6 +205,8 @@ impl Browser {
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--disable-sync",
+                // A page may open a window (a duplicated tab, in tests).
+                "--disable-popup-blocking",
             ])
             // Page and worker console messages, on stderr.
             .args(["--enable-logging=stderr", "--v=0"])
@@ -350,20 +352,26 @@ impl World {
     /// The log of the realm whose stem starts with `prefix`, once it is
     /// listed and idle.
     pub fn log(&self, prefix: &str) -> Log {
-        let registry = self.root.path().join("debug.md");
-        let listed = wait_for(&registry, &format!("a realm named {prefix}"), |t| {
-            stems_in(t).iter().any(|s| s.starts_with(prefix))
-        });
-        let stem = stems_in(&listed)
-            .into_iter()
-            .find(|s| s.starts_with(prefix))
-            .unwrap();
-        let path = self.root.path().join("debug").join(format!("{stem}.md"));
-        wait_for(&path, "the log's footer", |t| {
-            t.trim_end().ends_with(FOOTER)
-        });
-        Log { stem, path }
+        log_in(self.root.path(), prefix)
     }
+}
+
+/// The log of the realm under `root` whose stem starts with `prefix`, once
+/// it is listed and idle.
+pub fn log_in(root: &Path, prefix: &str) -> Log {
+    let registry = root.join("debug.md");
+    let listed = wait_for(&registry, &format!("a realm named {prefix}"), |t| {
+        stems_in(t).iter().any(|s| s.starts_with(prefix))
+    });
+    let stem = stems_in(&listed)
+        .into_iter()
+        .find(|s| s.starts_with(prefix))
+        .unwrap();
+    let path = root.join("debug").join(format!("{stem}.md"));
+    wait_for(&path, "the log's footer", |t| {
+        t.trim_end().ends_with(FOOTER)
+    });
+    Log { stem, path }
 }
 
 /// One realm's chat log.
