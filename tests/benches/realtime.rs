@@ -35,6 +35,7 @@ struct Row {
 fn main() {
     let mut rows = Vec::new();
     latency(&mut rows);
+    many_realms(&mut rows);
     adapter_size(&mut rows);
 
     let mut table = String::from("| measure | value | goal |\n|---|---|---|\n");
@@ -95,6 +96,95 @@ fn latency(rows: &mut Vec<Row>) {
             goal: "median < 20 ms (the best file-based peer: ~160 ms)".into(),
         });
     }
+}
+
+/// 20 realms sent a job at once, and a hub holding 50 realms: its memory
+/// and its CPU while nothing happens.
+fn many_realms(rows: &mut Vec<Row>) {
+    let root = TempDir::new("bench-many");
+    std::fs::write(
+        root.path().join("index.html"),
+        "<!doctype html><html><head><title>Many</title></head><body><script>         for (let i = 0; i < 50; i++) new Worker('/worker.js', { type: 'module' })         </script></body></html>",
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join("worker.js"),
+        "import '/daebug.js?name=w';\n",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let _browser = Browser::open(&format!("{base}/index.html"));
+    let registry = root.path().join("debug.md");
+    let listed = wait_for(&registry, "51 realms", |t| stems_in(t).len() >= 51);
+    let logs: Vec<(String, PathBuf)> = stems_in(&listed)
+        .into_iter()
+        .filter(|s| s.starts_with("w-"))
+        .take(20)
+        .map(|s| {
+            let path = root.path().join("debug").join(format!("{s}.md"));
+            wait_for(&path, "the footer", |t| t.trim_end().ends_with(FOOTER));
+            (s, path)
+        })
+        .collect();
+    let start = Instant::now();
+    for (_, path) in &logs {
+        append(path, "\n```js\n1+1\n```\n");
+    }
+    for (stem, path) in &logs {
+        wait_for(path, "the reply", |t| {
+            t.contains(&format!("> **{stem}** to agent at ")) && t.trim_end().ends_with(FOOTER)
+        });
+    }
+    rows.push(Row {
+        what: "20 realms sent `1+1` at once: all replies on disk".into(),
+        value: ms(start.elapsed()),
+        goal: "—".into(),
+    });
+
+    let pid = hub.pid();
+    let cpu_before = cpu_ticks(pid);
+    let idle = Duration::from_secs(10);
+    std::thread::sleep(idle); // the idle period measured, not a wait
+    let cpu = cpu_ticks(pid).saturating_sub(cpu_before);
+    let ticks_per_second = command_line("getconf", &["CLK_TCK"])
+        .parse::<f64>()
+        .unwrap_or(100.0);
+    rows.push(Row {
+        what: "hub with 51 realms (50 workers + page): RSS / idle CPU over 10 s".into(),
+        value: format!(
+            "{} MB / {:.2} %",
+            rss_kb(pid) / 1024,
+            100.0 * cpu as f64 / ticks_per_second / idle.as_secs_f64()
+        ),
+        goal: "—".into(),
+    });
+}
+
+/// The resident memory of `pid`, in KiB.
+fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// User + system CPU time of `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the `(comm)`, which may hold spaces: utime and stime are
+    // the 12th and 13th of them.
+    let rest = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    field(11) + field(12)
 }
 
 /// Appends one block and waits for its reply; the time in between.

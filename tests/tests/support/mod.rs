@@ -112,6 +112,11 @@ impl Running {
         }
     }
 
+    /// The hub's process id (for benchmarks reading `/proc`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// All the hub printed so far.
     pub fn output(&self) -> String {
         self.output.lock().unwrap().join("\n")
