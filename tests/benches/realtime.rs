@@ -36,6 +36,7 @@ fn main() {
     let mut rows = Vec::new();
     latency(&mut rows);
     many_realms(&mut rows);
+    console_flood(&mut rows);
     adapter_size(&mut rows);
 
     let mut table = String::from("| measure | value | goal |\n|---|---|---|\n");
@@ -158,6 +159,63 @@ fn many_realms(rows: &mut Vec<Row>) {
             100.0 * cpu as f64 / ticks_per_second / idle.as_secs_f64()
         ),
         goal: "—".into(),
+    });
+}
+
+/// A page logging 100,000 lines in a loop: what the hooked console costs a
+/// call (against the page's own console, from an iframe without daebug),
+/// how big the log gets, the hub's memory, and whether the page answers.
+fn console_flood(rows: &mut Vec<Row>) {
+    let root = TempDir::new("bench-flood");
+    std::fs::write(
+        root.path().join("index.html"),
+        "<!doctype html><html><head><title>Flood</title></head><body></body></html>",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let _browser = Browser::open(&format!("{base}/index.html"));
+    let registry = root.path().join("debug.md");
+    let listed = wait_for(&registry, "the page", |t| !stems_in(t).is_empty());
+    let stem = stems_in(&listed).remove(0);
+    let log = root.path().join("debug").join(format!("{stem}.md"));
+    wait_for(&log, "the footer", |t| t.trim_end().ends_with(FOOTER));
+    append(
+        &log,
+        "\n```js\nconst frame = document.createElement('iframe');\ndocument.body.append(frame);\n\
+         const perCall = (c) => { const t0 = performance.now(); for (let i = 0; i < 100000; i++) c.log('line', i); return (performance.now() - t0) * 10; };\n\
+         // Each twice: the first rounds warm the JIT up.\n\
+         [perCall(frame.contentWindow.console), perCall(console), perCall(frame.contentWindow.console), perCall(console)]\n```\n",
+    );
+    let text = wait_for(&log, "the flood's reply", |t| {
+        t.contains(&format!("> **{stem}** to agent at ")) && t.trim_end().ends_with(FOOTER)
+    });
+    let reply = &text[text.rfind("```JSON\n").map_or(0, |i| i + 8)..];
+    let numbers: Vec<f64> = reply
+        .trim_start_matches('[')
+        .split([',', ']'])
+        .take(2)
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let (raw, hooked) = (
+        numbers.first().copied().unwrap_or(0.0),
+        numbers.get(1).copied().unwrap_or(0.0),
+    );
+    rows.push(Row {
+        what: "100,000 `console.log` calls in a loop: ns a call, own console / hooked".into(),
+        value: format!("{raw:.0} / {hooked:.0}"),
+        goal: "—".into(),
+    });
+    let respond = save_to_reply(&log, &stem);
+    rows.push(Row {
+        what: "after the flood: log size, hub RSS, next `1+1` save → reply".into(),
+        value: format!(
+            "{} KB, {} MB, {}",
+            std::fs::metadata(&log).map_or(0, |m| m.len()) / 1000,
+            rss_kb(hub.pid()) / 1024,
+            ms(respond)
+        ),
+        goal: "the page stays responsive".into(),
     });
 }
 
