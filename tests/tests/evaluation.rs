@@ -5,12 +5,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-
-use support::{append, base_of, stems_in, wait_for, Browser, Running, TempDir};
-
-/// The end of a log whose realm is idle.
-const FOOTER: &str = "execute against this page.";
+use support::{World, Write};
 
 /// One block and what its reply must contain (every string).
 struct Step {
@@ -221,65 +216,35 @@ const STEPS: &[Step] = &[
 
 #[test]
 fn blocks_behave_like_a_console_in_a_page_and_a_worker() {
-    let root = TempDir::new("evaluation");
-    std::fs::write(
-        root.path().join("index.html"),
-        "<!doctype html><html><head><title>Eval</title></head><body>\
-         <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
-    )
-    .unwrap();
-    std::fs::write(
-        root.path().join("worker.js"),
-        "import '/daebug.js?name=crunch';\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.path().join("lib.js"),
-        "export const answer = 42;\nexport default 'from lib';\nexport let count = 0;\nexport function bump() { count++; }\n",
-    )
-    .unwrap();
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = base_of(&hub.line_with("serving"));
-    let _browser = Browser::open(&format!("{base}/index.html"));
-
-    let registry = root.path().join("debug.md");
-    let listed = wait_for(&registry, "the page and its worker", |t| {
-        let stems = stems_in(t);
-        stems.iter().any(|s| s.starts_with("eval-"))
-            && stems.iter().any(|s| s.starts_with("crunch-"))
-    });
-    for stem in stems_in(&listed) {
-        let log = root.path().join("debug").join(format!("{stem}.md"));
-        wait_for(&log, "the log's footer", |t| t.trim_end().ends_with(FOOTER));
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Eval</title></head><body>\
+                 <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
+            ),
+            ("worker.js", "import '/daebug.js?name=crunch';\n"),
+            (
+                "lib.js",
+                "export const answer = 42;\nexport default 'from lib';\nexport let count = 0;\nexport function bump() { count++; }\n",
+            ),
+        ],
+        "index.html",
+    );
+    for log in [world.log("eval-"), world.log("crunch-")] {
         for step in STEPS {
-            let reply = exchange(&log, &stem, step.fence, step.code);
+            let chunk = format!("\n```{}\n{}\n```\n", step.fence, step.code);
+            let text = log.exchange(Write::Append, &chunk, 1);
+            // The last request and its reply.
+            let reply = &text[text.rfind("> **agent** to ").unwrap_or(0)..];
             for want in step.want {
                 assert!(
                     reply.contains(want),
-                    "{stem}, {}: the reply lacks {want:?}:\n{reply}",
+                    "{}, {}: the reply lacks {want:?}:\n{reply}",
+                    log.stem,
                     step.what
                 );
             }
         }
     }
-}
-
-/// Appends one block and returns its reply (from its request header on),
-/// once the realm is idle again.
-fn exchange(log: &PathBuf, stem: &str, fence: &str, code: &str) -> String {
-    let replies = |t: &str| t.matches(&format!("> **{stem}** to agent at ")).count();
-    let before = replies(&std::fs::read_to_string(log).unwrap_or_default());
-    append(log, &format!("\n```{fence}\n{code}\n```\n"));
-    let text = wait_for(log, "the reply", |t| {
-        replies(t) > before && t.trim_end().ends_with(FOOTER)
-    });
-    last_request(&text, Path::new(log)).to_string()
-}
-
-/// The text from the last request header on.
-fn last_request<'t>(text: &'t str, log: &Path) -> &'t str {
-    let at = text
-        .rfind("> **agent** to ")
-        .unwrap_or_else(|| panic!("no request in {}:\n{text}", log.display()));
-    &text[at..]
 }
