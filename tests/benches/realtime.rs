@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::{append, base_of, stems_in, wait_for, Browser, Running, TempDir};
+use support::{append, stems_in, wait_for, World};
 
 /// Jobs measured per realm, after the warm-up.
 const JOBS: usize = 100;
@@ -59,21 +59,18 @@ fn main() {
 
 /// Save → reply on disk for `1+1`, in a page and in a module worker.
 fn latency(rows: &mut Vec<Row>) {
-    let root = TempDir::new("bench");
-    std::fs::write(
-        root.path().join("index.html"),
-        "<!doctype html><html><head><title>Bench</title></head><body>\
-         <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
-    )
-    .unwrap();
-    std::fs::write(
-        root.path().join("worker.js"),
-        "import '/daebug.js?name=bench-worker';\n",
-    )
-    .unwrap();
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = base_of(&hub.line_with("serving"));
-    let _browser = Browser::open(&format!("{base}/index.html"));
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Bench</title></head><body>\
+                 <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
+            ),
+            ("worker.js", "import '/daebug.js?name=bench-worker';\n"),
+        ],
+        "index.html",
+    );
+    let root = &world.root;
     let registry = root.path().join("debug.md");
     let listed = wait_for(&registry, "the page and its worker", |t| {
         stems_in(t).len() >= 2
@@ -102,20 +99,19 @@ fn latency(rows: &mut Vec<Row>) {
 /// 20 realms sent a job at once, and a hub holding 50 realms: its memory
 /// and its CPU while nothing happens.
 fn many_realms(rows: &mut Vec<Row>) {
-    let root = TempDir::new("bench-many");
-    std::fs::write(
-        root.path().join("index.html"),
-        "<!doctype html><html><head><title>Many</title></head><body><script>         for (let i = 0; i < 50; i++) new Worker('/worker.js', { type: 'module' })         </script></body></html>",
-    )
-    .unwrap();
-    std::fs::write(
-        root.path().join("worker.js"),
-        "import '/daebug.js?name=w';\n",
-    )
-    .unwrap();
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = base_of(&hub.line_with("serving"));
-    let _browser = Browser::open(&format!("{base}/index.html"));
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Many</title></head><body><script>\
+                 for (let i = 0; i < 50; i++) new Worker('/worker.js', { type: 'module' })\
+                 </script></body></html>",
+            ),
+            ("worker.js", "import '/daebug.js?name=w';\n"),
+        ],
+        "index.html",
+    );
+    let root = &world.root;
     let registry = root.path().join("debug.md");
     let listed = wait_for(&registry, "51 realms", |t| stems_in(t).len() >= 51);
     let logs: Vec<(String, PathBuf)> = stems_in(&listed)
@@ -143,7 +139,7 @@ fn many_realms(rows: &mut Vec<Row>) {
         goal: "—".into(),
     });
 
-    let pid = hub.pid();
+    let pid = world.hub.pid();
     let cpu_before = cpu_ticks(pid);
     let idle = Duration::from_secs(10);
     std::thread::sleep(idle); // the idle period measured, not a wait
@@ -166,20 +162,15 @@ fn many_realms(rows: &mut Vec<Row>) {
 /// call (against the page's own console, from an iframe without daebug),
 /// how big the log gets, the hub's memory, and whether the page answers.
 fn console_flood(rows: &mut Vec<Row>) {
-    let root = TempDir::new("bench-flood");
-    std::fs::write(
-        root.path().join("index.html"),
-        "<!doctype html><html><head><title>Flood</title></head><body></body></html>",
-    )
-    .unwrap();
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = base_of(&hub.line_with("serving"));
-    let _browser = Browser::open(&format!("{base}/index.html"));
-    let registry = root.path().join("debug.md");
-    let listed = wait_for(&registry, "the page", |t| !stems_in(t).is_empty());
-    let stem = stems_in(&listed).remove(0);
-    let log = root.path().join("debug").join(format!("{stem}.md"));
-    wait_for(&log, "the footer", |t| t.trim_end().ends_with(FOOTER));
+    let world = World::new(
+        &[(
+            "index.html",
+            "<!doctype html><html><head><title>Flood</title></head><body></body></html>",
+        )],
+        "index.html",
+    );
+    let flood = world.log("flood-");
+    let (stem, log) = (flood.stem.clone(), flood.path.clone());
     append(
         &log,
         "\n```js\nconst frame = document.createElement('iframe');\ndocument.body.append(frame);\n\
@@ -212,7 +203,7 @@ fn console_flood(rows: &mut Vec<Row>) {
         value: format!(
             "{} KB, {} MB, {}",
             std::fs::metadata(&log).map_or(0, |m| m.len()) / 1000,
-            rss_kb(hub.pid()) / 1024,
+            rss_kb(world.hub.pid()) / 1024,
             ms(respond)
         ),
         goal: "the page stays responsive".into(),
