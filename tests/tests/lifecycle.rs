@@ -67,11 +67,10 @@ fn requests_replies_and_chunks_as_the_design_says() {
         Write::Append,
         "\n```sh\necho not run\n```\n\n```js\n'm3-draft'\n",
     );
-    let text = wait_for(&log.path, "the draft to stay unanswered", |t| {
-        t.contains("'m3-draft'")
-    });
-    assert!(!text.contains("echo not run\n```\n\n> **"), "{text}");
+    // (That the draft waits for its closing fence is settled in the
+    // engine's fixture 12; here the count below shows it ran once.)
     let text = log.exchange(Write::Append, "```\n", 1);
+    assert!(!text.contains("echo not run\n```\n\n> **"), "{text}");
     assert!(text.contains("```JSON\n\"m3-draft\"\n```"), "{text}");
     assert_eq!(
         text.matches(&format!("> **{}** to ", log.stem)).count(),
