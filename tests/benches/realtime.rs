@@ -13,6 +13,7 @@
 mod support;
 
 use std::fmt::Write as _;
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -22,8 +23,15 @@ use support::{append, stems_in, wait_for, World};
 /// Jobs measured per realm, after the warm-up.
 const JOBS: usize = 100;
 const WARM_UP: usize = 5;
+/// Time between an agent's saves in the large-log scenario: a turn of an
+/// agent takes seconds; this leaves the disk time to take the last write
+/// of a 10 MB log (each is a whole new file) before the next job.
+const AGENT_PAUSE: Duration = Duration::from_millis(300);
 /// The end of a log whose realm is idle.
 const FOOTER: &str = "execute against this page.";
+
+/// A scenario adds its rows to the table.
+type Scenario = fn(&mut Vec<Row>);
 
 /// One row of the table.
 struct Row {
@@ -33,17 +41,31 @@ struct Row {
 }
 
 fn main() {
+    // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
+    // scenarios whose name contains `large`, and writes no BENCH.md.
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let scenarios: [(&str, Scenario); 5] = [
+        ("latency", latency),
+        ("large_log", large_log),
+        ("many_realms", many_realms),
+        ("console_flood", console_flood),
+        ("adapter_size", adapter_size),
+    ];
     let mut rows = Vec::new();
-    latency(&mut rows);
-    many_realms(&mut rows);
-    console_flood(&mut rows);
-    adapter_size(&mut rows);
+    for (name, run) in scenarios {
+        if only.as_deref().is_none_or(|o| name.contains(o)) {
+            run(&mut rows);
+        }
+    }
 
     let mut table = String::from("| measure | value | goal |\n|---|---|---|\n");
     for r in &rows {
         let _ = writeln!(table, "| {} | {} | {} |", r.what, r.value, r.goal);
     }
     println!("{table}");
+    if only.is_some() {
+        return;
+    }
     let report = format!(
         "# daebug benchmarks\n\n\
          Measured {} on {}.\n\n\
@@ -94,6 +116,207 @@ fn latency(rows: &mut Vec<Row>) {
             goal: "median < 20 ms (the best file-based peer: ~160 ms)".into(),
         });
     }
+}
+
+/// Dispatch latency (save → the block starts in the realm) and save →
+/// reply with a 10 MB log against a 10 KB one, jobs alternating between
+/// two workers of one page.
+fn large_log(rows: &mut Vec<Row>) {
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Large</title></head><body><script>\
+                 new Worker('/small.js', { type: 'module' });\
+                 new Worker('/large.js', { type: 'module' })</script></body></html>",
+            ),
+            ("small.js", "import '/daebug.js?name=small';\n"),
+            ("large.js", "import '/daebug.js?name=large';\n"),
+        ],
+        "index.html",
+    );
+    let registry = world.root.path().join("debug.md");
+    let listed = wait_for(&registry, "both workers", |t| {
+        let stems = stems_in(t);
+        ["small-", "large-"]
+            .iter()
+            .all(|p| stems.iter().any(|s| s.starts_with(p)))
+    });
+    let mut logs = Vec::new();
+    for (prefix, size) in [("small-", 10 * 1024usize), ("large-", 10 * 1024 * 1024)] {
+        let stem = stems_in(&listed)
+            .into_iter()
+            .find(|s| s.starts_with(prefix))
+            .expect("worker listed");
+        let path = world.root.path().join("debug").join(format!("{stem}.md"));
+        wait_for(&path, "the footer", |t| t.trim_end().ends_with(FOOTER));
+        let have = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+        append(&path, &history(size.saturating_sub(have)));
+        // The hub moves the footer below the history: once, a whole read.
+        wait_tail(&path, |t| t.trim_end().ends_with(FOOTER));
+        logs.push((prefix.trim_end_matches('-'), size, stem, path));
+    }
+    for pause in [AGENT_PAUSE, Duration::ZERO] {
+        let mut medians = Vec::new();
+        for (label, size, stem, path) in &logs {
+            // One log after the other: a large log's writes keep the disk
+            // busy for a while after its reply, which a small log's job
+            // right after would be charged with.
+            let samples: Vec<Sample> = (0..WARM_UP + JOBS)
+                .map(|n| {
+                    std::thread::sleep(pause); // the agent's turn, not a wait
+                    timed_job(path, stem, n)
+                })
+                .skip(WARM_UP)
+                .collect();
+            let (dispatch, reply) = medians_of(&samples);
+            medians.push(dispatch);
+            if pause.is_zero() {
+                continue;
+            }
+            let on_disk = std::fs::metadata(path).map_or(0, |m| m.len());
+            rows.push(Row {
+                what: format!(
+                    "{label} log ({} KB), jobs {} ms apart: save → block starts / save → reply on disk (medians of {JOBS})",
+                    on_disk / 1024,
+                    pause.as_millis()
+                ),
+                value: format!("{} / {}", ms(dispatch), ms(reply)),
+                goal: if *size > 1024 * 1024 {
+                    "see the ratio".into()
+                } else {
+                    "—".into()
+                },
+            });
+        }
+        let ratio = medians[1].as_secs_f64() / medians[0].as_secs_f64();
+        rows.push(Row {
+            what: match pause.is_zero() {
+                false => format!(
+                    "dispatch latency ratio, 10 MB log / 10 KB log, jobs {} ms apart",
+                    pause.as_millis()
+                ),
+                true => format!(
+                    "the same, jobs back to back ({} / {})",
+                    ms(medians[1]),
+                    ms(medians[0])
+                ),
+            },
+            value: format!("{ratio:.2}"),
+            goal: "< 1.5".into(),
+        });
+    }
+}
+
+/// Medians of save → block starts and save → reply on disk.
+fn medians_of(samples: &[Sample]) -> (Duration, Duration) {
+    // The realm's `performance` clock against the wall clock: its
+    // `Date.now()` read at the same moment is the wall clock cut to whole
+    // milliseconds, half a millisecond short on average.
+    let offset = samples.iter().map(|s| s.began - s.wall).sum::<f64>() / samples.len() as f64 - 0.5;
+    let mut dispatch: Vec<Duration> = samples
+        .iter()
+        .map(|s| Duration::from_secs_f64(((s.began - offset - s.saved) / 1000.0).max(0.0)))
+        .collect();
+    let mut reply: Vec<Duration> = samples.iter().map(|s| s.replied).collect();
+    dispatch.sort();
+    reply.sort();
+    (dispatch[dispatch.len() / 2], reply[reply.len() / 2])
+}
+
+/// Agent-written history of about `size` bytes: prose and fenced output
+/// that is not JavaScript, so nothing in it runs.
+fn history(size: usize) -> String {
+    let mut out = String::from("\n");
+    let mut i = 0;
+    while out.len() < size {
+        let _ = write!(
+            out,
+            "Step {i}: looked at the cart totals again; nothing new.\n\n```text\ntotal={i} items={}\n```\n\n",
+            i % 7
+        );
+        i += 1;
+    }
+    out
+}
+
+/// One timed job: the wall clock when its block was saved, the realm's
+/// clocks when it started, and how long until its reply was on disk.
+struct Sample {
+    saved: f64,
+    /// `performance.timeOrigin + performance.now()` (fine, its own origin).
+    began: f64,
+    /// `Date.now()` right after (the wall clock, whole milliseconds).
+    wall: f64,
+    replied: Duration,
+}
+
+/// Appends a block that reports when it started, and waits for its reply.
+/// Only the log's end is read while polling, so a large log costs the
+/// poller nothing.
+fn timed_job(path: &PathBuf, stem: &str, n: usize) -> Sample {
+    let marker = format!(" n={n}\"");
+    let saved = wall_ms();
+    let start = Instant::now();
+    append(
+        path,
+        &format!(
+            "\n```js\n`t=${{performance.timeOrigin + performance.now()}} d=${{Date.now()}} n={n}`\n```\n"
+        ),
+    );
+    let text = wait_tail(path, |t| {
+        t.contains(&marker) && t.trim_end().ends_with(FOOTER)
+    });
+    let replied = start.elapsed();
+
+    let at = text.rfind(&marker).expect("marker");
+    let line = &text[text[..at].rfind("\"t=").expect("the reply") + 3..at];
+    let numbers: Vec<f64> = line
+        .split(" d=")
+        .filter_map(|x| x.trim().parse().ok())
+        .collect();
+    let [began, wall] = numbers[..] else {
+        panic!("no start time in the reply of {stem}: {line}")
+    };
+    Sample {
+        saved,
+        began,
+        wall,
+        replied,
+    }
+}
+
+/// Polls the last 64 KB of a file until `done` holds; returns them.
+fn wait_tail(path: &PathBuf, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut text = String::new();
+        if let Ok(mut f) = std::fs::File::open(path) {
+            let len = f.metadata().map_or(0, |m| m.len());
+            let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
+            let mut bytes = Vec::new();
+            let _ = f.read_to_end(&mut bytes);
+            text = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        if done(&text) {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out on {}: {text}",
+            path.display()
+        );
+        // The resolution of this measurement.
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// The wall clock in milliseconds, as the realm's `performance.timeOrigin
+/// + performance.now()` counts them.
+fn wall_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
 /// 20 realms sent a job at once, and a hub holding 50 realms: its memory

@@ -238,6 +238,46 @@ impl LogEngine {
             .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)))
     }
 
+    /// Makes the next job's id greater than `job`: a job the shell sent
+    /// ahead of a write that did not stand must not share its id with a
+    /// different block (a realm runs an id once).
+    pub fn skip_jobs_through(&mut self, job: JobId) {
+        self.next_job = self.next_job.max(job.0 + 1);
+    }
+
+    /// The earliest position of the text the engine will look at first
+    /// on the next input: its footer, or the running chunk's request
+    /// header and executing region. A shell that can show that the text
+    /// up to there is unchanged may pass only the text from (a little
+    /// before) there on, with [`LogEngine::handle_at`].
+    pub fn horizon(&self) -> Option<usize> {
+        match &self.job {
+            Some(j) => Some(j.request_hint.min(j.region_hint)),
+            None => self.footer_hint,
+        }
+    }
+
+    /// [`LogEngine::handle`] for the part of the file's text that starts at
+    /// byte `base` (a line start). The edits are positions in `window`.
+    /// The caller makes sure `base` is at or before [`LogEngine::horizon`]
+    /// and that the text before it is what the engine saw there.
+    pub fn handle_at(&mut self, window: &str, base: usize, input: Input, now: Now) -> Output {
+        self.shift_hints(|h| h.checked_sub(base));
+        let out = self.handle(window, input, now);
+        self.shift_hints(|h| h.checked_add(base));
+        out
+    }
+
+    /// Moves every remembered position; one that does not fit is dropped
+    /// (hints are checked before use, so a lost one costs a search).
+    fn shift_hints(&mut self, by: impl Fn(usize) -> Option<usize>) {
+        self.footer_hint = self.footer_hint.and_then(&by);
+        if let Some(j) = self.job.as_mut() {
+            j.request_hint = by(j.request_hint).unwrap_or(usize::MAX);
+            j.region_hint = by(j.region_hint).unwrap_or(usize::MAX);
+        }
+    }
+
     /// Handles one input against the file's current `text`.
     pub fn handle(&mut self, text: &str, input: Input, now: Now) -> Output {
         let mut out = Output::default();

@@ -1,6 +1,7 @@
 //! Reading and atomically replacing files.
 
-use std::io;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -22,10 +23,22 @@ pub fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
 /// Writes `text` to a new temp file next to `path` and returns its name.
 /// A missing folder (someone deleted `debug/`) is created again.
 pub fn write_temp(path: &Path, text: &str) -> io::Result<PathBuf> {
+    write_temp_after(path, None, text)
+}
+
+/// Like [`write_temp`], with the first `n` bytes of `file` before `text`.
+/// They are copied inside the kernel (`copy_file_range` on Linux), so a
+/// large log's history never passes through the hub. A file shorter than
+/// `n` bytes fails with [`io::ErrorKind::UnexpectedEof`].
+pub fn write_temp_after(
+    path: &Path,
+    before: Option<(&File, u64)>,
+    text: &str,
+) -> io::Result<PathBuf> {
     let tmp = temp_path(path);
-    let written = match std::fs::write(&tmp, text) {
+    let written = match fill(&tmp, before, text) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => match path.parent() {
-            Some(dir) => std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&tmp, text)),
+            Some(dir) => std::fs::create_dir_all(dir).and_then(|()| fill(&tmp, before, text)),
             None => Err(e),
         },
         other => other,
@@ -37,6 +50,22 @@ pub fn write_temp(path: &Path, text: &str) -> io::Result<PathBuf> {
             Err(e)
         }
     }
+}
+
+fn fill(tmp: &Path, before: Option<(&File, u64)>, text: &str) -> io::Result<()> {
+    let mut out = File::create(tmp)?;
+    if let Some((mut file, n)) = before {
+        file.seek(SeekFrom::Start(0))?;
+        // `io::copy` between files is `copy_file_range` on Linux.
+        let copied = io::copy(&mut file.take(n), &mut out)?;
+        if copied != n {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the file was cut short while its start was copied",
+            ));
+        }
+    }
+    out.write_all(text.as_bytes())
 }
 
 /// Removes a temp file that is no longer needed; a failure only leaves a

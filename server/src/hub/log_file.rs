@@ -21,25 +21,43 @@
 //! appended to the log (and anything else found there is saved next to
 //! the log and reported), never dropped.
 //!
+//! **Large logs cost what their tail costs.** The engine only looks at
+//! the end of a log (from its [`LogEngine::horizon`] on), so once the hub
+//! has read a log whole it remembers an [`Anchor`]: the lines just before
+//! and at that horizon, and where they were. The next read starts there;
+//! if those bytes are still in place, only that window is read and given
+//! to the engine, and the write copies the bytes before it from the kept
+//! handle inside the kernel (`copy_file_range`) instead of through the
+//! hub. If they moved or changed (the agent edited above them), the file
+//! is read whole, as the first time.
+//!
 //! Effects are returned only once a write stands, so a rerun never
-//! dispatches a job twice. An empty file is someone's write in progress
+//! dispatches a job twice; the caller may act on them earlier (see
+//! [`LogFile::transact`]). An empty file is someone's write in progress
 //! (a truncate before the write): it is left alone until it has stayed
 //! empty for [`SETTLE`], and only then treated as a request for a new log.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::fsio::{remove_quietly, write_temp};
+use super::fsio::{remove_quietly, write_temp_after};
+use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, LogEngine, Now};
 
 /// How long an empty log must stay empty before the hub rewrites it.
 pub const SETTLE: Duration = Duration::from_millis(500);
 /// Reruns of one input because the file kept changing under the write.
 const MAX_RERUNS: usize = 16;
+/// How much text before the engine's horizon a window starts with: the
+/// engine looks a few lines back from its footer (blank lines at the
+/// seam), and these bytes must match for the window to be used at all.
+const ANCHOR_MARGIN: usize = 4096;
+/// From this size on a log counts as large, see [`LogFile::is_large`].
+const LARGE: usize = 1 << 20;
 
 /// Why an input could not be applied now; it is kept and tried again.
 #[derive(Debug)]
@@ -51,13 +69,26 @@ pub enum Later {
     Failed(io::Error),
 }
 
+/// What the caller of [`LogFile::transact`] says about effects it saw
+/// before their write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Early {
+    /// Go on and write.
+    Go,
+    /// A job with this id (or a later one) was already sent for other
+    /// code: run the engine again with ids past it.
+    SkipPast(crate::engine::JobId),
+}
+
 /// The file side of a log.
 #[derive(Debug)]
 pub struct LogFile {
     pub path: PathBuf,
     /// The text the hub last wrote, or last scanned for a change: a change
     /// event whose text equals it has nothing new.
-    last_seen: Option<String>,
+    last_seen: Option<Seen>,
+    /// Where the next read may start instead of at byte 0.
+    anchor: Option<Anchor>,
     /// The identity of the file the hub last wrote (device, inode, length,
     /// modification time): a change event for a file that still matches is
     /// the hub's own write and is skipped without reading a large log.
@@ -71,11 +102,40 @@ pub struct LogFile {
     orphans: Vec<Orphan>,
 }
 
+/// The end of a file as the hub knows it: the text from byte `base` on.
+/// (`base` is 0 when the hub read or wrote the whole file.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seen {
+    base: usize,
+    text: String,
+}
+
+impl Seen {
+    /// The file's whole length in bytes.
+    fn len(&self) -> usize {
+        self.base + self.text.len()
+    }
+}
+
+/// Lines the hub saw at a known place, just before and at the engine's
+/// horizon. Found there again, they show that the text before the engine's
+/// horizon has not moved, so reading can start at `at`.
+#[derive(Debug)]
+struct Anchor {
+    /// A line start: where a window read begins.
+    at: usize,
+    /// The text from `at` to the end of the horizon's line.
+    bytes: String,
+    /// The file's line endings, decided by its first line: a window must
+    /// agree, or the engine would write the other kind.
+    eol: Eol,
+}
+
 /// A replaced file kept open, and the text the hub knows it holds.
 #[derive(Debug)]
 struct Orphan {
     file: File,
-    text: String,
+    seen: Seen,
     /// When it was replaced; it is let go [`ORPHAN_LIFE`] later.
     since: Instant,
 }
@@ -91,19 +151,31 @@ const MAX_ORPHANS: usize = 4;
 /// The file as read.
 struct Read0 {
     source: Source,
-    text: String,
+    seen: Seen,
 }
 
 /// Where the text of a [`Read0`] came from.
 enum Source {
     /// There is no file.
     Missing,
-    /// The file at the path; the handle is kept for the after-write check.
+    /// The file at the path; the handle is kept for the after-write check
+    /// (and to copy the bytes before a window from).
     Open(File),
     /// The old file the agent wrote into while the hub renamed over it;
     /// the path holds the hub's write `at_path`, which the next write
     /// replaces.
-    Orphan { at_path: String },
+    Orphan { at_path: Seen },
+}
+
+/// What became of a replaced file since the hub knew its text.
+enum Late {
+    /// Nothing changed, or a rewrite through an old handle is under way
+    /// (the file was emptied or cut short).
+    Unchanged,
+    /// Text was appended.
+    Appended(String),
+    /// Something else: the whole text as it is now.
+    Rewritten(String),
 }
 
 impl LogFile {
@@ -111,6 +183,7 @@ impl LogFile {
         LogFile {
             path,
             last_seen: None,
+            anchor: None,
             written: None,
             empty_since: None,
             orphans: Vec::new(),
@@ -120,11 +193,20 @@ impl LogFile {
     /// Runs `input` through `engine` against the file. `Ok(effects)` once
     /// the edits (if any) are on disk; `Ok(vec![])` when there was nothing
     /// to do; `Err(Later)` when the input must be tried again.
+    ///
+    /// `decided` sees the effects of each run of the engine whose edits are
+    /// about to be written, before the write: a caller may start a job
+    /// then rather than after the disk. A run can be superseded (the file
+    /// changed under the write, or the write failed), so what it acts on
+    /// early it must check against the effects finally returned; and when
+    /// a new run dispatches an id it already sent for other code, it says
+    /// [`Early::SkipPast`] and the engine runs again with fresh ids.
     pub fn transact(
         &mut self,
         engine: &mut LogEngine,
         input: &Input,
         now: impl Fn() -> Now,
+        mut decided: impl FnMut(&[Effect]) -> Early,
     ) -> Result<Vec<Effect>, Later> {
         let scan = matches!(input, Input::FileChanged | Input::Startup);
         self.rescue();
@@ -134,11 +216,11 @@ impl LogFile {
             }
             self.written = None;
         }
-        let mut read = self.read().map_err(Later::Failed)?;
+        let mut read = self.read(true).map_err(Later::Failed)?;
         for _ in 0..MAX_RERUNS {
             let blank = match &read.source {
                 Source::Missing => true,
-                Source::Open(_) => read.text.trim().is_empty(),
+                Source::Open(_) => read.seen.base == 0 && read.seen.text.trim().is_empty(),
                 Source::Orphan { .. } => false,
             };
             if !blank {
@@ -147,17 +229,25 @@ impl LogFile {
             let rerun = matches!(read.source, Source::Orphan { .. });
             if matches!(input, Input::FileChanged)
                 && !rerun
-                && self.last_seen.as_deref() == Some(read.text.as_str())
+                && self.last_seen.as_ref() == Some(&read.seen)
             {
                 return Ok(Vec::new());
             }
             let snapshot = engine.clone();
-            let out = engine.handle(&read.text, input.clone(), now());
+            let out = engine.handle_at(&read.seen.text, read.seen.base, input.clone(), now());
+            if read.seen.base > 0 && touches_first_line(&read.seen.text, &out.edits) {
+                // The engine reached back to the window's first line: it
+                // may have wanted to see more. Run it on the whole text.
+                *engine = snapshot;
+                read = self.read(false).map_err(Later::Failed)?;
+                continue;
+            }
             // A rerun's text exists only in the replaced file: it is
             // written to the path even when the engine changes nothing.
             if out.edits.is_empty() && !rerun {
+                self.anchor = anchor(&read.seen, engine.horizon(), self.anchor.take());
                 if scan {
-                    self.last_seen = Some(read.text);
+                    self.last_seen = Some(read.seen);
                 }
                 return Ok(out.effects);
             }
@@ -177,9 +267,18 @@ impl LogFile {
                     return Err(Later::Settling(since + SETTLE));
                 }
             }
-            let new = apply(&read.text, &out.edits);
+            let new = Seen {
+                base: read.seen.base,
+                text: apply(&read.seen.text, &out.edits),
+            };
+            if let Early::SkipPast(job) = decided(&out.effects) {
+                *engine = snapshot;
+                engine.skip_jobs_through(job);
+                continue;
+            }
             match self.replace(&read, &new) {
                 Ok(None) => {
+                    self.anchor = anchor(&new, engine.horizon(), self.anchor.take());
                     self.last_seen = Some(new);
                     return Ok(out.effects);
                 }
@@ -199,28 +298,66 @@ impl LogFile {
         )))
     }
 
-    fn read(&self) -> io::Result<Read0> {
-        match File::open(&self.path) {
-            Ok(mut f) => {
-                let text = read_all(&mut f)?;
-                Ok(Read0 {
-                    source: Source::Open(f),
-                    text,
+    /// Whether a write of this log copies enough to block for
+    /// milliseconds (the hub writes a whole new file each time).
+    pub fn is_large(&self) -> bool {
+        self.last_seen.as_ref().is_some_and(|s| s.len() > LARGE)
+    }
+
+    /// Reads the file: from the anchor on when `window` is allowed and the
+    /// anchor's lines are still in place, else whole.
+    fn read(&self, window: bool) -> io::Result<Read0> {
+        let mut f = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Read0 {
+                    source: Source::Missing,
+                    seen: Seen {
+                        base: 0,
+                        text: String::new(),
+                    },
                 })
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Read0 {
-                source: Source::Missing,
-                text: String::new(),
-            }),
-            Err(e) => Err(e),
+            Err(e) => return Err(e),
+        };
+        if let Some(a) = self.anchor.as_ref().filter(|_| window) {
+            if f.metadata()?.len() >= (a.at + a.bytes.len()) as u64 {
+                f.seek(SeekFrom::Start(a.at as u64))?;
+                // A window that is not UTF-8 is read whole, which says so.
+                if let Ok(text) = read_all(&mut f) {
+                    if text.starts_with(a.bytes.as_str()) && Eol::detect(&text) == a.eol {
+                        let seen = Seen { base: a.at, text };
+                        return Ok(Read0 {
+                            source: Source::Open(f),
+                            seen,
+                        });
+                    }
+                }
+            }
+            f.seek(SeekFrom::Start(0))?;
         }
+        let text = read_all(&mut f)?;
+        Ok(Read0 {
+            source: Source::Open(f),
+            seen: Seen { base: 0, text },
+        })
     }
 
     /// Puts `new` in place of the text of `read`. `Ok(Some(newer))` when
     /// the agent changed the file meanwhile: nothing of theirs was
     /// overwritten, and `newer` is their text to run the input on again.
-    fn replace(&mut self, read: &Read0, new: &str) -> io::Result<Option<Read0>> {
-        let tmp = write_temp(&self.path, new)?;
+    fn replace(&mut self, read: &Read0, new: &Seen) -> io::Result<Option<Read0>> {
+        // The bytes before a window come from the file that was read.
+        let before = match &read.source {
+            Source::Open(file) if new.base > 0 => Some((file, new.base as u64)),
+            _ => None,
+        };
+        let tmp = match write_temp_after(&self.path, before, &new.text) {
+            Ok(tmp) => tmp,
+            // The file was cut short under the copy: read it again.
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return self.read(true).map(Some),
+            Err(e) => return Err(e),
+        };
         // Stamped before the rename: an append right after it must not
         // look like the hub's own write.
         let written = stamp(&tmp);
@@ -228,14 +365,14 @@ impl LogFile {
         // write: hold it, to rescue what lands in it after this rename.
         let mut previous = None;
         let still = match &read.source {
-            Source::Open(file) => same_file(file, &self.path, read.text.len()),
+            Source::Open(file) => same_file(file, &self.path, read.seen.len()),
             // Nothing may have appeared at the path meanwhile.
             Source::Missing => Ok(!self.path.exists()),
             Source::Orphan { at_path } => File::open(&self.path).and_then(|f| {
                 let ok = f.metadata()?.len() == at_path.len() as u64;
                 previous = Some(Orphan {
                     file: f,
-                    text: at_path.clone(),
+                    seen: at_path.clone(),
                     since: Instant::now(),
                 });
                 Ok(ok)
@@ -247,12 +384,12 @@ impl LogFile {
                 // The agent wrote both the replaced file and the new one:
                 // no safe merge. Keep their rewrite next to the log.
                 remove_quietly(&tmp);
-                save_rescued(&self.path, &read.text)?;
+                save_rescued(&self.path, &read.seen.text)?;
                 return Ok(None);
             }
             Ok(false) => {
                 remove_quietly(&tmp);
-                return self.read().map(Some);
+                return self.read(true).map(Some);
             }
             Err(e) => {
                 remove_quietly(&tmp);
@@ -268,39 +405,33 @@ impl LogFile {
         // A write through a handle opened before the rename lands in the
         // old file, now unlinked: take it from there.
         if let Source::Open(file) = &read.source {
-            let mut file = file.try_clone()?;
-            // As in `rescue_one`: a late write changes the length (reading
-            // a large log again only to find it unchanged is skipped).
-            let after = if file.metadata()?.len() == read.text.len() as u64 {
-                read.text.clone()
-            } else {
-                file.seek(SeekFrom::Start(0))?;
-                read_all(&mut file)?
-            };
             let mut orphan = Orphan {
-                file,
-                text: read.text.clone(),
+                file: file.try_clone()?,
+                seen: read.seen.clone(),
                 since: Instant::now(),
             };
-            // (A text that is a prefix of what was read is a rewrite still
-            // being written, like an emptied file.)
-            let rewritten =
-                !after.starts_with(read.text.as_str()) && !read.text.starts_with(after.as_str());
-            if rewritten {
-                // A whole-file rewrite based on what the hub read: run the
-                // input again on it (and write the result over this write).
-                orphan.text = after.clone();
-                self.orphans.push(orphan);
-                return Ok(Some(Read0 {
-                    source: Source::Orphan {
-                        at_path: new.to_string(),
-                    },
-                    text: after,
-                }));
+            match late(&mut orphan)? {
+                Late::Rewritten(text) => {
+                    // A whole-file rewrite based on what the hub read: run
+                    // the input again on it (and write the result over this
+                    // write).
+                    orphan.seen = Seen {
+                        base: 0,
+                        text: text.clone(),
+                    };
+                    self.orphans.push(orphan);
+                    return Ok(Some(Read0 {
+                        source: Source::Orphan {
+                            at_path: new.clone(),
+                        },
+                        seen: Seen { base: 0, text },
+                    }));
+                }
+                // An append is added to the new file now; an emptied file
+                // is a rewrite in progress, rescued when its text arrives.
+                Late::Appended(extra) => append_rescued(&self.path, &mut orphan, &extra)?,
+                Late::Unchanged => {}
             }
-            // An append is added to the new file now; an emptied file is a
-            // rewrite in progress, rescued when its text arrives.
-            rescue_one(&self.path, &mut orphan)?;
             self.orphans.push(orphan);
         }
         Ok(None)
@@ -316,47 +447,103 @@ impl LogFile {
     /// appended to the log; any other change is saved as
     /// `<stem>.rescued-<ms>.md` next to the log and reported.
     pub fn rescue(&mut self) {
-        let path = &self.path;
-        self.orphans.retain_mut(|o| match rescue_one(path, o) {
-            Ok(()) => o.since.elapsed() < ORPHAN_LIFE,
-            Err(e) => {
-                tracing::warn!(path = %path.display(), "cannot look into a replaced copy of the log: {e}");
-                false
+        let mut gone = Vec::new();
+        for mut o in std::mem::take(&mut self.orphans) {
+            match rescue_one(&self.path, &mut o) {
+                Ok(()) if o.since.elapsed() < ORPHAN_LIFE => self.orphans.push(o),
+                Ok(()) => gone.push(o.file),
+                Err(e) => {
+                    tracing::warn!(path = %self.path.display(), "cannot look into a replaced copy of the log: {e}");
+                    gone.push(o.file);
+                }
             }
-        });
+        }
         let excess = self.orphans.len().saturating_sub(MAX_ORPHANS);
-        self.orphans.drain(..excess);
+        gone.extend(self.orphans.drain(..excess).map(|o| o.file));
+        close_later(gone);
     }
 }
 
-fn rescue_one(path: &std::path::Path, orphan: &mut Orphan) -> io::Result<()> {
+/// Closes replaced files on a thread of their own: closing the last handle
+/// of a large unlinked file frees its blocks, which takes milliseconds the
+/// next job should not wait for.
+fn close_later(files: Vec<File>) {
+    static CLOSER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Vec<File>>>> =
+        std::sync::OnceLock::new();
+    if files.is_empty() {
+        return;
+    }
+    let closer = CLOSER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<File>>();
+        std::thread::Builder::new()
+            .name("daebug-close".into())
+            .spawn(move || rx.into_iter().for_each(drop))
+            .ok()
+            .map(|_| tx)
+    });
+    // Without the thread they are closed here.
+    if let Some(tx) = closer {
+        let _ = tx.send(files);
+    }
+}
+
+fn rescue_one(path: &Path, orphan: &mut Orphan) -> io::Result<()> {
+    match late(orphan)? {
+        Late::Unchanged => {}
+        Late::Appended(extra) => append_rescued(path, orphan, &extra)?,
+        Late::Rewritten(text) => {
+            save_rescued(path, &text)?;
+            orphan.seen = Seen { base: 0, text };
+        }
+    }
+    Ok(())
+}
+
+/// Compares a replaced file with the text the hub knows it holds.
+fn late(orphan: &mut Orphan) -> io::Result<Late> {
+    let known = &orphan.seen;
     // Late writes are appends or whole rewrites: both change the length
     // (a same-length rewrite through an old handle is not worth a read of
     // the whole file on every input).
-    if orphan.file.metadata()?.len() == orphan.text.len() as u64 {
-        return Ok(());
+    let len = orphan.file.metadata()?.len() as usize;
+    if len == known.len() {
+        return Ok(Late::Unchanged);
+    }
+    if len > known.len() {
+        orphan.file.seek(SeekFrom::Start(known.base as u64))?;
+        let now = read_all(&mut orphan.file)?;
+        if let Some(extra) = now.strip_prefix(known.text.as_str()) {
+            return Ok(Late::Appended(extra.to_string()));
+        }
     }
     orphan.file.seek(SeekFrom::Start(0))?;
     let now = read_all(&mut orphan.file)?;
     // Emptied, or cut short: a rewrite through the old handle is under
     // way; its text is compared with what the hub knew once it is whole.
-    if orphan.text.starts_with(now.as_str()) || now.trim().is_empty() {
-        return Ok(());
+    // (Cut short before the window, it is taken for the same text.)
+    let cut_short = now.len() < known.len()
+        && (now.len() <= known.base
+            || now
+                .get(known.base..)
+                .is_some_and(|tail| known.text.starts_with(tail)));
+    if cut_short || now.trim().is_empty() {
+        return Ok(Late::Unchanged);
     }
-    if let Some(extra) = now.strip_prefix(orphan.text.as_str()) {
-        tracing::warn!(path = %path.display(), "text was appended to the log while the hub replaced it; appending it again");
-        let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
-        f.write_all(extra.as_bytes())?;
-    } else {
-        save_rescued(path, &now)?;
-    }
-    orphan.text = now;
+    Ok(Late::Rewritten(now))
+}
+
+/// Appends to the log what was appended to a replaced copy of it.
+fn append_rescued(path: &Path, orphan: &mut Orphan, extra: &str) -> io::Result<()> {
+    tracing::warn!(path = %path.display(), "text was appended to the log while the hub replaced it; appending it again");
+    let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
+    f.write_all(extra.as_bytes())?;
+    orphan.seen.text.push_str(extra);
     Ok(())
 }
 
 /// Keeps text the hub could not merge into the log next to it, as
 /// `<stem>.rescued-<ms>.md`, and says so.
-fn save_rescued(path: &std::path::Path, text: &str) -> io::Result<()> {
+fn save_rescued(path: &Path, text: &str) -> io::Result<()> {
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
@@ -364,6 +551,45 @@ fn save_rescued(path: &std::path::Path, text: &str) -> io::Result<()> {
     std::fs::write(&saved, text)?;
     tracing::error!(path = %path.display(), "the log was rewritten through an old handle while the hub replaced it; that text is saved in {}", saved.display());
     Ok(())
+}
+
+/// The anchor for the next read, from the text the hub now knows and the
+/// engine's horizon in it. Without a horizon there, the old anchor stays
+/// (every read checks it anyway).
+fn anchor(seen: &Seen, horizon: Option<usize>, old: Option<Anchor>) -> Option<Anchor> {
+    let Some(h) = horizon.and_then(|h| h.checked_sub(seen.base)) else {
+        return old;
+    };
+    let bytes = seen.text.as_bytes();
+    if h > bytes.len() {
+        return None;
+    }
+    let end = bytes[h..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| h + i + 1);
+    let from = bytes[..h.saturating_sub(ANCHOR_MARGIN)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Line endings are decided by the file's first line, which only a
+    // whole read sees.
+    let eol = match (seen.base, old) {
+        (0, _) => Eol::detect(&seen.text),
+        (_, Some(a)) => a.eol,
+        (_, None) => return None,
+    };
+    Some(Anchor {
+        at: seen.base + from,
+        bytes: seen.text[from..end].to_string(),
+        eol,
+    })
+}
+
+/// Whether an edit starts on the first line of a window.
+fn touches_first_line(window: &str, edits: &[crate::engine::TextEdit]) -> bool {
+    let first = window.find('\n').map_or(window.len(), |i| i + 1);
+    edits.iter().any(|e| e.range.start < first)
 }
 
 fn read_all(f: &mut File) -> io::Result<String> {
@@ -387,7 +613,7 @@ struct Stamp {
     modified: Option<std::time::SystemTime>,
 }
 
-fn stamp(path: &std::path::Path) -> Option<Stamp> {
+fn stamp(path: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
     #[cfg(unix)]
     let (dev, ino) = {
@@ -405,7 +631,7 @@ fn stamp(path: &std::path::Path) -> Option<Stamp> {
 }
 
 /// Whether `path` still names `file` at the length it was read.
-fn same_file(file: &File, path: &std::path::Path, len: usize) -> io::Result<bool> {
+fn same_file(file: &File, path: &Path, len: usize) -> io::Result<bool> {
     let now = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
@@ -468,12 +694,17 @@ mod tests {
         let raced = Cell::new(false);
         let path = file.path.clone();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || {
-                if !raced.replace(true) {
-                    append(&path, "\nwritten meanwhile\n");
-                }
-                at(0)
-            })
+            .transact(
+                &mut engine,
+                &Input::FileChanged,
+                || {
+                    if !raced.replace(true) {
+                        append(&path, "\nwritten meanwhile\n");
+                    }
+                    at(0)
+                },
+                |_| Early::Go,
+            )
             .unwrap();
         let text = std::fs::read_to_string(&file.path).unwrap();
         assert!(text.contains("written meanwhile"), "{text}");
@@ -490,7 +721,7 @@ mod tests {
             .append(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0))
+        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
             .unwrap();
         // ...and writes after: the bytes land in the replaced file.
         held.write_all(b"\nlate line\n").unwrap();
@@ -523,7 +754,7 @@ mod tests {
             .write(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0))
+        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
             .unwrap();
         held.set_len(0).unwrap();
         file.rescue();
@@ -548,7 +779,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::write(&file.path, "").unwrap();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0))
+            .transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
             .unwrap();
         assert!(effects.is_empty());
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), "");
@@ -563,13 +794,14 @@ mod tests {
             }],
             dropped: 0,
         };
-        match file.transact(&mut engine, &background, || at(0)) {
+        match file.transact(&mut engine, &background, || at(0), |_| Early::Go) {
             Err(Later::Settling(_)) => {}
             other => panic!("expected to wait, got {other:?}"),
         }
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), "");
         file.empty_since = Some(Instant::now() - SETTLE);
-        file.transact(&mut engine, &background, || at(0)).unwrap();
+        file.transact(&mut engine, &background, || at(0), |_| Early::Go)
+            .unwrap();
         let text = std::fs::read_to_string(&file.path).unwrap();
         assert!(text.starts_with("# 👾 shop-3f2a"), "{text}");
         assert_eq!(text.matches("from a timer").count(), 1, "{text}");
@@ -580,7 +812,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::remove_file(&file.path).unwrap();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0))
+            .transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
             .unwrap();
         assert!(effects.is_empty());
         assert!(!file.path.exists());
@@ -591,9 +823,171 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::write(&file.path, [b'#', 0xff, b'\n']).unwrap();
         assert!(matches!(
-            file.transact(&mut engine, &Input::FileChanged, || at(0)),
+            file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go),
             Err(Later::Failed(_))
         ));
         assert_eq!(std::fs::read(&file.path).unwrap(), [b'#', 0xff, b'\n']);
+    }
+
+    /// A log with `size` bytes of agent prose above its footer.
+    fn large_setup(size: usize) -> (tempfile::TempDir, LogFile, LogEngine) {
+        let (dir, mut file, mut engine) = setup();
+        let mut history = String::new();
+        while history.len() < size {
+            history.push_str("Some earlier prose, long enough to matter.\n\n");
+        }
+        append(&file.path, &history);
+        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
+            .unwrap();
+        (dir, file, engine)
+    }
+
+    fn result(job: crate::engine::JobId) -> Input {
+        Input::Result(crate::engine::JobResult {
+            job,
+            outcome: crate::engine::Outcome::Ok(crate::engine::Value::Json("2".into())),
+            events: Vec::new(),
+            dropped: 0,
+            duration_ms: 1,
+        })
+    }
+
+    /// Runs `input` on the log both ways: through the file (windowed when
+    /// the anchor holds) and on the whole text with an engine of its own.
+    /// The two must write the same text. Returns the window's start.
+    fn both(
+        file: &mut LogFile,
+        engine: &mut LogEngine,
+        oracle: &mut LogEngine,
+        input: Input,
+    ) -> usize {
+        let before = std::fs::read_to_string(&file.path).unwrap();
+        let expected = apply(&before, &oracle.handle(&before, input.clone(), at(5)).edits);
+        file.transact(engine, &input, || at(5), |_| Early::Go)
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&file.path).unwrap(), expected);
+        file.last_seen.as_ref().map_or(0, |s| s.base)
+    }
+
+    #[test]
+    fn a_large_log_is_read_and_written_from_its_anchor() {
+        let (_dir, mut file, mut engine) = large_setup(200_000);
+        let mut oracle = engine.clone();
+        for round in 0..3 {
+            append(&file.path, &format!("\n```js\n{round}+1\n```\n"));
+            assert!(both(&mut file, &mut engine, &mut oracle, Input::FileChanged) > 190_000);
+            let job = engine.running().expect("dispatched");
+            assert!(both(&mut file, &mut engine, &mut oracle, result(job)) > 190_000);
+            assert!(engine.running().is_none());
+        }
+        // The agent edits the history (the anchor moves): read whole.
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        std::fs::write(
+            &file.path,
+            text.replacen("earlier", "much earlier", 1) + "\n```js\n9\n```\n",
+        )
+        .unwrap();
+        assert_eq!(
+            both(&mut file, &mut engine, &mut oracle, Input::FileChanged),
+            0
+        );
+        let job = engine.running().expect("dispatched");
+        assert!(both(&mut file, &mut engine, &mut oracle, result(job)) > 190_000);
+        // A same-length edit of the history does not move the anchor: the
+        // window is used, and the edit is kept by the copy.
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        std::fs::write(
+            &file.path,
+            text.replacen("Some", "SOME", 1) + "\n```js\n10\n```\n",
+        )
+        .unwrap();
+        assert!(both(&mut file, &mut engine, &mut oracle, Input::FileChanged) > 190_000);
+        assert!(std::fs::read_to_string(&file.path)
+            .unwrap()
+            .contains("SOME much earlier"));
+    }
+
+    #[test]
+    fn a_large_log_cut_short_under_the_copy_is_read_again() {
+        let (_dir, mut file, mut engine) = large_setup(100_000);
+        let before = std::fs::read_to_string(&file.path).unwrap();
+        append(&file.path, "\n```js\n1\n```\n");
+        // Right before the write, the agent rewrites the log shorter
+        // (drops the history, keeps the end and adds a line).
+        let path = file.path.clone();
+        let cut = before[before.len() - 2000..].to_string();
+        let raced = Cell::new(false);
+        let effects = file
+            .transact(
+                &mut engine,
+                &Input::FileChanged,
+                || at(0),
+                |_| {
+                    if !raced.replace(true) {
+                        std::fs::write(&path, format!("{cut}\n```js\n1\n```\nand a line\n"))
+                            .unwrap();
+                    }
+                    Early::Go
+                },
+            )
+            .unwrap();
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        assert!(text.len() < 10_000, "the rewrite stands: {}", text.len());
+        assert!(text.contains("and a line"), "{text}");
+        assert!(text.contains("executing (0s)"), "{text}");
+        assert_eq!(dispatches(&effects), 1);
+    }
+
+    #[test]
+    fn a_late_append_to_a_large_replaced_log_is_rescued() {
+        let (_dir, mut file, mut engine) = large_setup(100_000);
+        append(&file.path, "\n```js\n1\n```\n");
+        let mut held = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file.path)
+            .unwrap();
+        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .unwrap();
+        assert!(file.last_seen.as_ref().unwrap().base > 0);
+        held.write_all(b"\nlate line\n").unwrap();
+        file.rescue();
+        file.rescue();
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        assert!(
+            text.ends_with("\nlate line\n"),
+            "{}",
+            &text[text.len() - 200..]
+        );
+        assert_eq!(text.matches("late line").count(), 1);
+    }
+
+    #[test]
+    fn a_job_decided_again_for_other_code_gets_a_new_id() {
+        let (_dir, mut file, mut engine) = setup();
+        append(&file.path, "```js\n1\n```\n");
+        let mut seen = Vec::new();
+        let effects = file
+            .transact(
+                &mut engine,
+                &Input::FileChanged,
+                || at(0),
+                |effects| {
+                    let job = effects.iter().find_map(|e| match e {
+                        Effect::Dispatch { job, .. } => Some(*job),
+                        _ => None,
+                    });
+                    seen.extend(job);
+                    match seen.len() {
+                        1 => Early::SkipPast(job.unwrap()),
+                        _ => Early::Go,
+                    }
+                },
+            )
+            .unwrap();
+        assert_eq!(seen.len(), 2);
+        assert!(seen[1] > seen[0], "{seen:?}");
+        assert!(effects
+            .iter()
+            .any(|e| matches!(e, Effect::Dispatch { job, .. } if *job == seen[1])));
     }
 }

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::clock::Clock;
 use super::directory::DirMsg;
 use super::fsio::write_atomic;
-use super::log_file::{Later, LogFile};
+use super::log_file::{Early, Later, LogFile};
 use crate::engine::{Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
 
@@ -86,6 +86,17 @@ struct Sent {
     at: Instant,
 }
 
+/// A job sent to the realm as soon as the engine decided on it, before the
+/// write that shows it running stood (for a large log that write costs a
+/// copy of the whole file). The write's own dispatch of it is then not sent
+/// again.
+#[derive(Debug)]
+struct SentEarly {
+    job: JobId,
+    code: String,
+    timeout_ms: u64,
+}
+
 /// The first job id of a log task: the wall clock in milliseconds times
 /// a thousand. Ids only need to differ within one log (they name its
 /// archive files), also across hub restarts: a restart comes at least
@@ -129,6 +140,7 @@ struct LogTask {
     /// A job dispatched while no realm was there; sent when one attaches.
     held: Option<HubMsg>,
     sent: Option<Sent>,
+    early: Option<SentEarly>,
     /// When the engine wants its next tick (always its `next_wake`).
     wake: Option<Instant>,
     /// The next look into the replaced file, and how many were done.
@@ -169,6 +181,7 @@ pub fn spawn(
         link: None,
         held: None,
         sent: None,
+        early: None,
         wake: None,
         cells: Cells::default(),
     };
@@ -370,7 +383,13 @@ impl LogTask {
     fn drain(&mut self) {
         while let Some(input) = self.deferred.front() {
             let clock = self.settings.clock;
-            match self.file.transact(&mut self.engine, input, || clock.now()) {
+            let (link, early, sent) = (&self.link, &mut self.early, &mut self.sent);
+            let decided = |effects: &[Effect]| send_early(link, early, sent, effects);
+            let (file, engine) = (&mut self.file, &mut self.engine);
+            let outcome = off_the_worker(file.is_large(), || {
+                file.transact(engine, input, || clock.now(), decided)
+            });
+            match outcome {
                 Ok(mut effects) => {
                     self.deferred.pop_front();
                     if self.file.has_orphan() {
@@ -385,6 +404,10 @@ impl LogTask {
                     effects.sort_by_key(|e| !matches!(e, Effect::Archive { .. }));
                     for effect in effects {
                         self.perform(effect);
+                    }
+                    // Sent ahead for a run the file did not keep.
+                    if let Some(e) = self.early.take() {
+                        self.cancel_sent(e.job);
                     }
                 }
                 Err(Later::Settling(at)) => {
@@ -441,6 +464,11 @@ impl LogTask {
             } => {
                 let at = self.settings.clock.now().clock.to_string();
                 self.cells.remember(job.0, prepared.map, at);
+                // `send_early` never lets one id stand for two codes.
+                if self.early.as_ref().is_some_and(|e| e.job == job) {
+                    self.early = None;
+                    return;
+                }
                 let msg = HubMsg::Job {
                     job,
                     code: prepared.code,
@@ -457,12 +485,7 @@ impl LogTask {
                 if matches!(&self.held, Some(HubMsg::Job { job: j, .. }) if *j == job) {
                     self.held = None;
                 }
-                if self.sent.is_some_and(|s| s.job == job) {
-                    self.sent = None;
-                    if let Some(link) = &self.link {
-                        let _ = link.tx.try_send(HubMsg::Cancel { job });
-                    }
-                }
+                self.cancel_sent(job);
             }
             // `drain` re-arms the wake from the engine after every input.
             Effect::WakeAt(_) => {}
@@ -474,6 +497,16 @@ impl LogTask {
                 });
             }
             Effect::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
+        }
+    }
+
+    /// Tells the realm to stop a job it was sent.
+    fn cancel_sent(&mut self, job: JobId) {
+        if self.sent.is_some_and(|s| s.job == job) {
+            self.sent = None;
+            if let Some(link) = &self.link {
+                let _ = link.tx.try_send(HubMsg::Cancel { job });
+            }
         }
     }
 
@@ -498,6 +531,80 @@ impl LogTask {
             self.held = Some(e.into_inner());
         }
     }
+}
+
+/// Runs file work that blocks for long (a large log's write copies the
+/// whole file) without holding up the tasks it wakes. A task woken on a
+/// worker thread waits in that worker's LIFO slot, which no other worker
+/// takes from, until the running task yields: a job sent to the realm
+/// ahead of the write would leave only after it. On a multi-thread
+/// runtime the worker first hands its queue to another thread.
+fn off_the_worker<T>(long: bool, work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let multi =
+        Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
+    match long && multi {
+        true => tokio::task::block_in_place(work),
+        false => work(),
+    }
+}
+
+/// Sends a job the engine dispatched at once, before its write (see
+/// [`LogFile::transact`]). The same job decided again (the write was run
+/// again on newer text) is not sent twice; its id decided for other code
+/// asks the engine for a fresh id, since a realm runs an id only once.
+fn send_early(
+    link: &Option<Link>,
+    early: &mut Option<SentEarly>,
+    sent: &mut Option<Sent>,
+    effects: &[Effect],
+) -> Early {
+    let Some((job, code, timeout_ms)) = effects.iter().find_map(|e| match e {
+        Effect::Dispatch {
+            job,
+            prepared,
+            timeout_ms,
+        } => Some((*job, &prepared.code, *timeout_ms)),
+        _ => None,
+    }) else {
+        return Early::Go;
+    };
+    if let Some(e) = early.as_ref() {
+        if e.job == job && e.code == *code && e.timeout_ms == timeout_ms {
+            return Early::Go;
+        }
+        if e.job >= job {
+            return Early::SkipPast(e.job);
+        }
+    }
+    let Some(link) = link else {
+        // No realm: the write's own dispatch holds the job for the next.
+        return Early::Go;
+    };
+    let msg = HubMsg::Job {
+        job,
+        code: code.clone(),
+        timeout_ms,
+    };
+    if link.tx.try_send(msg).is_err() {
+        // Busy or closing: the write's own dispatch deals with it.
+        return Early::Go;
+    }
+    // An older early job lost to this one: the realm stops it.
+    if let Some(old) = early.take() {
+        let _ = link.tx.try_send(HubMsg::Cancel { job: old.job });
+    }
+    *early = Some(SentEarly {
+        job,
+        code: code.clone(),
+        timeout_ms,
+    });
+    *sent = Some(Sent {
+        job,
+        conn: link.conn,
+        at: Instant::now(),
+    });
+    Early::Go
 }
 
 /// A progress report carries every event of the job so far, so of several
