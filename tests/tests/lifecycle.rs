@@ -234,3 +234,62 @@ fn an_iframe_is_a_realm_of_its_own() {
     let text = outer.exchange(Write::Append, "\n```js\ndocument.title\n```\n", 1);
     assert!(text.contains("```JSON\n\"Outer\"\n```"), "{text}");
 }
+
+/// A log of megabytes: the hub reads and writes only its end once it has
+/// read it whole, so every way of saving must still be seen, and the
+/// history above must stay byte for byte what the agent wrote there.
+#[test]
+fn a_large_log_keeps_its_history_and_runs_jobs_at_its_end() {
+    let world = page();
+    let log = world.log("life-");
+    let mut history = String::from("\n");
+    let mut i = 0;
+    while history.len() < 2 << 20 {
+        history.push_str(&format!(
+            "Step {i}: café 🙂 checked.\n\n```text\nrow {i}\n```\n\n"
+        ));
+        i += 1;
+    }
+    log.write(Write::Append, &history);
+    let text = wait_for(&log.path, "the footer below the history", |t| {
+        t.len() > history.len() && t.trim_end().ends_with(FOOTER)
+    });
+    let head = text[..text.find("Step 0:").unwrap()].to_string();
+    let kept = |text: &str, history: &str| {
+        assert!(text.starts_with(&head), "the head changed");
+        assert!(
+            text[head.len()..].starts_with(history.trim_start()),
+            "the history changed"
+        );
+    };
+
+    let text = log.exchange(Write::Append, "\n```js\n'big-1'\n```\n", 1);
+    assert!(text.contains("```JSON\n\"big-1\"\n```"));
+    kept(&text, &history);
+
+    // A rewrite that changes a line of the history but not its length.
+    let edited = history.replacen("Step 7: café", "STEP 7: café", 1);
+    let whole = log.text().replacen(&history, &edited, 1);
+    std::fs::write(&log.path, whole + "\n```js\n'big-2'\n```\n").unwrap();
+    let text = wait_for(&log.path, "the second reply", |t| {
+        t.contains("```JSON\n\"big-2\"\n```") && t.trim_end().ends_with(FOOTER)
+    });
+    kept(&text, &edited);
+
+    // A save by rename that adds a line at the top of the history.
+    let longer = edited.replacen("Step 0:", "An added line.\n\nStep 0:", 1);
+    let whole = log.text().replacen(&edited, &longer, 1);
+    let temp = log.path.with_extension("md.tmp");
+    std::fs::write(
+        &temp,
+        whole + "\n```js\nconsole.log('big-3 log'); 'big-3'\n```\n",
+    )
+    .unwrap();
+    std::fs::rename(&temp, &log.path).unwrap();
+    let text = wait_for(&log.path, "the third reply", |t| {
+        t.contains("```JSON\n\"big-3\"\n```") && t.trim_end().ends_with(FOOTER)
+    });
+    kept(&text, &longer);
+    assert!(text.contains("big-3 log"));
+    assert_eq!(log.replies(&text), 3, "each block ran once");
+}
