@@ -52,8 +52,8 @@ pub use time::{ClockTime, Millis, Now};
 
 use markdown::{blocks, exec_info, parse_header, Block, HeaderKind};
 use tail::{
-    chunks, end_base, find_footer, find_line, find_line_with, next_request, tail_without_footer,
-    ExecBlock, TailStart,
+    chunks, end_base, find_footer, find_line, find_line_with, line_is, next_request,
+    tail_without_footer, ExecBlock, TailStart,
 };
 use template::FOOTER;
 use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
@@ -249,11 +249,17 @@ impl LogEngine {
     /// on the next input: its footer, or the running chunk's request
     /// header and executing region. A shell that can show that the text
     /// up to there is unchanged may pass only the text from (a little
-    /// before) there on, with [`LogEngine::handle_at`].
-    pub fn horizon(&self) -> Option<usize> {
+    /// before) there on, with [`LogEngine::handle_at`]. `window` is the
+    /// text from byte `base` on, as the engine last left it: a position
+    /// whose line is not what the engine expects there is no horizon.
+    pub fn horizon(&self, window: &str, base: usize) -> Option<usize> {
+        let at =
+            |hint: usize, line: &str| line_is(window, hint.checked_sub(base)?, line).map(|_| hint);
         match &self.job {
-            Some(j) => Some(j.request_hint.min(j.region_hint)),
-            None => self.footer_hint,
+            Some(j) => {
+                Some(at(j.request_hint, &j.request_header)?.min(at(j.region_hint, &j.exec_header)?))
+            }
+            None => at(self.footer_hint?, FOOTER),
         }
     }
 
@@ -369,10 +375,13 @@ impl LogEngine {
         let (mut w, from) = match find_footer(text, self.footer_hint) {
             // From the line above the footer, so taking the footer out sees
             // whether a blank line is already there (one blank at the seam).
-            Some(f) => (
-                Work::new(text, line_start(text, f.start.saturating_sub(1))),
-                0,
-            ),
+            Some(f) => {
+                self.footer_hint = Some(f.start);
+                (
+                    Work::new(text, line_start(text, f.start.saturating_sub(1))),
+                    0,
+                )
+            }
             None => match tail_without_footer(text, &self.stem) {
                 TailStart::At(p) => {
                     let w = Work::new(text, p.saturating_sub(1));

@@ -245,7 +245,11 @@ impl LogFile {
             // A rerun's text exists only in the replaced file: it is
             // written to the path even when the engine changes nothing.
             if out.edits.is_empty() && !rerun {
-                self.anchor = anchor(&read.seen, engine.horizon(), self.anchor.take());
+                self.anchor = anchor(
+                    &read.seen,
+                    engine.horizon(&read.seen.text, read.seen.base),
+                    self.anchor.take(),
+                );
                 if scan {
                     self.last_seen = Some(read.seen);
                 }
@@ -278,7 +282,11 @@ impl LogFile {
             }
             match self.replace(&read, &new) {
                 Ok(None) => {
-                    self.anchor = anchor(&new, engine.horizon(), self.anchor.take());
+                    self.anchor = anchor(
+                        &new,
+                        engine.horizon(&new.text, new.base),
+                        self.anchor.take(),
+                    );
                     self.last_seen = Some(new);
                     return Ok(out.effects);
                 }
@@ -358,6 +366,22 @@ impl LogFile {
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return self.read(true).map(Some),
             Err(e) => return Err(e),
         };
+        // The start was copied from the file as it is now: the window must
+        // still be what was read, or the two would not join (a same-length
+        // rewrite since the read shows here).
+        if let Source::Open(file) = &read.source {
+            match holds_from(file, &read.seen) {
+                Ok(true) => {}
+                Ok(false) => {
+                    remove_quietly(&tmp);
+                    return self.read(true).map(Some);
+                }
+                Err(e) => {
+                    remove_quietly(&tmp);
+                    return Err(e);
+                }
+            }
+        }
         // Stamped before the rename: an append right after it must not
         // look like the hub's own write.
         let written = stamp(&tmp);
@@ -403,37 +427,54 @@ impl LogFile {
         self.written = written;
         self.orphans.extend(previous);
         // A write through a handle opened before the rename lands in the
-        // old file, now unlinked: take it from there.
+        // old file, now unlinked: take it from there. The write stands
+        // whatever happens here, so a failure is only reported.
         if let Source::Open(file) = &read.source {
-            let mut orphan = Orphan {
-                file: file.try_clone()?,
-                seen: read.seen.clone(),
-                since: Instant::now(),
-            };
-            match late(&mut orphan)? {
-                Late::Rewritten(text) => {
-                    // A whole-file rewrite based on what the hub read: run
-                    // the input again on it (and write the result over this
-                    // write).
-                    orphan.seen = Seen {
-                        base: 0,
-                        text: text.clone(),
-                    };
-                    self.orphans.push(orphan);
-                    return Ok(Some(Read0 {
-                        source: Source::Orphan {
-                            at_path: new.clone(),
-                        },
-                        seen: Seen { base: 0, text },
-                    }));
+            match self.look_into_replaced(file, &read.seen, new) {
+                Ok(next) => return Ok(next),
+                Err(e) => {
+                    tracing::warn!(path = %self.path.display(), "cannot look into the replaced copy of the log: {e}");
                 }
-                // An append is added to the new file now; an emptied file
-                // is a rewrite in progress, rescued when its text arrives.
-                Late::Appended(extra) => append_rescued(&self.path, &mut orphan, &extra)?,
-                Late::Unchanged => {}
             }
-            self.orphans.push(orphan);
         }
+        Ok(None)
+    }
+
+    /// Right after a rename: what the agent wrote into the file it
+    /// replaced. `Some` is a whole rewrite to run the input on again.
+    fn look_into_replaced(
+        &mut self,
+        file: &File,
+        seen: &Seen,
+        new: &Seen,
+    ) -> io::Result<Option<Read0>> {
+        let mut orphan = Orphan {
+            file: file.try_clone()?,
+            seen: seen.clone(),
+            since: Instant::now(),
+        };
+        match late(&self.path, &mut orphan)? {
+            Late::Rewritten(text) => {
+                // A whole-file rewrite based on what the hub read: run the
+                // input again on it (and write the result over this write).
+                orphan.seen = Seen {
+                    base: 0,
+                    text: text.clone(),
+                };
+                self.orphans.push(orphan);
+                return Ok(Some(Read0 {
+                    source: Source::Orphan {
+                        at_path: new.clone(),
+                    },
+                    seen: Seen { base: 0, text },
+                }));
+            }
+            // An append is added to the new file now; an emptied file is a
+            // rewrite in progress, rescued when its text arrives.
+            Late::Appended(extra) => append_rescued(&self.path, &mut orphan, &extra)?,
+            Late::Unchanged => {}
+        }
+        self.orphans.push(orphan);
         Ok(None)
     }
 
@@ -488,7 +529,7 @@ fn close_later(files: Vec<File>) {
 }
 
 fn rescue_one(path: &Path, orphan: &mut Orphan) -> io::Result<()> {
-    match late(orphan)? {
+    match late(path, orphan)? {
         Late::Unchanged => {}
         Late::Appended(extra) => append_rescued(path, orphan, &extra)?,
         Late::Rewritten(text) => {
@@ -499,8 +540,29 @@ fn rescue_one(path: &Path, orphan: &mut Orphan) -> io::Result<()> {
     Ok(())
 }
 
-/// Compares a replaced file with the text the hub knows it holds.
-fn late(orphan: &mut Orphan) -> io::Result<Late> {
+/// Whether the first `n` bytes of `file` are those of the log at `path`
+/// (the hub copied them from it; an edit above the window shows here).
+fn same_start(file: &mut File, path: &Path, n: usize) -> io::Result<bool> {
+    let mut a = vec![0; n];
+    file.seek(SeekFrom::Start(0))?;
+    file.read_exact(&mut a)?;
+    path_starts_with(path, &a)
+}
+
+/// Whether the log at `path` starts with `bytes`.
+fn path_starts_with(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    let mut b = vec![0; bytes.len()];
+    match File::open(path)?.read_exact(&mut b) {
+        Ok(()) => Ok(b == bytes),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Compares a replaced file with the text the hub knows it holds. The
+/// hub knows only the window of it; the bytes before are compared with
+/// the log's, which were copied from them.
+fn late(path: &Path, orphan: &mut Orphan) -> io::Result<Late> {
     let known = &orphan.seen;
     // Late writes are appends or whole rewrites: both change the length
     // (a same-length rewrite through an old handle is not worth a read of
@@ -511,9 +573,12 @@ fn late(orphan: &mut Orphan) -> io::Result<Late> {
     }
     if len > known.len() {
         orphan.file.seek(SeekFrom::Start(known.base as u64))?;
-        let now = read_all(&mut orphan.file)?;
-        if let Some(extra) = now.strip_prefix(known.text.as_str()) {
-            return Ok(Late::Appended(extra.to_string()));
+        if let Ok(now) = read_all(&mut orphan.file) {
+            if let Some(extra) = now.strip_prefix(known.text.as_str()) {
+                if same_start(&mut orphan.file, path, known.base)? {
+                    return Ok(Late::Appended(extra.to_string()));
+                }
+            }
         }
     }
     orphan.file.seek(SeekFrom::Start(0))?;
@@ -522,7 +587,7 @@ fn late(orphan: &mut Orphan) -> io::Result<Late> {
     // way; its text is compared with what the hub knew once it is whole.
     // (Cut short before the window, it is taken for the same text.)
     let cut_short = now.len() < known.len()
-        && (now.len() <= known.base
+        && (now.len() <= known.base && path_starts_with(path, now.as_bytes())?
             || now
                 .get(known.base..)
                 .is_some_and(|tail| known.text.starts_with(tail)));
@@ -590,6 +655,17 @@ fn anchor(seen: &Seen, horizon: Option<usize>, old: Option<Anchor>) -> Option<An
 fn touches_first_line(window: &str, edits: &[crate::engine::TextEdit]) -> bool {
     let first = window.find('\n').map_or(window.len(), |i| i + 1);
     edits.iter().any(|e| e.range.start < first)
+}
+
+/// Whether `file` holds `seen.text` from `seen.base` to its end.
+fn holds_from(mut file: &File, seen: &Seen) -> io::Result<bool> {
+    if seen.base == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::Start(seen.base as u64))?;
+    let mut bytes = Vec::with_capacity(seen.text.len());
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes == seen.text.as_bytes())
 }
 
 fn read_all(f: &mut File) -> io::Result<String> {
@@ -971,5 +1047,190 @@ mod tests {
         assert!(effects
             .iter()
             .any(|e| matches!(e, Effect::Dispatch { job, .. } if *job == seen[1])));
+    }
+
+    fn rescued_files(dir: &std::path::Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("rescued"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_short_rewrite_through_an_old_handle_of_a_large_log_is_saved() {
+        let (dir, mut file, mut engine) = large_setup(100_000);
+        append(&file.path, "\n```js\n1\n```\n");
+        let mut held = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file.path)
+            .unwrap();
+        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .unwrap();
+        assert!(file.last_seen.as_ref().unwrap().base > 0, "windowed");
+        // The agent's editor (opened before the hub's rename) saves a much
+        // shorter log: it cleared the history and kept a note.
+        held.set_len(0).unwrap();
+        held.write_all(b"# a fresh start\n\nkept by the agent\n")
+            .unwrap();
+        drop(held);
+        file.rescue();
+        file.rescue();
+        let log = std::fs::read_to_string(&file.path).unwrap();
+        let saved = rescued_files(dir.path());
+        assert!(
+            log.contains("kept by the agent")
+                || saved.iter().any(|t| t.contains("kept by the agent")),
+            "the agent's rewrite is neither in the log nor saved next to it; rescued files: {}",
+            saved.len()
+        );
+    }
+
+    #[test]
+    fn a_history_edit_and_an_append_through_an_old_handle_are_saved() {
+        let (dir, mut file, mut engine) = large_setup(100_000);
+        append(&file.path, "\n```js\n1\n```\n");
+        let before = std::fs::read_to_string(&file.path).unwrap();
+        let mut held = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file.path)
+            .unwrap();
+        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .unwrap();
+        assert!(file.last_seen.as_ref().unwrap().base > 0, "windowed");
+        // The editor saves: a typo fixed in the history (same length) and
+        // a line added at the end.
+        let edited = before.replacen("Some earlier", "SOME EARLIER", 1) + "saved by the editor\n";
+        held.set_len(0).unwrap();
+        held.write_all(edited.as_bytes()).unwrap();
+        drop(held);
+        file.rescue();
+        file.rescue();
+        let log = std::fs::read_to_string(&file.path).unwrap();
+        let saved = rescued_files(dir.path());
+        assert!(
+            log.contains("SOME EARLIER") || saved.iter().any(|t| t.contains("SOME EARLIER")),
+            "history edit lost; log ends with {:?}; rescued files: {}",
+            &log[log.len() - 60..],
+            saved.len()
+        );
+    }
+
+    #[test]
+    fn an_old_handle_rewrite_that_splits_a_char_at_the_window_is_saved() {
+        let (dir, mut file, mut engine) = setup();
+        let mut history = String::new();
+        while history.len() < 100_000 {
+            history.push_str("Some earlier prose, with an accent: é\n");
+        }
+        append(&file.path, &history);
+        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
+            .unwrap();
+        append(&file.path, "\n```js\n1\n```\n");
+        let before = std::fs::read_to_string(&file.path).unwrap();
+        let mut held = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file.path)
+            .unwrap();
+        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .unwrap();
+        let base = file.last_seen.as_ref().unwrap().base;
+        assert!(base > 0, "windowed");
+        assert_eq!(
+            before.as_bytes()[base - 2] & 0xC0,
+            0x80,
+            "a continuation byte"
+        );
+        // The editor saves two more bytes at the top and a line at the end.
+        let edited = format!("> {before}late line\n");
+        held.set_len(0).unwrap();
+        held.write_all(edited.as_bytes()).unwrap();
+        drop(held);
+        file.rescue();
+        file.rescue();
+        let log = std::fs::read_to_string(&file.path).unwrap();
+        let saved = rescued_files(dir.path());
+        assert!(
+            log.contains("late line") || saved.iter().any(|t| t.contains("late line")),
+            "the rewrite is lost: orphans kept {}, rescued files {}",
+            file.orphans.len(),
+            saved.len()
+        );
+    }
+
+    #[test]
+    fn a_footer_found_by_search_anchors_the_next_window() {
+        let (_dir, mut file, mut engine) = large_setup(200_000);
+        let mut oracle = engine.clone();
+        // The agent deletes 10 KB of history and starts a long request
+        // below the footer (still a draft).
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        let cut = text.find("Some earlier").unwrap() + 1000;
+        let mut prose = String::new();
+        while prose.len() < 12_000 {
+            prose.push_str("p\n\n\n\n\n\n\n\n\n\n");
+        }
+        let rewritten = format!("{}{}\n{prose}```js\n", &text[..cut], &text[cut + 10_032..]);
+        std::fs::write(&file.path, rewritten).unwrap();
+        assert_eq!(
+            both(&mut file, &mut engine, &mut oracle, Input::FileChanged),
+            0
+        );
+        // The agent closes the block: the request is complete.
+        append(&file.path, "1+1\n```\n");
+        let before = std::fs::read_to_string(&file.path).unwrap();
+        let expected = apply(
+            &before,
+            &oracle.handle(&before, Input::FileChanged, at(5)).edits,
+        );
+        file.transact(&mut engine, &Input::FileChanged, || at(5), |_| Early::Go)
+            .unwrap();
+        let got = std::fs::read_to_string(&file.path).unwrap();
+        let base = file.last_seen.as_ref().unwrap().base;
+        let footer = |t: &str| t.find(crate::engine::template::FOOTER);
+        let header = |t: &str| t.find("> **agent** to shop-3f2a");
+        assert!(
+            got == expected,
+            "window base {base}: footer at {:?}, request header at {:?}; whole read: footer at {:?}, request header at {:?}",
+            footer(&got), header(&got), footer(&expected), header(&expected)
+        );
+    }
+
+    #[test]
+    fn a_same_length_rewrite_before_the_copy_does_not_tear_the_seam() {
+        let (_dir, mut file, mut engine) = large_setup(100_000);
+        append(&file.path, "\n```js\n1\n```\nnote!!\n");
+        let line = "Some earlier prose, long enough to matter.\n";
+        let lines = std::fs::read_to_string(&file.path)
+            .unwrap()
+            .matches(line)
+            .count();
+        let path = file.path.clone();
+        let raced = Cell::new(false);
+        file.transact(
+            &mut engine,
+            &Input::FileChanged,
+            || at(0),
+            |_| {
+                // The agent saves (truncate, write: same inode) a line
+                // added at the top and two characters fewer at the end.
+                if !raced.replace(true) {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    std::fs::write(&path, format!("X\n{}", text.replace("note!!", "note")))
+                        .unwrap();
+                }
+                Early::Go
+            },
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        let base = file.last_seen.as_ref().unwrap().base;
+        assert_eq!(
+            text.matches(line).count(),
+            lines,
+            "a history line was cut at the seam (window base {base}): {:?}",
+            &text[base - 60..base + 20]
+        );
     }
 }
