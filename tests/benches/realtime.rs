@@ -30,6 +30,19 @@ const AGENT_PAUSE: Duration = Duration::from_millis(300);
 /// The end of a log whose realm is idle.
 const FOOTER: &str = "execute against this page.";
 
+/// How to read the table, written under it.
+const NOTES: &str = "\
+- *Save* is the moment before the bench appends the block, as an agent's edit tool would.
+  *Reply on disk* is when the bench, polling every 0.2 ms, reads the reply and the footer back.
+- *Block starts* is the block's own reading of `performance.timeOrigin + performance.now()`.
+  It is set against the bench's wall clock through the same block's `Date.now()`, averaged over the 100 jobs.
+- The hub reads a large log only from an anchor near its end and sends a job before writing the log.
+  A write is still a whole new file (temp file + rename; the start is copied by the kernel).
+  So a 10 MB log's reply takes longer, and right after it the disk is busy.
+  Back to back, the next job starts late because of that busy disk, not because of the hub's reading.
+  Between an agent's turns (seconds), that work is done, hence the 300 ms pause.
+";
+
 /// A scenario adds its rows to the table.
 type Scenario = fn(&mut Vec<Row>);
 
@@ -70,7 +83,7 @@ fn main() {
         "# daebug benchmarks\n\n\
          Measured {} on {}.\n\n\
          `cargo bench -p daebug-e2e --bench realtime` (the hub built in release, Debian's headless Chromium).\n\n\
-         {table}",
+         {table}\n{NOTES}",
         command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
         machine()
     );
@@ -154,7 +167,11 @@ fn large_log(rows: &mut Vec<Row>) {
         append(&path, &history(size.saturating_sub(have)));
         // The hub moves the footer below the history: once, a whole read.
         wait_tail(&path, |t| t.trim_end().ends_with(FOOTER));
-        logs.push((prefix.trim_end_matches('-'), size, stem, path));
+        let label = match size >> 20 {
+            0 => format!("{} KB", size >> 10),
+            mb => format!("{mb} MB"),
+        };
+        logs.push((label, size, stem, path));
     }
     for pause in [AGENT_PAUSE, Duration::ZERO] {
         let mut medians = Vec::new();
@@ -177,7 +194,7 @@ fn large_log(rows: &mut Vec<Row>) {
             let on_disk = std::fs::metadata(path).map_or(0, |m| m.len());
             rows.push(Row {
                 what: format!(
-                    "{label} log ({} KB), jobs {} ms apart: save → block starts / save → reply on disk (medians of {JOBS})",
+                    "{label} log ({} KB at the end), jobs {} ms apart: save → block starts / save → reply on disk (medians of {JOBS})",
                     on_disk / 1024,
                     pause.as_millis()
                 ),
