@@ -1049,84 +1049,15 @@ mod tests {
             .any(|e| matches!(e, Effect::Dispatch { job, .. } if *job == seen[1])));
     }
 
-    fn rescued_files(dir: &std::path::Path) -> Vec<String> {
-        std::fs::read_dir(dir)
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().contains("rescued"))
-            .map(|e| std::fs::read_to_string(e.path()).unwrap())
-            .collect()
-    }
-
-    #[test]
-    fn a_short_rewrite_through_an_old_handle_of_a_large_log_is_saved() {
-        let (dir, mut file, mut engine) = large_setup(100_000);
-        append(&file.path, "\n```js\n1\n```\n");
-        let mut held = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&file.path)
-            .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
-            .unwrap();
-        assert!(file.last_seen.as_ref().unwrap().base > 0, "windowed");
-        // The agent's editor (opened before the hub's rename) saves a much
-        // shorter log: it cleared the history and kept a note.
-        held.set_len(0).unwrap();
-        held.write_all(b"# a fresh start\n\nkept by the agent\n")
-            .unwrap();
-        drop(held);
-        file.rescue();
-        file.rescue();
-        let log = std::fs::read_to_string(&file.path).unwrap();
-        let saved = rescued_files(dir.path());
-        assert!(
-            log.contains("kept by the agent")
-                || saved.iter().any(|t| t.contains("kept by the agent")),
-            "the agent's rewrite is neither in the log nor saved next to it; rescued files: {}",
-            saved.len()
-        );
-    }
-
-    #[test]
-    fn a_history_edit_and_an_append_through_an_old_handle_are_saved() {
-        let (dir, mut file, mut engine) = large_setup(100_000);
-        append(&file.path, "\n```js\n1\n```\n");
-        let before = std::fs::read_to_string(&file.path).unwrap();
-        let mut held = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&file.path)
-            .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
-            .unwrap();
-        assert!(file.last_seen.as_ref().unwrap().base > 0, "windowed");
-        // The editor saves: a typo fixed in the history (same length) and
-        // a line added at the end.
-        let edited = before.replacen("Some earlier", "SOME EARLIER", 1) + "saved by the editor\n";
-        held.set_len(0).unwrap();
-        held.write_all(edited.as_bytes()).unwrap();
-        drop(held);
-        file.rescue();
-        file.rescue();
-        let log = std::fs::read_to_string(&file.path).unwrap();
-        let saved = rescued_files(dir.path());
-        assert!(
-            log.contains("SOME EARLIER") || saved.iter().any(|t| t.contains("SOME EARLIER")),
-            "history edit lost; log ends with {:?}; rescued files: {}",
-            &log[log.len() - 60..],
-            saved.len()
-        );
-    }
-
-    #[test]
-    fn an_old_handle_rewrite_that_splits_a_char_at_the_window_is_saved() {
-        let (dir, mut file, mut engine) = setup();
-        let mut history = String::new();
-        while history.len() < 100_000 {
-            history.push_str("Some earlier prose, with an accent: é\n");
-        }
-        append(&file.path, &history);
-        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
-            .unwrap();
+    /// An editor opened the log (without `O_APPEND`) before the hub
+    /// replaced it with a windowed write (from `base`), then saves
+    /// `edit(text it had, base)` through that handle. What it wrote must end up in the log or saved
+    /// next to it: checked by `marker`.
+    fn old_handle_rewrite(
+        (dir, mut file, mut engine): (tempfile::TempDir, LogFile, LogEngine),
+        edit: impl Fn(&str, usize) -> String,
+        marker: &str,
+    ) {
         append(&file.path, "\n```js\n1\n```\n");
         let before = std::fs::read_to_string(&file.path).unwrap();
         let mut held = std::fs::OpenOptions::new()
@@ -1137,25 +1068,56 @@ mod tests {
             .unwrap();
         let base = file.last_seen.as_ref().unwrap().base;
         assert!(base > 0, "windowed");
-        assert_eq!(
-            before.as_bytes()[base - 2] & 0xC0,
-            0x80,
-            "a continuation byte"
-        );
-        // The editor saves two more bytes at the top and a line at the end.
-        let edited = format!("> {before}late line\n");
         held.set_len(0).unwrap();
-        held.write_all(edited.as_bytes()).unwrap();
+        held.write_all(edit(&before, base).as_bytes()).unwrap();
         drop(held);
         file.rescue();
         file.rescue();
         let log = std::fs::read_to_string(&file.path).unwrap();
-        let saved = rescued_files(dir.path());
+        let saved: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("rescued"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap())
+            .collect();
         assert!(
-            log.contains("late line") || saved.iter().any(|t| t.contains("late line")),
-            "the rewrite is lost: orphans kept {}, rescued files {}",
-            file.orphans.len(),
+            log.contains(marker) || saved.iter().any(|t| t.contains(marker)),
+            "{marker:?} is neither in the log nor saved next to it (window at {base}, {} rescued files)",
             saved.len()
+        );
+    }
+
+    #[test]
+    fn old_handle_rewrites_of_a_windowed_log_are_saved() {
+        // Much shorter: the history cleared, a note kept.
+        old_handle_rewrite(
+            large_setup(100_000),
+            |_, _| "# a fresh start\n\nkept by the agent\n".into(),
+            "kept by the agent",
+        );
+        // A same-length typo fix in the history, and a line at the end.
+        old_handle_rewrite(
+            large_setup(100_000),
+            |t, _| t.replacen("Some earlier", "SOME EARLIER", 1) + "saved by the editor\n",
+            "SOME EARLIER",
+        );
+        // Two bytes more at the top, so the window starts inside a
+        // character (the history ends its lines with `é`).
+        let (dir, mut file, mut engine) = setup();
+        let mut history = String::new();
+        while history.len() < 100_000 {
+            history.push_str("Some earlier prose, with an accent: é\n");
+        }
+        append(&file.path, &history);
+        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
+            .unwrap();
+        old_handle_rewrite(
+            (dir, file, engine),
+            |t, base| {
+                assert!(!t.is_char_boundary(base - 2), "the test splits a char");
+                format!("> {t}late line\n")
+            },
+            "late line",
         );
     }
 

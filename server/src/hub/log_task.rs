@@ -169,29 +169,33 @@ pub fn spawn(
         first_job: first_job(),
         ..Config::default()
     };
-    let task = LogTask {
-        file: LogFile::new(settings.dir.join(format!("{stem}.md"))),
-        engine: LogEngine::new(stem.clone(), config),
-        stem,
-        settings,
-        deferred: VecDeque::new(),
-        retry: None,
-        failing: false,
-        rescue_at: None,
-        rescue_step: 0,
-        kind,
-        link: None,
-        held: None,
-        sent: None,
-        early: None,
-        wake: None,
-        cells: Cells::default(),
-    };
+    let task = LogTask::new(stem, kind, settings, config);
     tracker.spawn(task.run(rx, first));
     LogHandle { tx }
 }
 
 impl LogTask {
+    fn new(stem: String, kind: RealmKind, settings: LogSettings, config: Config) -> LogTask {
+        LogTask {
+            file: LogFile::new(settings.dir.join(format!("{stem}.md"))),
+            engine: LogEngine::new(stem.clone(), config),
+            stem,
+            settings,
+            deferred: VecDeque::new(),
+            retry: None,
+            failing: false,
+            rescue_at: None,
+            rescue_step: 0,
+            kind,
+            link: None,
+            held: None,
+            sent: None,
+            early: None,
+            wake: None,
+            cells: Cells::default(),
+        }
+    }
+
     async fn run(mut self, mut inbox: mpsc::UnboundedReceiver<LogMsg>, first: Option<LogMsg>) {
         if let Some(msg) = first {
             self.on(msg);
@@ -749,25 +753,9 @@ mod tests {
             shutdown: CancellationToken::new(),
         };
         let (tx, rx) = mpsc::channel(16);
-        let stem = "shop-3f2a".to_string();
-        let task = LogTask {
-            file: LogFile::new(path),
-            engine: LogEngine::new(stem.clone(), config),
-            stem,
-            settings,
-            deferred: VecDeque::new(),
-            retry: None,
-            failing: false,
-            rescue_at: None,
-            rescue_step: 0,
-            kind: RealmKind::Page,
-            link: Some(Link { conn: 1, tx }),
-            held: None,
-            sent: None,
-            early: None,
-            wake: None,
-            cells: Cells::default(),
-        };
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
+        task.link = Some(Link { conn: 1, tx });
         (task, rx)
     }
 
