@@ -619,12 +619,11 @@ fn save_rescued(path: &Path, text: &str) -> io::Result<()> {
 }
 
 /// The anchor for the next read, from the text the hub now knows and the
-/// engine's horizon in it. Without a horizon there, the old anchor stays
-/// (every read checks it anyway).
+/// engine's horizon in it. Without a horizon there, there is none: the
+/// next read is whole (an old anchor's bytes may still be in place while
+/// what the engine looks for moved above them).
 fn anchor(seen: &Seen, horizon: Option<usize>, old: Option<Anchor>) -> Option<Anchor> {
-    let Some(h) = horizon.and_then(|h| h.checked_sub(seen.base)) else {
-        return old;
-    };
+    let h = horizon?.checked_sub(seen.base)?;
     let bytes = seen.text.as_bytes();
     if h > bytes.len() {
         return None;
