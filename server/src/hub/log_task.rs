@@ -390,7 +390,19 @@ impl LogTask {
         while let Some(input) = self.deferred.front() {
             let clock = self.settings.clock;
             let (link, early) = (&self.link, &mut self.early);
-            let decided = |effects: &[Effect]| send_early(link, early, effects);
+            let (dir, stem) = (&self.settings.dir, &self.stem);
+            // Archives go to disk before the reply that links them, and a
+            // job to the realm before the write that shows it running.
+            let mut archived = false;
+            let decided = |effects: &[Effect]| {
+                for effect in effects {
+                    if let Effect::Archive { path, text } = effect {
+                        write_archive(dir, stem, path, text);
+                        archived = true;
+                    }
+                }
+                send_early(link, early, effects)
+            };
             let (file, engine) = (&mut self.file, &mut self.engine);
             let outcome = off_the_worker(file.is_large(), || {
                 file.transact(engine, input, || clock.now(), decided)
@@ -406,8 +418,11 @@ impl LogTask {
                         self.failing = false;
                         tracing::info!(stem = %self.stem, "the log can be written again");
                     }
-                    // Archives first, so a reply's link soon points at its file.
-                    effects.sort_by_key(|e| !matches!(e, Effect::Archive { .. }));
+                    // Archives of a write that stood were written before it
+                    // (by the last call of `decided`).
+                    if archived {
+                        effects.retain(|e| !matches!(e, Effect::Archive { .. }));
+                    }
                     for effect in effects {
                         self.perform(effect);
                     }
@@ -452,17 +467,6 @@ impl LogTask {
         };
     }
 
-    fn archive(&self, rel: &str, text: &str) {
-        let path = self.settings.dir.join(rel);
-        let result = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| write_atomic(&path, text));
-        if let Err(e) = result {
-            tracing::error!(stem = %self.stem, "cannot archive to {}: {e}", path.display());
-        }
-    }
-
     fn perform(&mut self, effect: Effect) {
         match effect {
             Effect::Dispatch {
@@ -504,7 +508,9 @@ impl LogTask {
             }
             // `drain` re-arms the wake from the engine after every input.
             Effect::WakeAt(_) => {}
-            Effect::Archive { path, text } => self.archive(&path, &text),
+            Effect::Archive { path, text } => {
+                write_archive(&self.settings.dir, &self.stem, &path, &text)
+            }
             Effect::State(state) => {
                 let _ = self.settings.directory.send(DirMsg::LogState {
                     stem: self.stem.clone(),
@@ -545,6 +551,18 @@ impl LogTask {
             self.sent = None;
             self.held = Some(e.into_inner());
         }
+    }
+}
+
+/// Writes a reply's full text to `debug/<rel>` (its link is in the reply).
+fn write_archive(dir: &std::path::Path, stem: &str, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    let result = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| write_atomic(&path, text));
+    if let Err(e) = result {
+        tracing::error!(stem, "cannot archive to {}: {e}", path.display());
     }
 }
 
