@@ -29,9 +29,12 @@
 
 pub mod effect;
 pub mod input;
+pub mod ledger;
 pub mod markdown;
+mod reconcile;
 pub mod registry;
 pub mod render;
+pub mod survey;
 pub mod tail;
 pub mod template;
 pub mod text;
@@ -50,11 +53,10 @@ pub use markdown::Lang;
 pub use text::{apply, TextEdit};
 pub use time::{ClockTime, Millis, Now};
 
-use markdown::{blocks, exec_info, parse_header, Block, HeaderKind};
-use tail::{
-    chunks, end_base, find_footer, find_line, find_line_with, line_is, next_request,
-    tail_without_footer, ExecBlock, TailStart,
-};
+use ledger::{Ledger, Taken, TakenState};
+use markdown::{blocks, exec_info, Block};
+use survey::is_placeholder;
+use tail::{chunks, end_base, line_is, next_request, ExecBlock};
 use template::FOOTER;
 use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
 use time::{format_duration, format_timeout};
@@ -115,6 +117,12 @@ pub struct LogEngine {
     /// Why the realm is not there to run jobs, if it is not (see
     /// [`Input::Presence`]).
     away: Option<String>,
+    /// The blocks this engine took: how it knows them again in a text an
+    /// agent saved from an older read (at most once, replies in place).
+    ledger: Ledger,
+    /// Where the active tail begins when the log has no footer, as the
+    /// last reconcile found it (a position in the text being handled).
+    tail_from: usize,
 }
 
 /// What the engine remembers about the running block.
@@ -219,6 +227,8 @@ impl LogEngine {
             finished: VecDeque::new(),
             pending: Vec::new(),
             away: None,
+            ledger: Ledger::default(),
+            tail_from: 0,
         }
     }
 
@@ -255,11 +265,22 @@ impl LogEngine {
     pub fn horizon(&self, window: &str, base: usize) -> Option<usize> {
         let at =
             |hint: usize, line: &str| line_is(window, hint.checked_sub(base)?, line).map(|_| hint);
+        let block = |t: &Taken| at(t.hint?, &t.opener);
         match &self.job {
             Some(j) => {
-                Some(at(j.request_hint, &j.request_header)?.min(at(j.region_hint, &j.exec_header)?))
+                let taken = self.ledger.iter().find(|t| t.job == Some(j.id))?;
+                Some(block(taken)?.min(at(j.region_hint, &j.exec_header)?))
             }
-            None => at(self.footer_hint?, FOOTER),
+            None => {
+                let footer = self.footer_hint.and_then(|h| at(h, FOOTER));
+                match self.ledger.last_placed() {
+                    Some(t) => {
+                        let b = block(t)?;
+                        Some(footer.map_or(b, |f| f.min(b)))
+                    }
+                    None => footer,
+                }
+            }
         }
     }
 
@@ -278,6 +299,9 @@ impl LogEngine {
     /// (hints are checked before use, so a lost one costs a search).
     fn shift_hints(&mut self, by: impl Fn(usize) -> Option<usize>) {
         self.footer_hint = self.footer_hint.and_then(&by);
+        for t in self.ledger.iter_mut() {
+            t.hint = t.hint.and_then(&by);
+        }
         if let Some(j) = self.job.as_mut() {
             j.request_hint = by(j.request_hint).unwrap_or(usize::MAX);
             j.region_hint = by(j.region_hint).unwrap_or(usize::MAX);
@@ -287,12 +311,28 @@ impl LogEngine {
     /// Handles one input against the file's current `text`.
     pub fn handle(&mut self, text: &str, input: Input, now: Now) -> Output {
         let mut out = Output::default();
+        let fixed = self.reconcile(text, now, &mut out);
+        let current = fixed.as_deref().unwrap_or(text);
+        self.handle_input(current, input, now, &mut out);
+        if let Some(fixed) = fixed {
+            // One edit from the text that was passed in to the result.
+            let done = apply(&fixed, &out.edits);
+            out.edits = text::diff(0, text, &done).into_iter().collect();
+        }
+        if let Some(at) = self.next_wake() {
+            out.effects.push(Effect::WakeAt(at));
+        }
+        out
+    }
+
+    /// [`LogEngine::handle`] on a text that agrees with the engine.
+    fn handle_input(&mut self, text: &str, input: Input, now: Now, out: &mut Output) {
         match input {
             Input::Startup | Input::FileChanged => {
                 if self.job.is_some() {
-                    self.update_region(text, false, now, &mut out);
+                    self.update_region(text, false, now, out);
                 } else {
-                    self.idle_changed(text, now, &mut out);
+                    self.idle_changed(text, now, out);
                 }
             }
             Input::Started { .. } => {}
@@ -305,7 +345,7 @@ impl LogEngine {
                 Some(j) if j.id == job => {
                     j.events = events;
                     j.dropped = dropped;
-                    self.update_region(text, true, now, &mut out);
+                    self.update_region(text, true, now, out);
                 }
                 _ => out.effects.push(Effect::Notice(format!(
                     "{}: progress for job {job}, which is not running, ignored",
@@ -318,41 +358,28 @@ impl LogEngine {
                 events,
                 dropped,
                 duration_ms,
-            }) => self.result(
-                text,
-                job,
-                outcome,
-                events,
-                dropped,
-                duration_ms,
-                now,
-                &mut out,
-            ),
+            }) => self.result(text, job, outcome, events, dropped, duration_ms, now, out),
             Input::Background { events, dropped } => {
                 if !events.is_empty() || dropped > 0 {
                     let header = format!("> **{}** background at {}\n", self.stem, now.clock);
                     self.pending
                         .push(header + &render::events(&events, dropped));
                     if self.job.is_none() {
-                        self.idle_changed(text, now, &mut out);
+                        self.idle_changed(text, now, out);
                     }
                 }
             }
-            Input::Tick => self.tick(text, now, &mut out),
+            Input::Tick => self.tick(text, now, out),
             Input::Presence { away } => {
                 self.away = away.clone();
                 if let Some(j) = self.job.as_mut() {
                     if j.away != away {
                         j.away = away;
-                        self.update_region(text, true, now, &mut out);
+                        self.update_region(text, true, now, out);
                     }
                 }
             }
         }
-        if let Some(at) = self.next_wake() {
-            out.effects.push(Effect::WakeAt(at));
-        }
-        out
     }
 
     fn finish(&mut self, text: &str, w: Work, out: &mut Output) {
@@ -372,30 +399,21 @@ impl LogEngine {
             self.settle(&mut w, 0, now, out);
             return self.finish(text, w, out);
         }
-        let (mut w, from) = match find_footer(text, self.footer_hint) {
+        // Where the footer and the tail are was found by reconcile, which
+        // reads fences: no search here may take page output for them.
+        let (mut w, from) = match self.footer_hint.and_then(|h| line_is(text, h, FOOTER)) {
             // From the line above the footer, so taking the footer out sees
             // whether a blank line is already there (one blank at the seam).
-            Some(f) => {
-                self.footer_hint = Some(f.start);
-                (
-                    Work::new(text, line_start(text, f.start.saturating_sub(1))),
-                    0,
-                )
+            Some(f) => (
+                Work::new(text, line_start(text, f.start.saturating_sub(1))),
+                0,
+            ),
+            None => {
+                let p = self.tail_from.min(text.len());
+                let w = Work::new(text, p.saturating_sub(1));
+                let from = p - w.base;
+                (w, from)
             }
-            None => match tail_without_footer(text, &self.stem) {
-                TailStart::At(p) => {
-                    let w = Work::new(text, p.saturating_sub(1));
-                    let from = p - w.base;
-                    (w, from)
-                }
-                TailStart::Orphan(p) => {
-                    let mut w = Work::new(text, p.saturating_sub(1));
-                    let at = p - w.base;
-                    self.close_orphan(&mut w, at, out);
-                    self.settle(&mut w, 0, now, out);
-                    return self.finish(text, w, out);
-                }
-            },
         };
         self.settle(&mut w, from, now, out);
         self.finish(text, w, out);
@@ -407,7 +425,12 @@ impl LogEngine {
     fn settle(&mut self, w: &mut Work, from: usize, now: Now, out: &mut Output) {
         for _ in 0..MAX_CHUNKS_PER_INPUT {
             let hint = self.footer_hint.and_then(|h| h.checked_sub(w.base));
-            let footer = find_footer(&w.buf, hint);
+            let footer = hint
+                .and_then(|h| line_is(&w.buf, h, FOOTER))
+                .map(|l| tail::Span {
+                    start: l.start,
+                    next: l.next,
+                });
             if let (Some(f), false) = (footer, self.pending.is_empty()) {
                 let blocks = self.take_pending(w.eol);
                 w.buf.insert_str(f.start, &blocks);
@@ -523,10 +546,15 @@ impl LogEngine {
             }),
             _ => prepare::prepare(&code, block.info.lang, id),
         };
+        let opener = lines_from(&w.buf, block.start)
+            .next()
+            .map_or(String::new(), |l| l.text.to_string());
+        let exec_header = format!("> **{}** to {agent} at {}", self.stem, now.clock);
         let prepared = match prepared {
             Ok(p) => p,
             Err(error) => {
-                let skipped = exec_blocks(&w.buf, block.next..chunk_end.max(block.next)).len();
+                let later = exec_blocks(&w.buf, block.next..chunk_end.max(block.next));
+                let skipped = later.len();
                 let reply = self.reply(
                     &agent,
                     now.clock,
@@ -538,12 +566,33 @@ impl LogEngine {
                     out,
                 );
                 let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
+                self.ledger.push(Taken {
+                    job: Some(id),
+                    code,
+                    opener,
+                    hint: Some(w.base + block.start),
+                    header: exec_header,
+                    state: TakenState::Replied(reply),
+                });
+                for mut b in later {
+                    shift_block(&mut b, inserted as isize);
+                    let mut t = reconcile::skipped(&w.buf, &b);
+                    t.hint = Some(w.base + b.start);
+                    self.ledger.push(t);
+                }
                 self.place_footer(w, chunk_end.max(block.next) + inserted);
                 out.effects.push(Effect::State(LogState::Failed));
                 return false;
             }
         };
-        let exec_header = format!("> **{}** to {agent} at {}", self.stem, now.clock);
+        self.ledger.push(Taken {
+            job: Some(id),
+            code,
+            opener,
+            hint: Some(w.base + block.start),
+            header: exec_header.clone(),
+            state: TakenState::Running,
+        });
         let mut job = Running {
             id,
             agent,
@@ -623,55 +672,6 @@ impl LogEngine {
             .collect()
     }
 
-    /// Closes an executing region a stopped hub left behind (at `at` in the
-    /// buffer): its result was lost. The chunk's later blocks are skipped and
-    /// the footer goes back under the chunk.
-    fn close_orphan(&mut self, w: &mut Work, at: usize, out: &mut Output) {
-        let Some(line) = lines_from(&w.buf, at).next() else {
-            return;
-        };
-        let Some(h) = parse_header(line.text) else {
-            return;
-        };
-        let HeaderKind::To { to, at: clock, .. } = h.kind else {
-            return;
-        };
-        let agent = to.to_string();
-        let (end, _) = region_extent(&w.buf, line.next);
-        let rest_start = skip_one_blank(&w.buf, end);
-        let chunk_end = next_request(&w.buf, rest_start, &self.stem);
-        let skipped = exec_blocks(&w.buf, rest_start..chunk_end).len();
-        let error = JobError {
-            name: "Error".into(),
-            message: "the hub stopped while this block was running, so its result was lost; append the block again to re-run it".into(),
-            stack: None,
-        };
-        let mut reply = self.reply(
-            &agent,
-            clock,
-            "(**ERROR** result lost)",
-            &Outcome::Error(error),
-            &[],
-            0,
-            skipped,
-            out,
-        );
-        if lines_from(&w.buf, end)
-            .next()
-            .is_some_and(|l| !l.is_blank())
-        {
-            reply.push('\n');
-        }
-        reply = w.eol.convert(&reply);
-        let delta = reply.len() as isize - (end - at) as isize;
-        w.buf.replace_range(at..end, &reply);
-        out.effects.push(Effect::Notice(format!(
-            "{}: closed an executing region left by a stopped hub",
-            self.stem
-        )));
-        self.place_footer(w, chunk_end.saturating_add_signed(delta));
-    }
-
     // ----- running ------------------------------------------------------
 
     /// Finds the executing region and rewrites it when `always` (new
@@ -705,16 +705,9 @@ impl LogEngine {
     fn region_work(&mut self, text: &str) -> Option<(Work, Region)> {
         let stem = self.stem.clone();
         let job = self.job.as_mut()?;
-        let mut fallback = None;
-        let found = find_line_with(text, &job.exec_header, Some(job.region_hint), |l| {
-            let ok = region_extent(text, l.next).1;
-            if !ok && fallback.is_none() {
-                fallback = Some(l.start);
-            }
-            ok
-        })
-        .map(|s| s.start)
-        .or(fallback);
+        // Reconcile found the region under the job's own block (or put it
+        // back there), fence-aware: the hint is where it is.
+        let found = line_is(text, job.region_hint, &job.exec_header).map(|l| l.start);
         if let Some(start) = found {
             job.region_hint = start;
             let w = Work::new(text, start);
@@ -748,29 +741,7 @@ impl LogEngine {
                 },
             ));
         }
-        // Recovery: find the request again and put the region back under its
-        // first block that has no reply yet.
-        let h = find_line(text, &job.request_header, Some(job.request_hint))?;
-        job.request_hint = h.start;
-        let mut w = Work::new(text, h.start);
-        let from = h.next - h.start;
-        let chunk_end = next_request(&w.buf, from, &stem);
-        let block = exec_blocks(&w.buf, from..chunk_end)
-            .into_iter()
-            .find(|b| !answered(&w.buf, b.next, &stem))?;
-        let region = w.eol.convert(&region_text(job));
-        let (start, inserted, sep) = insert_after_block(&mut w, &block, &region);
-        job.region_hint = w.base + start;
-        job.sep = sep;
-        let after = block.next + inserted;
-        job.rest = w.buf[after..chunk_end + inserted].to_string();
-        let r = Region {
-            start,
-            end: start + region.len(),
-            placeholder: true,
-            rest: after..chunk_end + inserted,
-        };
-        Some((w, r))
+        None
     }
 
     fn rewrite_region(&mut self, w: &mut Work, r: &Region, now: Now) {
@@ -810,6 +781,8 @@ impl LogEngine {
         let mut w = Work::new(text, end_base(text));
         let end = w.buf.len();
         self.place_footer(&mut w, end);
+        // The agent is told to append the block again: that must run.
+        self.ledger.forget(job.id);
         out.effects.push(Effect::Cancel { job: job.id });
         out.effects.push(Effect::State(LogState::Failed));
         out.effects.push(Effect::Notice(format!(
@@ -891,6 +864,9 @@ impl LogEngine {
                     0,
                     out,
                 );
+                if let Some(t) = self.ledger.of_job(job.id) {
+                    t.state = TakenState::Replied(reply.clone());
+                }
                 self.pending.push(reply);
             }
             remember(&mut self.closed, (job.id, job.agent));
@@ -923,10 +899,22 @@ impl LogEngine {
             skipped,
             out,
         );
+        if let Some(t) = self.ledger.of_job(job.id) {
+            t.state = TakenState::Replied(reply.clone());
+        }
         let reply = w.eol.convert(&reply);
         let delta = reply.len() as isize - (r.end - r.start) as isize;
         w.buf.replace_range(r.start..r.end, &reply);
         let rest_end = r.rest.end.saturating_add_signed(delta);
+        if !ok {
+            for b in &later {
+                let mut b = b.clone();
+                shift_block(&mut b, delta);
+                let mut t = reconcile::skipped(&w.buf, &b);
+                t.hint = Some(w.base + b.start);
+                self.ledger.push(t);
+            }
+        }
         match verdict {
             Verdict::Timeout(_) => remember(&mut self.closed, (job.id, job.agent.clone())),
             _ => remember(&mut self.finished, job.id),
@@ -1020,17 +1008,13 @@ fn region_text(job: &Running) -> String {
     )
 }
 
-fn is_placeholder(line: &str) -> bool {
-    line.starts_with("executing (") && line.ends_with(')')
-}
-
 /// From the line after an executing header: the end of the region (after
 /// the placeholder line) and whether the placeholder was there.
 fn region_extent(text: &str, from: usize) -> (usize, bool) {
     let mut end = from;
     for block in blocks(text, from) {
         match block {
-            Block::Fence(f) if f.closed => end = f.next,
+            Block::Fence(f) if f.closed && exec_info(f.info).is_none() => end = f.next,
             Block::Line(l) if is_placeholder(l.text) => return (l.next, true),
             Block::Line(l) if tail::is_note(l.text) => end = l.next,
             _ => break,
@@ -1064,6 +1048,7 @@ fn exec_blocks(text: &str, range: Range<usize>) -> Vec<ExecBlock> {
         .filter_map(|b| match b {
             Block::Fence(f) if f.closed && f.next <= range.end => {
                 exec_info(f.info).map(|info| ExecBlock {
+                    start: f.start,
                     next: f.next,
                     terminated: f.terminated,
                     body: f.body_start..f.body_end,
@@ -1073,14 +1058,6 @@ fn exec_blocks(text: &str, range: Range<usize>) -> Vec<ExecBlock> {
             _ => None,
         })
         .collect()
-}
-
-/// Whether the block ending at `next` already has a reply under it.
-fn answered(text: &str, next: usize, stem: &str) -> bool {
-    lines_from(text, next)
-        .find(|l| !l.is_blank())
-        .and_then(|l| parse_header(l.text))
-        .is_some_and(|h| h.from == stem)
 }
 
 /// Inserts `text` (already in the file's line ending) as a reply region
@@ -1109,6 +1086,7 @@ fn insert_after_block(w: &mut Work, block: &ExecBlock, text: &str) -> (usize, us
 /// before it).
 fn shift_block(b: &mut ExecBlock, by: isize) {
     let m = |p: usize| p.saturating_add_signed(by);
+    b.start = m(b.start);
     b.next = m(b.next);
     b.body = m(b.body.start)..m(b.body.end);
 }

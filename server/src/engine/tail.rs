@@ -160,6 +160,8 @@ pub fn request_agent<'a>(line: &'a str, stem: &str) -> Option<&'a str> {
 /// An executable fenced block of a chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecBlock {
+    /// Start of the opening fence line.
+    pub start: usize,
     /// Start of the line after the closing fence (or the text's end).
     pub next: usize,
     /// Whether the closing fence line ends with a newline.
@@ -222,6 +224,7 @@ pub fn chunks(text: &str, from: usize, stem: &str) -> Vec<Chunk> {
                     cur.draft = true;
                 } else if let Some(info) = exec_info(f.info) {
                     cur.exec.push(ExecBlock {
+                        start: f.start,
                         next: f.next,
                         terminated: f.terminated,
                         body: f.body_start..f.body_end,

@@ -1,0 +1,257 @@
+//! The blocks this engine has taken, and how a block in the file is known
+//! to be one of them (docs/log-format.md, "Job identity").
+//!
+//! A job is the block it runs: its code, in its place among the blocks the
+//! engine took. An agent's save may be based on a read older than the
+//! hub's last write, so the text under a block may be missing, or be an
+//! executing region that has since become a reply. The ledger lets the
+//! engine recognise its blocks in such a text and put back what belongs
+//! under them, so that no block it dispatched is dispatched again.
+
+use std::collections::VecDeque;
+
+use super::input::JobId;
+use super::survey::{Survey, SurveyedBlock};
+
+/// How many taken blocks are remembered. A save based on a read older
+/// than this many blocks can make the oldest run again.
+pub const REMEMBERED_BLOCKS: usize = 128;
+
+/// What became of a block the engine took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TakenState {
+    /// Dispatched; its result has not come yet.
+    Running,
+    /// Its reply, as written under it (LF endings).
+    Replied(String),
+    /// A block before it in its request failed; the note is under that one.
+    Skipped,
+}
+
+/// One block the engine took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
+    /// The job that ran it (none for a skipped block).
+    pub job: Option<JobId>,
+    /// The block's code (LF endings).
+    pub code: String,
+    /// Its opening fence line, to check a remembered position.
+    pub opener: String,
+    /// Where its opening fence starts, as last seen; `None` once a scan of
+    /// the whole text did not find it.
+    pub hint: Option<usize>,
+    /// `> **stem** to agent at HH:MM:SS`: the first line of its executing
+    /// region, and of its reply before the suffix (empty when skipped).
+    pub header: String,
+    pub state: TakenState,
+}
+
+impl Taken {
+    /// Whether `answer_header` (the first line of what the file has under
+    /// the block) can be this block's region or reply.
+    fn owns(&self, answer_header: &str) -> bool {
+        match self.state {
+            TakenState::Skipped => false,
+            _ => {
+                answer_header == self.header
+                    || answer_header
+                        .strip_prefix(self.header.as_str())
+                        .is_some_and(|s| s.starts_with(" ("))
+            }
+        }
+    }
+}
+
+/// The taken blocks, in the order they stand in the log.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    list: VecDeque<Taken>,
+}
+
+impl Ledger {
+    /// Adds a block taken after every other.
+    pub fn push(&mut self, taken: Taken) {
+        if self.list.len() == REMEMBERED_BLOCKS {
+            self.list.pop_front();
+        }
+        self.list.push_back(taken);
+    }
+
+    /// Adds a block found in the text (a stopped hub's), in text order.
+    pub fn insert(&mut self, taken: Taken) {
+        let at = taken.hint.map_or(self.list.len(), |h| {
+            self.list
+                .iter()
+                .position(|t| t.hint.is_some_and(|o| o > h))
+                .unwrap_or(self.list.len())
+        });
+        if self.list.len() == REMEMBERED_BLOCKS {
+            if at == 0 {
+                return;
+            }
+            self.list.pop_front();
+            self.list.insert(at - 1, taken);
+        } else {
+            self.list.insert(at, taken);
+        }
+    }
+
+    pub fn get(&self, i: usize) -> &Taken {
+        &self.list[i]
+    }
+
+    pub fn get_mut(&mut self, i: usize) -> &mut Taken {
+        &mut self.list[i]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Taken> {
+        self.list.iter()
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Taken> {
+        self.list.iter_mut()
+    }
+
+    pub fn of_job(&mut self, job: JobId) -> Option<&mut Taken> {
+        self.list.iter_mut().find(|t| t.job == Some(job))
+    }
+
+    /// Forgets the block of `job` (it was removed from the log, and the
+    /// agent was told to append it again).
+    pub fn forget(&mut self, job: JobId) {
+        self.list.retain(|t| t.job != Some(job));
+    }
+
+    /// The last block with a known place.
+    pub fn last_placed(&self) -> Option<&Taken> {
+        self.list.iter().rev().find(|t| t.hint.is_some())
+    }
+
+    /// For each block of `survey` (which starts at `start`), the index of
+    /// the taken block it is, if any. See [`match_blocks`].
+    pub fn matches(&self, text: &str, survey: &Survey, start: usize) -> Vec<Option<usize>> {
+        match_blocks(&self.list, text, &survey.blocks, start)
+    }
+}
+
+/// Matches blocks found in a text to taken blocks, in order: each found
+/// block is the first taken block not matched yet (and not above `start`)
+/// with the same code whose region or reply is what stands under it, or
+/// that has nothing under it. Taken blocks never match out of order, so a
+/// block appended again below its first copy is new, while a block whose
+/// reply a stale save erased is still known.
+pub fn match_blocks<'a>(
+    taken: impl IntoIterator<Item = &'a Taken>,
+    text: &str,
+    found: &[SurveyedBlock],
+    start: usize,
+) -> Vec<Option<usize>> {
+    let taken: Vec<(usize, &Taken)> = taken
+        .into_iter()
+        .enumerate()
+        .filter(|(_, t)| t.hint.is_none_or(|h| h >= start))
+        .collect();
+    let mut next = 0;
+    found
+        .iter()
+        .map(|b| {
+            let code = text[b.block.body.clone()].replace("\r\n", "\n");
+            let answer = b
+                .answer
+                .as_ref()
+                .map(|a| text[a.start..a.header_next].trim_end_matches(['\r', '\n']));
+            let k = taken[next..]
+                .iter()
+                .position(|(_, t)| t.code == code && answer.is_none_or(|h| t.owns(h)))?;
+            let (i, _) = taken[next + k];
+            next += k + 1;
+            Some(i)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::survey::survey;
+
+    fn taken(code: &str, header: &str, state: TakenState) -> Taken {
+        Taken {
+            job: Some(JobId(1)),
+            code: format!("{code}\n"),
+            opener: "```js".into(),
+            hint: Some(0),
+            header: header.into(),
+            state,
+        }
+    }
+
+    const H1: &str = "> **s** to agent at 10:00:00";
+
+    /// What a case shows, the text, the taken blocks, and the expected match.
+    type Case = (&'static str, String, Vec<Taken>, Vec<Option<usize>>);
+
+    /// (text, taken blocks) → which taken block each block of the text is.
+    #[test]
+    fn blocks_are_matched_in_order_by_code_and_what_is_under_them() {
+        let replied = || TakenState::Replied(format!("{H1} (1ms)\n"));
+        let cases: Vec<Case> = vec![
+            (
+                "a reply erased by a stale save",
+                "```js\nA\n```\n```js\nB\n```\n".into(),
+                vec![taken("A", H1, replied())],
+                vec![Some(0), None],
+            ),
+            (
+                "the same code appended again is new",
+                format!("```js\nA\n```\n\n{H1} (1ms)\n```JSON\n1\n```\n\n```js\nA\n```\n"),
+                vec![taken("A", H1, replied())],
+                vec![Some(0), None],
+            ),
+            (
+                "an old reply of other time is not ours",
+                "```js\nA\n```\n\n> **s** to agent at 09:00:00 (1ms)\n```JSON\n1\n```\n\n```js\nA\n```\n"
+                    .into(),
+                vec![taken("A", H1, replied())],
+                vec![None, Some(0)],
+            ),
+            (
+                "a stale executing region under a replied block",
+                format!("```js\nA\n```\n\n{H1}\nexecuting (0s)\n```js\nB\n```\n"),
+                vec![
+                    taken("A", H1, replied()),
+                    taken("B", H1, TakenState::Running),
+                ],
+                vec![Some(0), Some(1)],
+            ),
+            (
+                "a skipped block has nothing under it",
+                "```js\nA\n```\n```js\nB\n```\n".into(),
+                vec![
+                    taken("A", H1, replied()),
+                    taken("B", "", TakenState::Skipped),
+                ],
+                vec![Some(0), Some(1)],
+            ),
+            (
+                "edited code is a new block",
+                "```js\nA2\n```\n".into(),
+                vec![taken("A", H1, replied())],
+                vec![None],
+            ),
+        ];
+        for (what, text, list, want) in cases {
+            let s = survey(&text, 0, "s");
+            assert_eq!(match_blocks(&list, &text, &s.blocks, 0), want, "{what}");
+        }
+    }
+
+    #[test]
+    fn blocks_above_the_start_are_not_candidates() {
+        let mut a = taken("A", H1, TakenState::Replied(String::new()));
+        a.hint = Some(0);
+        let text = "x\n```js\nA\n```\n";
+        let s = survey(text, 2, "s");
+        assert_eq!(match_blocks([&a], text, &s.blocks, 2), vec![None]);
+    }
+}

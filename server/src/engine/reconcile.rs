@@ -1,0 +1,343 @@
+//! Before every input: the log's text is made to agree with what the
+//! engine knows (docs/log-format.md, "Stale saves").
+//!
+//! An agent's save may come from a read older than the hub's last write.
+//! Then a block the engine took may have lost its reply, or show an
+//! executing region that has since become a reply; a footer may stand
+//! above blocks that already ran. [`LogEngine::reconcile`] surveys the
+//! active part of the text (fence-aware), recognises the engine's blocks
+//! (the [`super::ledger`]) and puts back what belongs under each: the
+//! finished reply, or the live region of the running job. Executing
+//! regions no job owns (a stopped hub's) are closed. Stray footers go.
+//! Then it tells the rest of the engine where the footer and the active
+//! tail are, so nothing later scans backwards through fences.
+
+use std::ops::Range;
+
+use daebug_protocol::JobError;
+
+use super::ledger::{Taken, TakenState};
+use super::markdown::{parse_header, HeaderKind};
+use super::survey::{survey, HubBlock, Survey};
+use super::tail::ExecBlock;
+use super::text::{lines_back, lines_from, Eol};
+use super::{region_text, LogEngine, Now, Outcome, Output};
+
+/// How many times the text is fixed and surveyed again in one input. The
+/// second survey of a fixed text finds nothing to fix; a third is a guard.
+const PASSES: usize = 3;
+
+/// One replacement in the text being reconciled.
+type Fix = (Range<usize>, String);
+
+impl LogEngine {
+    /// Makes `text` agree with the engine (see the module docs). Returns
+    /// the fixed text when anything had to change.
+    pub(super) fn reconcile(&mut self, text: &str, now: Now, out: &mut Output) -> Option<String> {
+        let start = self.horizon(text, 0).unwrap_or(0);
+        let mut fixed: Option<String> = None;
+        for pass in 0..PASSES {
+            let cur = fixed.as_deref().unwrap_or(text);
+            let s = survey(cur, start, &self.stem);
+            let matched = self.ledger.matches(cur, &s, start);
+            let fixes = self.fixes(cur, &s, &matched, now, out);
+            if fixes.is_empty() || pass + 1 == PASSES {
+                self.take_places(&s, &matched, start);
+                return fixed;
+            }
+            fixed = Some(splice(cur, fixes));
+        }
+        fixed
+    }
+
+    /// What must change in `text` so it agrees with the engine.
+    fn fixes(
+        &mut self,
+        text: &str,
+        s: &Survey,
+        matched: &[Option<usize>],
+        now: Now,
+        out: &mut Output,
+    ) -> Vec<Fix> {
+        let eol = Eol::detect(text);
+        let mut fixes: Vec<Fix> = Vec::new();
+        let running = self.job.as_ref().map(|j| j.id);
+        let job_matched = matched
+            .iter()
+            .flatten()
+            .any(|&k| running.is_some() && self.ledger.get(k).job == running);
+        // Blocks the engine took: their replies and the live region back.
+        for (b, k) in s.blocks.iter().zip(matched) {
+            let Some(k) = *k else { continue };
+            let taken = self.ledger.get(k);
+            match (&taken.state, &b.answer) {
+                (TakenState::Running, None) if taken.job == running => {
+                    let Some(job) = self.job.as_mut() else {
+                        continue;
+                    };
+                    let region = eol.convert(&region_text(job));
+                    let (fix, sep) = under(text, &b.block, &region, eol);
+                    job.sep = sep;
+                    fixes.push(fix);
+                    out.effects.push(notice(
+                        &self.stem,
+                        "put back the executing region of a running job a save had removed",
+                    ));
+                }
+                (TakenState::Replied(reply), None) => {
+                    fixes.push(under(text, &b.block, &eol.convert(reply), eol).0);
+                    out.effects.push(notice(
+                        &self.stem,
+                        "put back a reply a save had removed (the block is not run again)",
+                    ));
+                }
+                (TakenState::Replied(reply), Some(a)) if a.executing => {
+                    fixes.push((a.start..a.end, eol.convert(reply)));
+                    out.effects.push(notice(
+                        &self.stem,
+                        "replaced an executing region a save had brought back with its reply",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        // Executing regions under no block of the engine's.
+        let unowned = s
+            .blocks
+            .iter()
+            .zip(matched)
+            .filter(|(_, k)| k.is_none())
+            .filter_map(|(b, _)| b.answer.as_ref())
+            .chain(s.loose.iter())
+            .filter(|a| a.executing);
+        let mut live_seen = false;
+        for a in unowned {
+            let header = lines_from(text, a.start).next().map_or("", |l| l.text);
+            if let Some(j) = self.job.as_ref().filter(|j| j.exec_header == header) {
+                if !job_matched && !live_seen {
+                    // The running block was edited: its region stays.
+                    live_seen = true;
+                } else {
+                    fixes.push((a.start..a.end, String::new()));
+                    out.effects.push(notice(
+                        &self.stem,
+                        &format!("removed a stale copy of job {}'s executing region", j.id),
+                    ));
+                }
+                continue;
+            }
+            let owner = self
+                .ledger
+                .iter()
+                .enumerate()
+                .find(|(_, t)| t.header == header);
+            if let Some((k, t)) = owner {
+                let elsewhere = matched.contains(&Some(k));
+                let fix = match &t.state {
+                    TakenState::Replied(reply) if !elsewhere => eol.convert(reply),
+                    _ => String::new(),
+                };
+                fixes.push((a.start..a.end, fix));
+                out.effects
+                    .push(notice(&self.stem, "replaced a stale executing region"));
+                continue;
+            }
+            fixes.push(self.close_orphan(text, s, a, eol, now, out));
+        }
+        // Footers above what the hub wrote or ran are stale copies.
+        let end = consumed_end(s, matched);
+        for f in s.footers.iter().filter(|f| f.start < end) {
+            let blank = |l: Option<super::text::Line<'_>>| l.is_none_or(|l| l.is_blank());
+            let next = lines_from(text, f.next).next();
+            let to = if blank(lines_back(text, f.start).next()) && blank(next) {
+                next.map_or(f.next, |l| l.next)
+            } else {
+                f.next
+            };
+            fixes.push((f.start..to, String::new()));
+            out.effects.push(notice(
+                &self.stem,
+                "removed a footer a save had left above answered blocks",
+            ));
+        }
+        fixes.sort_by_key(|(r, _)| r.start);
+        // Two fixes never overlap (each covers its own block or line); if
+        // a malformed text made them, keep the first of each overlap.
+        let mut kept: Vec<Fix> = Vec::with_capacity(fixes.len());
+        for f in fixes {
+            if kept.last().is_none_or(|(r, _)| r.end <= f.0.start) {
+                kept.push(f);
+            }
+        }
+        kept
+    }
+
+    /// An executing region a stopped hub left: its result was lost. Later
+    /// blocks of its request are skipped, as after any failure.
+    fn close_orphan(
+        &mut self,
+        text: &str,
+        s: &Survey,
+        a: &HubBlock,
+        eol: Eol,
+        now: Now,
+        out: &mut Output,
+    ) -> Fix {
+        let header = lines_from(text, a.start).next().map_or("", |l| l.text);
+        let (agent, clock) = match parse_header(header).map(|h| h.kind) {
+            Some(HeaderKind::To { to, at, .. }) => (to.to_string(), at),
+            _ => ("agent".to_string(), now.clock),
+        };
+        let chunk_end = s
+            .requests
+            .iter()
+            .copied()
+            .find(|&r| r >= a.end)
+            .unwrap_or(text.len());
+        let later: Vec<&ExecBlock> = s
+            .blocks
+            .iter()
+            .filter(|b| b.answer.is_none() && b.block.start >= a.end && b.block.start < chunk_end)
+            .map(|b| &b.block)
+            .collect();
+        for b in &later {
+            self.ledger.insert(skipped(text, b));
+        }
+        let error = JobError {
+            name: "Error".into(),
+            message: "the hub stopped while this block was running, so its result was lost; append the block again to re-run it".into(),
+            stack: None,
+        };
+        let mut reply = self.reply(
+            &agent,
+            clock,
+            "(**ERROR** result lost)",
+            &Outcome::Error(error),
+            &[],
+            0,
+            later.len(),
+            out,
+        );
+        if lines_from(text, a.end)
+            .next()
+            .is_some_and(|l| !l.is_blank())
+        {
+            reply.push('\n');
+        }
+        out.effects.push(notice(
+            &self.stem,
+            "closed an executing region left by a stopped hub",
+        ));
+        (a.start..a.end, eol.convert(&reply))
+    }
+
+    /// After a survey that needed no fix: remember where the engine's
+    /// blocks, the running region, the footer and the active tail are.
+    fn take_places(&mut self, s: &Survey, matched: &[Option<usize>], start: usize) {
+        for (b, k) in s.blocks.iter().zip(matched) {
+            if let Some(k) = *k {
+                self.ledger.get_mut(k).hint = Some(b.block.start);
+            }
+        }
+        if start == 0 {
+            // A whole survey did not find these: they were removed.
+            for (k, t) in self.ledger.iter_mut().enumerate() {
+                if !matched.contains(&Some(k)) {
+                    t.hint = None;
+                }
+            }
+        }
+        if let Some(j) = self.job.as_mut() {
+            let own = s
+                .blocks
+                .iter()
+                .zip(matched)
+                .find(|(_, k)| k.is_some_and(|k| self.ledger.get(k).job == Some(j.id)))
+                .and_then(|(b, _)| b.answer.as_ref());
+            let header_at = |a: &&HubBlock| a.executing;
+            let region = own.filter(header_at).map(|a| a.start).or_else(|| {
+                // The running block was edited: its region is found by its
+                // header among the regions no block owns.
+                s.blocks
+                    .iter()
+                    .zip(matched)
+                    .filter(|(_, k)| k.is_none())
+                    .filter_map(|(b, _)| b.answer.as_ref())
+                    .chain(s.loose.iter())
+                    .filter(header_at)
+                    .map(|a| a.start)
+                    .next()
+            });
+            if let Some(at) = region {
+                j.region_hint = at;
+            }
+        }
+        let end = consumed_end(s, matched).max(start);
+        self.footer_hint = s.footers.iter().find(|f| f.start >= end).map(|f| f.start);
+        self.tail_from = end;
+    }
+}
+
+/// The end of the last block the hub answered, ran or skipped, or wrote
+/// on its own: what an agent adds after it is new.
+fn consumed_end(s: &Survey, matched: &[Option<usize>]) -> usize {
+    let taken = s
+        .blocks
+        .iter()
+        .zip(matched)
+        .filter(|(_, k)| k.is_some())
+        .map(|(b, _)| b.answer.as_ref().map_or(b.block.next, |a| a.end));
+    taken.fold(s.hub_end(0), usize::max)
+}
+
+/// A skipped block, as the ledger remembers it.
+pub(super) fn skipped(text: &str, b: &ExecBlock) -> Taken {
+    Taken {
+        job: None,
+        code: text[b.body.clone()].replace("\r\n", "\n"),
+        opener: lines_from(text, b.start)
+            .next()
+            .map_or(String::new(), |l| l.text.to_string()),
+        hint: Some(b.start),
+        header: String::new(),
+        state: TakenState::Skipped,
+    }
+}
+
+/// Inserting `region` (in the file's line endings) under `block`: a blank
+/// line before it and, when the next line has content, one after it.
+/// Also returns whether that blank line after was added.
+fn under(text: &str, block: &ExecBlock, region: &str, eol: Eol) -> (Fix, bool) {
+    let nl = eol.as_str();
+    let mut s = String::new();
+    if !block.terminated {
+        s.push_str(nl);
+    }
+    s.push_str(nl);
+    s.push_str(region);
+    let sep = lines_from(text, block.next)
+        .next()
+        .is_some_and(|l| !l.is_blank());
+    if sep {
+        s.push_str(nl);
+    }
+    ((block.next..block.next, s), sep)
+}
+
+/// Applies sorted, non-overlapping fixes.
+fn splice(text: &str, fixes: Vec<Fix>) -> String {
+    let mut out =
+        String::with_capacity(text.len() + fixes.iter().map(|(_, s)| s.len()).sum::<usize>());
+    let mut at = 0;
+    for (r, s) in fixes {
+        out.push_str(&text[at..r.start]);
+        out.push_str(&s);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+fn notice(stem: &str, what: &str) -> super::Effect {
+    super::Effect::Notice(format!("{stem}: {what}"))
+}
