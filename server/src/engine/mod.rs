@@ -982,10 +982,7 @@ impl LogEngine {
         }
         s.push_str(&render::events(events, dropped));
         if skipped > 0 {
-            let blocks = if skipped == 1 { "block" } else { "blocks" };
-            notes.push(format!(
-                "(skipped the {skipped} later {blocks} of this request because this one failed)"
-            ));
+            notes.push(skip_note(skipped));
         }
         for n in notes {
             s.push_str(&n);
@@ -993,6 +990,12 @@ impl LogEngine {
         }
         s
     }
+}
+
+/// The note under a failed block's reply about the blocks after it.
+fn skip_note(skipped: usize) -> String {
+    let blocks = if skipped == 1 { "block" } else { "blocks" };
+    format!("(skipped the {skipped} later {blocks} of this request because this one failed)")
 }
 
 /// The executing region of a job (LF endings).

@@ -18,7 +18,7 @@ use daebug_protocol::JobError;
 
 use super::ledger::{Taken, TakenState};
 use super::markdown::{parse_header, HeaderKind};
-use super::survey::{survey, HubBlock, Survey};
+use super::survey::{is_placeholder, survey, HubBlock, Survey};
 use super::tail::ExecBlock;
 use super::text::{lines_back, lines_from, Eol};
 use super::{region_text, LogEngine, Now, Outcome, Output};
@@ -208,6 +208,13 @@ impl LogEngine {
             message: "the hub stopped while this block was running, so its result was lost; append the block again to re-run it".into(),
             stack: None,
         };
+        // The events the region showed stay, byte for byte, under the
+        // error: they are the page's output, not the hub's.
+        let last = lines_back(text, a.end).next();
+        let events_end = match last {
+            Some(l) if l.start >= a.header_next && is_placeholder(l.text) => l.start,
+            _ => a.end,
+        };
         let mut reply = self.reply(
             &agent,
             clock,
@@ -215,20 +222,26 @@ impl LogEngine {
             &Outcome::Error(error),
             &[],
             0,
-            later.len(),
+            0,
             out,
         );
+        reply = eol.convert(&reply);
+        reply.push_str(&text[a.header_next..events_end]);
+        if !later.is_empty() {
+            reply.push_str(&eol.convert(&super::skip_note(later.len())));
+            reply.push_str(eol.as_str());
+        }
         if lines_from(text, a.end)
             .next()
             .is_some_and(|l| !l.is_blank())
         {
-            reply.push('\n');
+            reply.push_str(eol.as_str());
         }
         out.effects.push(notice(
             &self.stem,
             "closed an executing region left by a stopped hub",
         ));
-        (a.start..a.end, eol.convert(&reply))
+        (a.start..a.end, reply)
     }
 
     /// After a survey that needed no fix: remember where the engine's
