@@ -157,6 +157,8 @@ struct Running {
     /// Why the realm cannot run it now (disconnected...), shown in the
     /// placeholder so the agent knows the wait is not the code's.
     away: Option<String>,
+    /// Since when (hub time) it has been away, for a timeout's reply.
+    away_since: Option<ClockTime>,
 }
 
 impl Running {
@@ -374,6 +376,9 @@ impl LogEngine {
                 self.away = away.clone();
                 if let Some(j) = self.job.as_mut() {
                     if j.away != away {
+                        if j.away.is_none() {
+                            j.away_since = Some(now.clock);
+                        }
                         j.away = away;
                         self.update_region(text, true, now, out);
                     }
@@ -610,6 +615,7 @@ impl LogEngine {
             shown_secs: 0,
             shown_at: now.mono,
             away: self.away.clone(),
+            away_since: self.away.as_ref().map(|_| now.clock),
         };
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
@@ -881,11 +887,20 @@ impl LogEngine {
                 Verdict::Timeout(ms) => format_timeout(ms),
                 _ => String::new(),
             };
-            Outcome::Error(JobError {
-                name: "TimeoutError".into(),
-                message: format!(
+            let message = match (&job.away, job.away_since) {
+                // The realm was gone or silent: that is the news, not the
+                // code's slowness, and it is not taking the next block.
+                (Some(away), Some(since)) => format!(
+                    "no result within {limit}, and the realm was not there to give one: {} at {since}. A late result is added below if it comes back with one.",
+                    away.split([',', ';']).next().unwrap_or(away).trim()
+                ),
+                _ => format!(
                     "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
                 ),
+            };
+            Outcome::Error(JobError {
+                name: "TimeoutError".into(),
+                message,
                 stack: None,
             })
         });

@@ -49,13 +49,36 @@ pub enum HubStatus {
     Stopped { at: ClockTime, restart: String },
 }
 
-/// Realm text inside a one-line entry: no line breaks, no characters that
-/// would end the parenthesised URL early.
-fn one_line(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_control())
-        .map(|c| if c == '(' || c == ')' { '_' } else { c })
-        .collect()
+/// Longest URL a registry line shows, in characters.
+pub const MAX_URL: usize = 200;
+
+/// Characters of a realm's URL that could make Markdown structure in a
+/// registry line (a link, an autolink, code, emphasis, a line break) or
+/// end the parenthesised URL early; they are percent-encoded, as in a URL.
+/// Non-ASCII is encoded too (U+2028 and bidi controls included).
+const MARKDOWN: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b']')
+    .add(b'(')
+    .add(b')')
+    .add(b'`')
+    .add(b'\\')
+    .add(b'*')
+    .add(b'_')
+    .add(b'!')
+    .add(b'|');
+
+/// A realm's URL as a registry line shows it: one line, no Markdown of its
+/// own, at most [`MAX_URL`] characters (cut with `…`).
+fn shown_url(url: &str) -> String {
+    let encoded = percent_encoding::utf8_percent_encode(url, MARKDOWN).to_string();
+    match encoded.char_indices().nth(MAX_URL) {
+        Some((cut, _)) => format!("{}…", &encoded[..cut]),
+        None => encoded,
+    }
 }
 
 /// The whole text of `debug.md`.
@@ -86,7 +109,7 @@ pub fn render(status: &HubStatus, realms: &[RealmEntry]) -> String {
         s.push_str(&format!(
             "* [{stem}](debug/{stem}.md) ({kind}{url}) last {last} state: {state}\n",
             stem = r.stem,
-            url = one_line(&r.url),
+            url = shown_url(&r.url),
             last = r.last_seen,
             state = r.state.as_str()
         ));
@@ -153,8 +176,21 @@ mod tests {
              \n\
              * [shop-3f2a](debug/shop-3f2a.md) (http://127.0.0.1:8302/index.html) last 10:00:05 state: idle\n\
              * [worker-91bc](debug/worker-91bc.md) (worker http://127.0.0.1:8302/w.js) last 10:00:05 state: executing\n\
-             * [old-0001](debug/old-0001.md) (http://x/_a_b) last 10:00:05 state: disconnected\n"
+             * [old-0001](debug/old-0001.md) (http://x/%28a%29%0Ab) last 10:00:05 state: disconnected\n"
         );
+    }
+
+    #[test]
+    fn urls_cannot_make_markdown_and_are_capped() {
+        let forged = "http://x/<http://evil>[a](b)`c`\u{2028}* d_e";
+        assert_eq!(
+            shown_url(forged),
+            "http://x/%3Chttp://evil%3E%5Ba%5D%28b%29%60c%60%E2%80%A8%2A%20d%5Fe"
+        );
+        let long = format!("http://x/{}", "a".repeat(1_000_000));
+        let shown = shown_url(&long);
+        assert_eq!(shown.chars().count(), MAX_URL + 1);
+        assert!(shown.ends_with('…'));
     }
 
     #[test]
