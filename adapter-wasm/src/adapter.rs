@@ -109,20 +109,41 @@ impl Drop for Socket {
     }
 }
 
-/// A listener on the global scope, removed on drop.
+/// An event listener, added in its constructor and removed on drop.
 struct Listener {
+    target: JsValue,
     kind: &'static str,
     callback: Closure<dyn FnMut(JsValue)>,
 }
 
+impl Listener {
+    /// Listens to `kind` on `target`; `None` when it has no
+    /// `addEventListener`.
+    fn on(
+        target: JsValue,
+        kind: &'static str,
+        callback: Closure<dyn FnMut(JsValue)>,
+    ) -> Option<Listener> {
+        let add: Function = Reflect::get(&target, &"addEventListener".into())
+            .ok()?
+            .dyn_into()
+            .ok()?;
+        add.call2(&target, &kind.into(), callback.as_ref()).ok()?;
+        Some(Listener {
+            target,
+            kind,
+            callback,
+        })
+    }
+}
+
 impl Drop for Listener {
     fn drop(&mut self) {
-        let global = js_sys::global();
-        if let Some(f) = Reflect::get(&global, &"removeEventListener".into())
+        if let Some(f) = Reflect::get(&self.target, &"removeEventListener".into())
             .ok()
             .and_then(|f| f.dyn_into::<Function>().ok())
         {
-            let _ = f.call2(&global, &self.kind.into(), self.callback.as_ref());
+            let _ = f.call2(&self.target, &self.kind.into(), self.callback.as_ref());
         }
     }
 }
@@ -135,7 +156,10 @@ struct Adapter {
     socket: Option<Socket>,
     reconnect: Option<Timer>,
     tick: Option<Timer>,
-    pagehide: Option<Listener>,
+    /// `pagehide`, `pageshow` and the Navigation API's `navigate`.
+    listeners: Vec<Listener>,
+    /// Where the page is navigating, as `navigate` last said (pages only).
+    navigating_to: Option<String>,
     /// The console's own `warn`, taken before capture wraps it, so the
     /// adapter's notes are not captured as the page's events.
     warn: Option<Function>,
@@ -226,7 +250,8 @@ impl Adapter {
             socket: None,
             reconnect: None,
             tick: None,
-            pagehide: None,
+            listeners: Vec::new(),
+            navigating_to: None,
             warn,
             _capture: capture,
         }
@@ -240,30 +265,62 @@ impl Adapter {
                 Adapter::tick(&rc);
             }
         });
-        let weak = Rc::downgrade(rc);
-        let hide = Closure::<dyn FnMut(JsValue)>::new(move |_| {
-            if let Some(rc) = weak.upgrade() {
-                let batch = rc.borrow().buffer.borrow_mut().flush();
-                if let Some(b) = batch {
-                    let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
-                    Adapter::perform(&rc, actions);
+        let handler = |f: fn(&Rc<RefCell<Adapter>>, JsValue)| {
+            let weak: Weak<RefCell<Adapter>> = Rc::downgrade(rc);
+            Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
+                if let Some(rc) = weak.upgrade() {
+                    f(&rc, e);
                 }
+            })
+        };
+        // Going away: events so far go out, then the hub hears where the
+        // page goes and the socket closes (a page in the back/forward
+        // cache must not look alive).
+        let hide = handler(|rc, _| {
+            let batch = rc.borrow().buffer.borrow_mut().flush();
+            if let Some(b) = batch {
+                let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
+                Adapter::perform(rc, actions);
+            }
+            if rc.borrow().is_page {
+                let to = rc.borrow_mut().navigating_to.take();
+                let actions = rc.borrow_mut().link.on_hide(to);
+                Adapter::perform(rc, actions);
             }
         });
-        let listener = global_get("addEventListener")
-            .and_then(|f| f.dyn_into::<Function>().ok())
-            .and_then(|add| {
-                add.call2(&js_sys::global(), &"pagehide".into(), hide.as_ref())
-                    .ok()
-            })
-            .map(|_| Listener {
-                kind: "pagehide",
-                callback: hide,
-            });
+        let show = handler(|rc, _| {
+            let actions = rc.borrow_mut().link.on_show();
+            Adapter::perform(rc, actions);
+        });
+        // A cross-document navigation the page starts (a link, a form,
+        // `location`, a reload) names its destination here first.
+        let navigate = handler(|rc, e| {
+            let destination = Reflect::get(&e, &"destination".into()).ok();
+            let same = destination
+                .as_ref()
+                .and_then(|d| Reflect::get(d, &"sameDocument".into()).ok())
+                .and_then(|v| v.as_bool())
+                .unwrap_or(true);
+            if !same {
+                let url = destination.map(|d| text_of(&d, "url"));
+                rc.borrow_mut().navigating_to = url.filter(|u| !u.is_empty());
+            }
+        });
+        let global = js_sys::global();
+        let mut listeners: Vec<Listener> = [
+            Listener::on(global.clone().into(), "pagehide", hide),
+            Listener::on(global.clone().into(), "pageshow", show),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if let Some(navigation) = global_get("navigation").filter(|n| n.is_object()) {
+            listeners.extend(Listener::on(navigation, "navigate", navigate));
+        }
         {
             let mut a = rc.borrow_mut();
             a.tick = Timer::new("setInterval", "clearInterval", TICK_MS, tick);
-            a.pagehide = listener;
+            a.listeners = listeners;
         }
         Adapter::connect(rc);
     }

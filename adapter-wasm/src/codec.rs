@@ -74,6 +74,12 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.str("type", "pong");
             w.num("seq", *seq);
         }
+        RealmMsg::Leaving { navigated_to } => {
+            w.str("type", "leaving");
+            if let Some(url) = navigated_to {
+                w.str("navigated_to", url);
+            }
+        }
     }
     w.end()
 }

@@ -15,6 +15,9 @@
 //!   background events wait too (the oldest go past a bound), progress does
 //!   not (the result carries every event anyway).
 //! - A closed socket is reopened after a growing, jittered wait.
+//! - A page going away (`pagehide`) says so and closes its socket, so a
+//!   page kept in the back/forward cache never looks alive; it connects
+//!   again when shown (`pageshow`).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -74,6 +77,8 @@ pub struct Link {
     seen: VecDeque<JobId>,
     /// Results and background batches waiting for a welcome.
     outbox: VecDeque<RealmMsg>,
+    /// The page is hidden (`pagehide`): a closed socket stays closed.
+    hidden: bool,
 }
 
 impl Link {
@@ -85,6 +90,7 @@ impl Link {
             running: BTreeSet::new(),
             seen: VecDeque::new(),
             outbox: VecDeque::new(),
+            hidden: false,
         }
     }
 
@@ -155,9 +161,34 @@ impl Link {
     /// The socket closed (or could not open). `random` in `[0, 1)`.
     pub fn on_close(&mut self, random: f64) -> Vec<Action> {
         self.welcomed = false;
+        if self.hidden {
+            return Vec::new();
+        }
         vec![Action::Reconnect {
             after_ms: self.backoff.next_delay(random),
         }]
+    }
+
+    /// The page is going away (`pagehide`), to `navigated_to` when it
+    /// knows: the hub hears it now, and the socket closes.
+    pub fn on_hide(&mut self, navigated_to: Option<String>) -> Vec<Action> {
+        self.hidden = true;
+        let mut actions = Vec::new();
+        if self.welcomed {
+            actions.push(Action::Send(RealmMsg::Leaving { navigated_to }));
+        }
+        self.welcomed = false;
+        actions.push(Action::Close);
+        actions
+    }
+
+    /// The page is shown again (`pageshow` from the back/forward cache).
+    pub fn on_show(&mut self) -> Vec<Action> {
+        if !std::mem::take(&mut self.hidden) {
+            return Vec::new();
+        }
+        self.backoff.reset();
+        vec![Action::Reconnect { after_ms: 0 }]
     }
 
     /// A job settled here, with the events captured while it ran.
@@ -282,6 +313,27 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_hidden_page_says_it_leaves_closes_and_comes_back_when_shown() {
+        let mut l = link();
+        l.on_open();
+        l.on_message(msg(&welcome("ab12")));
+        let a = l.on_hide(Some("http://x/next".into()));
+        assert_eq!(
+            a,
+            vec![
+                Action::Send(RealmMsg::Leaving {
+                    navigated_to: Some("http://x/next".into())
+                }),
+                Action::Close
+            ]
+        );
+        assert!(l.on_close(0.5).is_empty(), "no reconnect while hidden");
+        assert_eq!(l.on_show(), vec![Action::Reconnect { after_ms: 0 }]);
+        assert!(l.on_show().is_empty(), "shown once");
+        assert!(matches!(l.on_close(0.5)[..], [Action::Reconnect { .. }]));
     }
 
     #[test]

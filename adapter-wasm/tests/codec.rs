@@ -100,6 +100,10 @@ fn every_realm_message_is_what_serde_would_write() {
             dropped: 7,
         },
         RealmMsg::Pong { seq: 9 },
+        RealmMsg::Leaving {
+            navigated_to: Some("http://127.0.0.1:8302/next \"page\"".into()),
+        },
+        RealmMsg::Leaving { navigated_to: None },
     ];
     for msg in messages {
         let ours: serde_json::Value = serde_json::from_str(&encode(&msg)).expect("JSON");

@@ -10,7 +10,7 @@
 //! === case what this case shows
 //! stem: shop-3f2a            (optional; also `timeout: <ms>`, `inline: <bytes>`)
 //! === file [crlf] [no-eol]
-//! === step <mono ms> <HH:MM:SS> <startup|changed|started|progress|result|background|tick>
+//! === step <mono ms> <HH:MM:SS> <startup|changed|started|progress|result|background|tick|presence|left>
 //! {"job": 1, ...}            (the input's JSON fields, when it has any)
 //! === expect [no-eol]
 //! === effects

@@ -286,3 +286,49 @@ fn poll_briefly(changed: impl Fn() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
+
+/// Case 6: a page that navigates away while a block runs. The adapter says
+/// where it goes on `pagehide` and closes its socket (no ghost in the
+/// back/forward cache); the reply says so at once, and the tab keeps its
+/// log.
+#[test]
+fn a_page_navigating_away_mid_job_is_reported_at_once() {
+    let world = World::new(
+        &[
+            ("index.html", PAGE),
+            (
+                "other.html",
+                "<!doctype html><html><head><title>Trust</title></head><body>other</body></html>",
+            ),
+        ],
+        "index.html",
+    );
+    let log = world.log("trust-");
+    let started = std::time::Instant::now();
+    log.write(
+        Write::Append,
+        "\n```js\nsetTimeout(() => { location.href = '/other.html' }, 100);\nawait new Promise(() => {})\n```\n",
+    );
+    let text = wait_for(&log.path, "the reply", |t| {
+        t.contains("(**ERROR** after ") && t.trim_end().ends_with(FOOTER)
+    });
+    let took = started.elapsed();
+    assert!(
+        text.contains(&format!(
+            "Error: the page navigated to {}/other.html while this block ran",
+            world.base
+        )),
+        "{text}"
+    );
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+    println!("navigated away mid-job: reply after {took:?}");
+    // The new document answers in the same log.
+    let text = log.exchange(Write::Append, "\n```js\nlocation.pathname\n```\n", 1);
+    assert!(text.contains("```JSON\n\"/other.html\"\n```"), "{text}");
+    let registry = std::fs::read_to_string(world.root.path().join("debug.md")).unwrap();
+    assert_eq!(
+        support::stems_in(&registry),
+        vec![log.stem.clone()],
+        "{registry}"
+    );
+}

@@ -56,6 +56,16 @@ pub enum RealmMsg {
     },
     /// The answer to [`HubMsg::Ping`].
     Pong { seq: u64 },
+    /// The page is going away (`pagehide`): it closes its socket next. A
+    /// page kept in the back/forward cache says this too, and connects
+    /// again with a hello if it is shown again.
+    Leaving {
+        /// Where it navigates, when the page knew (the Navigation API's
+        /// destination); `None` for a close, or a navigation it could not
+        /// see.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        navigated_to: Option<String>,
+    },
 }
 
 /// Hub → realm.

@@ -32,4 +32,8 @@ pub enum Input {
     /// (`None`: they can); it is shown in the executing placeholder, and
     /// the job keeps its timeout while it waits.
     Presence { away: Option<String> },
+    /// The realm is gone for good while a job may run: its document
+    /// navigated away or was closed. `what` says so (`the page navigated
+    /// to <url>`); the running job's reply says it at once.
+    Left { what: String },
 }

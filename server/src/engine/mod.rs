@@ -372,6 +372,24 @@ impl LogEngine {
                 }
             }
             Input::Tick => self.tick(text, now, out),
+            Input::Left { what } => {
+                if let Some(j) = &self.job {
+                    let elapsed = now.mono.since(j.started);
+                    let error = JobError {
+                        name: "Error".into(),
+                        message: format!("{what} while this block ran, so its result is lost; append the block again to re-run it in the new document"),
+                        stack: None,
+                    };
+                    out.effects.push(Effect::Cancel { job: j.id });
+                    self.complete(
+                        text,
+                        Verdict::Error(elapsed),
+                        Some(Outcome::Error(error)),
+                        now,
+                        out,
+                    );
+                }
+            }
             Input::Presence { away } => {
                 self.away = away.clone();
                 if let Some(j) = self.job.as_mut() {

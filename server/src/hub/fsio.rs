@@ -20,6 +20,59 @@ pub fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
     result
 }
 
+/// Swaps the files named `a` and `b` in one step (`renameat2` with
+/// `RENAME_EXCHANGE`). `Ok(false)` where the system or the file system
+/// cannot; the caller then renames.
+pub fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| {
+            CString::new(p.as_os_str().as_bytes())
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+        };
+        let (a, b) = (c(a)?, c(b)?);
+        // SAFETY: both are valid NUL-terminated paths that outlive the call.
+        let r = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                libc::RENAME_EXCHANGE,
+            )
+        };
+        if r == 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => Ok(false),
+            _ => Err(e),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        Ok(false)
+    }
+}
+
+/// Whether `a` and `b` are the same file (device and inode).
+pub fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (a.dev(), a.ino()) == (b.dev(), b.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        true
+    }
+}
+
 /// Writes `text` to a new temp file next to `path` and returns its name.
 /// A missing folder (someone deleted `debug/`) is created again.
 pub fn write_temp(path: &Path, text: &str) -> io::Result<PathBuf> {

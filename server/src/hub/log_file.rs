@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::fsio::{remove_quietly, write_temp_after};
+use super::fsio::{exchange, remove_quietly, same_inode, write_temp_after};
 use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, LogEngine, Now};
 
@@ -420,9 +420,34 @@ impl LogFile {
                 return Err(e);
             }
         }
-        if let Err(e) = std::fs::rename(&tmp, &self.path) {
-            remove_quietly(&tmp);
-            return Err(e);
+        // The check above and the rename are two steps: a save renamed
+        // over the path between them would be lost. Exchanging the files
+        // instead leaves what stood at the path in our hands: when it is
+        // not what was read, it goes back (see `put_back`).
+        let expected = match &read.source {
+            Source::Open(file) => Some(file.metadata()?),
+            Source::Orphan { .. } => previous.as_ref().map(|o| o.file.metadata()).transpose()?,
+            Source::Missing => None,
+        };
+        let ours = std::fs::metadata(&tmp)?;
+        match expected.map(|m| exchange(&tmp, &self.path).map(|done| (m, done))) {
+            Some(Ok((then, true))) => {
+                let displaced = std::fs::metadata(&tmp)?;
+                if !same_inode(&displaced, &then) {
+                    return self.put_back(&tmp, &ours).map(Some);
+                }
+                remove_quietly(&tmp);
+            }
+            Some(Err(e)) => {
+                remove_quietly(&tmp);
+                return Err(e);
+            }
+            Some(Ok((_, false))) | None => {
+                if let Err(e) = std::fs::rename(&tmp, &self.path) {
+                    remove_quietly(&tmp);
+                    return Err(e);
+                }
+            }
         }
         self.written = written;
         self.orphans.extend(previous);
@@ -438,6 +463,26 @@ impl LogFile {
             }
         }
         Ok(None)
+    }
+
+    /// A save landed at the path between the check and the exchange: it
+    /// is now at `tmp`, and the hub's write (`ours`) at the path. The save
+    /// goes back to the path (if the path still holds ours) and is read
+    /// again; if another save came meanwhile, the one in hand is kept next
+    /// to the log, never dropped.
+    fn put_back(&mut self, tmp: &Path, ours: &std::fs::Metadata) -> io::Result<Read0> {
+        let at_path = std::fs::metadata(&self.path)?;
+        if same_inode(&at_path, ours) && exchange(tmp, &self.path)? {
+            let back = std::fs::metadata(tmp)?;
+            if same_inode(&back, ours) {
+                remove_quietly(tmp);
+                return self.read(false);
+            }
+        }
+        let theirs = std::fs::read_to_string(tmp).unwrap_or_default();
+        remove_quietly(tmp);
+        save_rescued(&self.path, &theirs)?;
+        self.read(false)
     }
 
     /// Right after a rename: what the agent wrote into the file it

@@ -249,6 +249,11 @@ impl LogTask {
                         self.sent = None;
                     }
                 }
+                // The page is gone: its job's reply says so now, and a new
+                // document in the tab is not told it was interrupted.
+                if let Input::Left { .. } = &input {
+                    self.sent = None;
+                }
                 self.feed(input)
             }
             LogMsg::Attach {
@@ -671,6 +676,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Background { .. } => "background",
         Input::Tick => "tick",
         Input::Presence { .. } => "presence",
+        Input::Left { .. } => "left",
     }
 }
 

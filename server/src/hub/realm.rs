@@ -265,6 +265,13 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
         RealmMsg::Progress(p) => Input::Progress(p),
         RealmMsg::Result(r) => Input::Result(r),
         RealmMsg::Background { events, dropped } => Input::Background { events, dropped },
+        // Only a page says it is leaving (a worker goes with its page).
+        RealmMsg::Leaving { navigated_to } => Input::Left {
+            what: match navigated_to {
+                Some(url) => format!("the page navigated to {url}"),
+                None => "the page was closed".into(),
+            },
+        },
         RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => return None,
     })
 }
