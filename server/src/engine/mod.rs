@@ -910,7 +910,7 @@ impl LogEngine {
                 // code's slowness, and it is not taking the next block.
                 (Some(away), Some(since)) => format!(
                     "no result within {limit}, and the realm was not there to give one: {} at {since}. A late result is added below if it comes back with one.",
-                    away.split([',', ';']).next().unwrap_or(away).trim()
+                    away_what(away)
                 ),
                 _ => format!(
                     "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
@@ -1022,6 +1022,25 @@ impl LogEngine {
             s.push('\n');
         }
         s
+    }
+}
+
+/// What a Presence note says happened, without how the hub waits: `page
+/// disconnected, waiting…` → `the page disconnected`, `the page stopped
+/// answering pings (busy…); still waiting` → `the page stopped answering
+/// pings`.
+fn away_what(away: &str) -> String {
+    let what = away
+        .split([',', ';'])
+        .next()
+        .unwrap_or(away)
+        .split(" (")
+        .next()
+        .unwrap_or(away)
+        .trim();
+    match what.starts_with("the ") {
+        true => what.to_string(),
+        false => format!("the {what}"),
     }
 }
 

@@ -277,7 +277,7 @@ impl LogTask {
                 }
                 let away = (!responsive).then(|| {
                     format!(
-                        "the {} is not answering pings (busy in a loop?); still waiting",
+                        "the {} stopped answering pings (busy in a loop?); still waiting",
                         kind_name(self.kind)
                     )
                 });
