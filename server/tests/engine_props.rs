@@ -135,7 +135,7 @@ proptest! {
                     Input::Result(JobResult { job, outcome, events: vec![event(1)], dropped: 0, duration_ms: 5 })
                 }
                 Step::Progress(n) => Input::Progress(JobProgress { job: engine.running().unwrap_or(JobId(0)), events: (0..n).map(event).collect(), dropped: 0, elapsed_ms: 0 }),
-                Step::Background(n) => Input::Background { events: (0..n).map(event).collect(), dropped: 1 },
+                Step::Background(n) => Input::Background { events: (0..n).map(event).collect(), dropped: 1, over_rate: 0 },
                 Step::Tick(ms) => {
                     mono += ms as u64;
                     Input::Tick

@@ -113,6 +113,43 @@ async fn background_only_events_are_flushed_above_the_footer() {
     assert!(text.contains("> **shop-0002** background at "), "{text}");
 }
 
+/// A realm sending events as fast as it can: the hub keeps 200 a second,
+/// says how many it dropped, and writes the log a few times, not once per
+/// message; a job still answers at once after the flood.
+#[tokio::test]
+async fn a_flood_of_background_events_is_bounded_and_counted() {
+    let hub = TestHub::start().await;
+    let mut realm = hub.realm("Shop", "00f1").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    let started = std::time::Instant::now();
+    for i in 0..1_000 {
+        realm
+            .send(&RealmMsg::Background {
+                events: vec![log_event(&format!("flood {i}"))],
+                dropped: 0,
+            })
+            .await;
+    }
+    let sent_in = started.elapsed();
+    let text = hub
+        .wait_file(&log, |t| {
+            t.contains("events dropped: over 200 per second)") && footer_last(t)
+        })
+        .await;
+    let blocks = text.matches("> **shop-00f1** background at ").count();
+    // Sent within a second or so: a handful of writes at 4 a second.
+    let bound = 2 + 4 * (sent_in.as_secs() as usize + 1);
+    assert!(
+        blocks <= bound,
+        "{blocks} background writes for {sent_in:?}:\n{text}"
+    );
+    append(&log, "```js\n1\n```\n");
+    let (job, _) = realm.job().await;
+    realm.ok(job, "1", 1).await;
+    hub.wait_file(&log, |t| t.contains("```JSON\n1\n```")).await;
+}
+
 #[tokio::test]
 async fn timeout_then_late_result() {
     let hub = TestHub::start().await;

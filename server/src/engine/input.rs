@@ -23,8 +23,12 @@ pub enum Input {
     /// Events captured outside any job.
     Background {
         events: Vec<BackgroundEvent>,
+        /// Left out before the hub (the realm's own limits).
         #[serde(default)]
         dropped: u32,
+        /// Dropped by the hub, over [`super::render::EVENTS_PER_SECOND`].
+        #[serde(default)]
+        over_rate: u32,
     },
     /// Time passed: a deadline or the placeholder refresh may be due.
     Tick,

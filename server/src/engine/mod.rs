@@ -361,11 +361,18 @@ impl LogEngine {
                 dropped,
                 duration_ms,
             }) => self.result(text, job, outcome, events, dropped, duration_ms, now, out),
-            Input::Background { events, dropped } => {
-                if !events.is_empty() || dropped > 0 {
+            Input::Background {
+                events,
+                dropped,
+                over_rate,
+            } => {
+                if !events.is_empty() || dropped > 0 || over_rate > 0 {
                     let header = format!("> **{}** background at {}\n", self.stem, now.clock);
-                    self.pending
-                        .push(header + &render::events(&events, dropped));
+                    let mut block = header + &render::events(&events, dropped);
+                    if over_rate > 0 {
+                        block.push_str(&render::over_rate_note(over_rate));
+                    }
+                    self.pending.push(block);
                     if self.job.is_none() {
                         self.idle_changed(text, now, out);
                     }

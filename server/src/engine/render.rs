@@ -98,6 +98,32 @@ pub const KNOWN_SOURCES: [&str; 5] = [
     "csp",
 ];
 
+/// Background events a realm may send a second; the hub counts and drops
+/// the rest (docs/log-format.md, "Floods").
+pub const EVENTS_PER_SECOND: u32 = 200;
+
+/// `(1,240 events dropped: over 200 per second)`, a line.
+pub fn over_rate_note(n: u32) -> String {
+    let noun = if n == 1 { "event" } else { "events" };
+    format!(
+        "({} {noun} dropped: over {EVENTS_PER_SECOND} per second)\n",
+        thousands(n as u64)
+    )
+}
+
+/// `1240` → `1,240`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Fence info for a background event, per the background-events spec.
 pub fn event_info(e: &BackgroundEvent) -> String {
     match (e.kind, e.level) {
@@ -187,6 +213,22 @@ mod tests {
             message: msg.into(),
             stack: None,
         }
+    }
+
+    #[test]
+    fn dropped_counts_read_like_numbers() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_240), "1,240");
+        assert_eq!(thousands(12_345_678), "12,345,678");
+        assert_eq!(
+            over_rate_note(1_240),
+            "(1,240 events dropped: over 200 per second)\n"
+        );
+        assert_eq!(
+            over_rate_note(1),
+            "(1 event dropped: over 200 per second)\n"
+        );
     }
 
     #[test]

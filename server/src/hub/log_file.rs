@@ -918,6 +918,7 @@ mod tests {
                 stack: None,
             }],
             dropped: 0,
+            over_rate: 0,
         };
         match file.transact(&mut engine, &background, || at(0), |_| Early::Go) {
             Err(Later::Settling(_)) => {}

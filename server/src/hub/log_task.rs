@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::clock::Clock;
 use super::directory::DirMsg;
+use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::log_file::{Early, Later, LogFile};
 use crate::engine::{Config, Effect, Input, LogEngine};
@@ -150,6 +151,8 @@ struct LogTask {
     rescue_step: usize,
     /// Position maps of recent jobs' prepared code, for their stacks.
     cells: Cells,
+    /// Background events waiting for their write (rate-limited, spaced).
+    background: BackgroundGate,
 }
 
 /// Starts the task of `debug/<stem>.md`; it runs until shutdown.
@@ -193,6 +196,7 @@ impl LogTask {
             early: None,
             wake: None,
             cells: Cells::default(),
+            background: BackgroundGate::default(),
         }
     }
 
@@ -208,6 +212,7 @@ impl LogTask {
         let shutdown = self.settings.shutdown.clone();
         loop {
             let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
+            let flush = self.background.due();
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
@@ -227,12 +232,14 @@ impl LogTask {
                 }
                 () = sleep_until(wake), if wake.is_some() => self.feed(Input::Tick),
                 () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
+                () = sleep_until(flush), if flush.is_some() => self.flush_background(),
             }
         }
         // Results that already arrived are written before the task ends.
         while let Ok(msg) = inbox.try_recv() {
             self.on(msg);
         }
+        self.flush_background();
         if !self.deferred.is_empty() {
             tracing::warn!(stem = %self.stem, "stopping with {} input(s) not written: {:?}", self.deferred.len(), self.deferred.iter().map(input_kind).collect::<Vec<_>>());
         }
@@ -244,6 +251,18 @@ impl LogTask {
             LogMsg::Changed => self.feed(Input::FileChanged),
             LogMsg::Realm(mut input) => {
                 self.map_stacks(&mut input);
+                let now = Instant::now();
+                if let Input::Background {
+                    events, dropped, ..
+                } = input
+                {
+                    // Held for a write of many (see `flood`).
+                    self.background.idle(now);
+                    self.background.offer(events, dropped, now);
+                    return;
+                }
+                // What the realm sent before this is written before it.
+                self.flush_background();
                 if let Input::Result(JobResult { job, .. }) = &input {
                     if self.sent.is_some_and(|s| s.job == *job) {
                         self.sent = None;
@@ -283,6 +302,17 @@ impl LogTask {
                 });
                 self.feed(Input::Presence { away });
             }
+        }
+    }
+
+    /// Writes the background events held, if any.
+    fn flush_background(&mut self) {
+        if let Some(f) = self.background.take(Instant::now()) {
+            self.feed(Input::Background {
+                events: f.events,
+                dropped: f.dropped,
+                over_rate: f.over_rate,
+            });
         }
     }
 

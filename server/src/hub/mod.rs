@@ -15,6 +15,7 @@
 
 pub mod clock;
 pub mod directory;
+pub mod flood;
 pub mod fsio;
 pub mod log_file;
 pub mod log_task;

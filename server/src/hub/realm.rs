@@ -264,7 +264,11 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
         RealmMsg::Started { job } => Input::Started { job },
         RealmMsg::Progress(p) => Input::Progress(p),
         RealmMsg::Result(r) => Input::Result(r),
-        RealmMsg::Background { events, dropped } => Input::Background { events, dropped },
+        RealmMsg::Background { events, dropped } => Input::Background {
+            events,
+            dropped,
+            over_rate: 0,
+        },
         // Only a page says it is leaving (a worker goes with its page).
         RealmMsg::Leaving { navigated_to } => Input::Left {
             what: match navigated_to {
