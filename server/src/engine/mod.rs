@@ -297,6 +297,35 @@ impl LogEngine {
         out
     }
 
+    /// Where a log's history may end: everything before it is answered
+    /// and no longer needed. While a job runs, its request (header and
+    /// block); when idle, the footer (everything above it is done).
+    pub fn history_cut(&self, window: &str, base: usize) -> Option<usize> {
+        match &self.job {
+            // The running chunk's request header stays with its block.
+            Some(j) => {
+                let at = self.horizon(window, base)?;
+                let request = j
+                    .request_hint
+                    .checked_sub(base)
+                    .and_then(|h| line_is(window, h, &j.request_header).map(|_| j.request_hint));
+                Some(request.map_or(at, |r| r.min(at)))
+            }
+            None => {
+                let h = self.footer_hint?;
+                line_is(window, h.checked_sub(base)?, FOOTER).map(|_| h)
+            }
+        }
+    }
+
+    /// The text before `cut` was moved out of the log (to a history
+    /// file) and the log's head, `head` bytes long, now stands before what
+    /// followed it: positions move with the text, and those before `cut`
+    /// are forgotten.
+    pub fn moved_history(&mut self, cut: usize, head: usize) {
+        self.shift_hints(|h| h.checked_sub(cut).map(|p| p + head));
+    }
+
     /// Moves every remembered position; one that does not fit is dropped
     /// (hints are checked before use, so a lost one costs a search).
     fn shift_hints(&mut self, by: impl Fn(usize) -> Option<usize>) {

@@ -45,6 +45,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::fsio::{exchange, remove_quietly, same_inode, write_temp_after};
+use super::history::{head_end, link_line, MIN_HISTORY, ROTATE_AT};
 use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, LogEngine, Now};
 
@@ -56,6 +57,8 @@ const MAX_RERUNS: usize = 16;
 /// engine looks a few lines back from its footer (blank lines at the
 /// seam), and these bytes must match for the window to be used at all.
 const ANCHOR_MARGIN: usize = 4096;
+/// How much of a log's start is read to find its head.
+const HEAD_READ: usize = 16 << 10;
 /// From this size on a log counts as large, see [`LogFile::is_large`].
 const LARGE: usize = 1 << 20;
 
@@ -275,7 +278,17 @@ impl LogFile {
                 base: read.seen.base,
                 text: apply(&read.seen.text, &out.edits),
             };
+            // A large log's history moves to a file of its own first, so
+            // this write and the next ones cost what the tail costs.
+            let (new, history) = match self.move_history(&read, new, engine, now().clock) {
+                Ok(moved) => moved,
+                Err(e) => {
+                    *engine = snapshot;
+                    return Err(Later::Failed(e));
+                }
+            };
             if let Early::SkipPast(job) = decided(&out.effects) {
+                history.iter().for_each(|h| remove_quietly(h));
                 *engine = snapshot;
                 engine.skip_jobs_through(job);
                 continue;
@@ -292,10 +305,12 @@ impl LogFile {
                 }
                 Ok(Some(newer)) => {
                     tracing::debug!(path = %self.path.display(), "the file changed under a write; running the input again");
+                    history.iter().for_each(|h| remove_quietly(h));
                     *engine = snapshot;
                     read = newer;
                 }
                 Err(e) => {
+                    history.iter().for_each(|h| remove_quietly(h));
                     *engine = snapshot;
                     return Err(Later::Failed(e));
                 }
@@ -304,6 +319,95 @@ impl LogFile {
         Err(Later::Failed(io::Error::other(
             "the file kept changing under every write",
         )))
+    }
+
+    /// When the log about to be written is larger than [`ROTATE_AT`]: the
+    /// text between its head and the engine's horizon goes, byte for
+    /// byte, into `archive/<stem>-history-<n>.md` (written now), and the
+    /// log keeps its head, a link line to that file and the rest. Returns
+    /// the text to write instead and the history file (removed by the
+    /// caller if the write does not stand). The engine's positions move
+    /// with the text.
+    fn move_history(
+        &self,
+        read: &Read0,
+        new: Seen,
+        engine: &mut LogEngine,
+        clock: crate::engine::ClockTime,
+    ) -> io::Result<(Seen, Option<PathBuf>)> {
+        let Some(cut) = engine.history_cut(&new.text, new.base) else {
+            return Ok((new, None));
+        };
+        if new.len() <= ROTATE_AT || cut < new.base {
+            return Ok((new, None));
+        }
+        // The head is at the start of the file: in the text, or read from
+        // the handle when only a window was read.
+        let file = match &read.source {
+            Source::Open(file) => Some(file),
+            _ => None,
+        };
+        let head = if new.base == 0 {
+            new.text[..new.text.len().min(HEAD_READ)].to_string()
+        } else {
+            let Some(mut file) = file else {
+                return Ok((new, None));
+            };
+            let mut bytes = vec![0; HEAD_READ.min(new.base)];
+            file.seek(SeekFrom::Start(0))?;
+            file.read_exact(&mut bytes)?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        let stem = self
+            .path
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+        let (body, head_lines) = head_end(&head, &stem);
+        if body == 0 || cut.saturating_sub(body) < MIN_HISTORY || (new.base > 0 && file.is_none()) {
+            return Ok((new, None));
+        }
+        // The history file: bytes [body, cut) of the log as it would be.
+        let dir = self.path.with_file_name("archive");
+        std::fs::create_dir_all(&dir)?;
+        let (path, mut out) = (1..)
+            .map(|n| dir.join(format!("{stem}-history-{n}.md")))
+            .find_map(|p| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&p)
+                    .ok()
+                    .map(|f| (p, f))
+            })
+            .ok_or_else(|| io::Error::other("no free history file name"))?;
+        let written = (|| -> io::Result<()> {
+            if new.base > body {
+                if let Some(mut file) = file {
+                    file.seek(SeekFrom::Start(body as u64))?;
+                    let n = (new.base - body) as u64;
+                    if io::copy(&mut file.take(n), &mut out)? != n {
+                        return Err(io::ErrorKind::UnexpectedEof.into());
+                    }
+                }
+            }
+            let from = body.saturating_sub(new.base);
+            out.write_all(&new.text.as_bytes()[from..cut - new.base])
+        })();
+        if let Err(e) = written {
+            remove_quietly(&path);
+            return Err(e);
+        }
+        let eol = Eol::detect(&head);
+        let name = path.file_name().map(|f| f.to_string_lossy().into_owned());
+        let rel = format!("archive/{}", name.unwrap_or_default());
+        let link = link_line(&rel, cut - body, &clock.to_string());
+        let mut text = head[..head_lines].to_string();
+        text.push_str(&eol.convert(&(link + "\n\n")));
+        let new_head = text.len();
+        text.push_str(&new.text[cut - new.base..]);
+        engine.moved_history(cut, new_head);
+        tracing::info!(path = %self.path.display(), history = %path.display(), bytes = cut - body, "moved the log's history to a file of its own");
+        Ok((Seen { base: 0, text }, Some(path)))
     }
 
     /// Whether a write of this log copies enough to block for
@@ -1031,6 +1135,57 @@ mod tests {
         assert!(std::fs::read_to_string(&file.path)
             .unwrap()
             .contains("SOME much earlier"));
+    }
+
+    /// A log past ROTATE_AT keeps its head, a link and its tail; the
+    /// history file holds the rest byte for byte, and later writes are
+    /// small.
+    #[test]
+    fn a_large_log_moves_its_history_to_a_file_of_its_own() {
+        let (dir, mut file, mut engine) = setup();
+        let mut history = String::from("é");
+        while history.len() < ROTATE_AT + 1000 {
+            history.push_str("Some earlier prose, ünïcode included.\n\n");
+        }
+        // A log the hub wrote: head, history, footer.
+        let head = template::new_log("shop-3f2a").replace(template::FOOTER, "");
+        let before = format!(
+            "{}{history}\n{}\n",
+            head.trim_end_matches('\n').to_string() + "\n\n",
+            template::FOOTER
+        );
+        std::fs::write(&file.path, &before).unwrap();
+        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&file.path).unwrap().len(),
+            before.len()
+        );
+        append(&file.path, "\n```js\n1+1\n```\n");
+        let effects = file
+            .transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .unwrap();
+        assert_eq!(dispatches(&effects), 1);
+        let log = std::fs::read_to_string(&file.path).unwrap();
+        assert!(log.len() < 4096, "{} bytes left in the log", log.len());
+        let moved = dir.path().join("archive/shop-3f2a-history-1.md");
+        let moved = std::fs::read_to_string(moved).unwrap();
+        let (body, _) = head_end(&before, "shop-3f2a");
+        // Everything before the footer the agent's block came after.
+        let footer = before.rfind(template::FOOTER).unwrap();
+        assert!(
+            moved.trim_end() == before[body..footer].trim_end(),
+            "{} bytes moved",
+            moved.len()
+        );
+        assert!(log.contains("> Earlier history of this log: [archive/shop-3f2a-history-1.md](archive/shop-3f2a-history-1.md) (4.0 MB, moved at 00:00:00)"), "{log}");
+        assert!(log.starts_with(&before[..body - 1]), "{log}");
+        let job = engine.running().unwrap();
+        file.transact(&mut engine, &result(job), || at(5), |_| Early::Go)
+            .unwrap();
+        let log = std::fs::read_to_string(&file.path).unwrap();
+        assert!(log.len() < 4096 && log.contains("```JSON\n2\n```"), "{log}");
+        assert!(log.trim_end().ends_with(template::FOOTER), "{log}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod directory;
 pub mod flood;
 pub mod fsio;
+pub mod history;
 pub mod log_file;
 pub mod log_task;
 pub mod names;
