@@ -332,3 +332,50 @@ fn a_page_navigating_away_mid_job_is_reported_at_once() {
         "{registry}"
     );
 }
+
+/// Case 7: a 100 MB log. Its history moves to a file of its own, byte for
+/// byte, on the first write; after that a job writes what its tail holds.
+#[test]
+fn a_100_mb_log_moves_its_history_and_stays_fast() {
+    let world = page();
+    let log = world.log("trust-");
+    let small = log.text();
+    let footer_at = small.rfind("> Write code").unwrap();
+    let line = "Earlier work, kept byte for byte: ünïcode, `code`, > quotes.\n";
+    let history: String = line.repeat(100_000_000 / line.len());
+    let big = format!("{}{history}\n{}", &small[..footer_at], &small[footer_at..]);
+    let save = log.path.with_extension("md.save");
+    std::fs::write(&save, &big).unwrap();
+    std::fs::rename(&save, &log.path).unwrap();
+    let mut took = Vec::new();
+    for i in 0..4 {
+        let started = std::time::Instant::now();
+        log.exchange(Write::Append, &format!("\n```js\n'big-{i}'\n```\n"), 1);
+        took.push(started.elapsed());
+    }
+    println!("100 MB log: save → reply per job {took:?}");
+    let text = log.text();
+    assert!(
+        text.len() < 64 << 10,
+        "{} bytes left in the log",
+        text.len()
+    );
+    let archive = world.root.path().join("debug/archive");
+    let moved =
+        std::fs::read_to_string(archive.join(format!("{}-history-1.md", log.stem))).unwrap();
+    assert!(
+        moved.contains(&history),
+        "the history moved whole ({} bytes)",
+        moved.len()
+    );
+    assert!(text.contains(&format!(
+        "[archive/{0}-history-1.md](archive/{0}-history-1.md)",
+        log.stem
+    )));
+    for i in 0..4 {
+        assert!(
+            text.contains(&format!("```JSON\n\"big-{i}\"\n```")),
+            "{text}"
+        );
+    }
+}
