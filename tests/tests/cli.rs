@@ -91,3 +91,44 @@ fn missing_root_is_an_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("root"), "{stderr}");
 }
+
+#[test]
+fn a_file_named_debug_is_an_error_before_serving() {
+    let root = TempDir::new("debugfile");
+    std::fs::write(root.path().join("debug"), "my notes").unwrap();
+    let out = Command::new(daebug_bin())
+        .args(["--port", "0", "--root"])
+        .arg(root.path())
+        .output()
+        .expect("run daebug");
+    assert!(!out.status.success());
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!stdout.contains("serving"), "{stdout}");
+    assert!(
+        stderr.contains("debug is a file") && stderr.contains("move or rename"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("debug")).unwrap(),
+        "my notes"
+    );
+}
+
+#[test]
+fn temp_files_a_killed_hub_left_are_removed_at_start() {
+    let root = TempDir::new("leftovers");
+    let debug = root.path().join("debug");
+    std::fs::create_dir_all(&debug).unwrap();
+    // pid 0 is never a running hub.
+    let leftover = debug.join(".page-1a2b.md.0-4.tmp");
+    std::fs::write(&leftover, "half a log").unwrap();
+    std::fs::write(debug.join("page-1a2b.md"), "# 👾 page-1a2b\n").unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    hub.line_with("serving");
+    assert!(!leftover.exists());
+    assert!(debug.join("page-1a2b.md").exists());
+    assert!(hub.terminate().success());
+}

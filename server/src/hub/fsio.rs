@@ -127,6 +127,38 @@ pub fn remove_quietly(path: &Path) {
     let _ = std::fs::remove_file(path);
 }
 
+/// Removes the temp files a hub left in `dir` (named by [`temp_path`]:
+/// `.<name>.<pid>-<seq>.tmp`) when it was killed mid-write; only those
+/// whose process is gone. Returns how many went.
+pub fn remove_leftover_temps(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mine = std::process::id();
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = temp_pid(&name) else {
+                return false;
+            };
+            // A live hub's write in progress (this one's, or another hub's
+            // on the same root) is not a leftover.
+            pid != mine && !Path::new(&format!("/proc/{pid}")).exists()
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
+/// The process id in a temp file name made by [`temp_path`].
+fn temp_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, tail) = rest.rsplit_once('.')?;
+    let (pid, seq) = tail.split_once('-')?;
+    seq.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
 fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
@@ -138,6 +170,28 @@ fn temp_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leftover_temps_of_a_dead_hub_go_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        // pid 0 is never a live hub's; the others are not ours to touch.
+        let leftovers = [".shop-3f2a.md.0-7.tmp", ".debug.md.0-1.tmp"];
+        let kept = [
+            "shop-3f2a.md",
+            "shop-3f2a.rescued-1795.md",
+            ".shop-3f2a.md.tmp",
+            ".notes.0-x.tmp",
+        ];
+        let live = format!(".shop-3f2a.md.{}-3.tmp", std::process::id());
+        for name in leftovers.iter().chain(&kept).chain([&live.as_str()]) {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        assert_eq!(remove_leftover_temps(dir.path()), 2);
+        for name in kept.iter().chain([&live.as_str()]) {
+            assert!(dir.path().join(name).exists(), "{name}");
+        }
+        assert_eq!(temp_pid(".a.md.4121-9.tmp"), Some(4121));
+    }
 
     #[test]
     fn write_then_read() {

@@ -68,6 +68,8 @@ pub enum HubError {
     EmptyToken,
     #[error("serving failed: {0}")]
     Serve(std::io::Error),
+    #[error("{0} is a file; daebug keeps its logs in a folder of that name: move or rename the file, or choose another --root")]
+    DebugIsAFile(PathBuf),
 }
 
 /// A hub bound to its port, not yet serving.
@@ -97,6 +99,19 @@ impl Hub {
                 path: config.root.clone(),
                 source,
             })?;
+        // Before anything says it is serving: the logs' folder must be
+        // one, and what a killed hub left half-written there goes.
+        let logs_dir = root.join("debug");
+        if logs_dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            return Err(HubError::DebugIsAFile(logs_dir));
+        }
+        let removed = fsio::remove_leftover_temps(&logs_dir);
+        if removed > 0 {
+            tracing::info!(
+                "removed {removed} temp file(s) a stopped hub left in {}",
+                logs_dir.display()
+            );
+        }
         if !config.addr.ip().is_loopback() && config.token.is_none() {
             return Err(HubError::TokenRequired(config.addr.ip()));
         }
