@@ -25,6 +25,9 @@ pub struct HubConfig {
     pub unresponsive_after: Duration,
     /// The command printed in the registry to start the hub again.
     pub restart_command: String,
+    /// Largest WebSocket message a realm may send; a bigger one closes
+    /// the connection with code 1009 and a note in its log.
+    pub max_frame: usize,
 }
 
 impl HubConfig {
@@ -39,6 +42,7 @@ impl HubConfig {
             ping_every: Duration::from_secs(5),
             unresponsive_after: Duration::from_secs(15),
             restart_command: "daebug".into(),
+            max_frame: crate::hub::realm::MAX_FRAME,
         }
     }
 }

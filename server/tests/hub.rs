@@ -150,6 +150,38 @@ async fn a_flood_of_background_events_is_bounded_and_counted() {
     hub.wait_file(&log, |t| t.contains("```JSON\n1\n```")).await;
 }
 
+/// A message over the frame limit closes the socket with code 1009 and a
+/// reason, and the log says so: never a bare reset.
+#[tokio::test]
+async fn a_message_over_the_limit_closes_with_1009_and_a_note() {
+    let hub = TestHub::start_with(|c| c.max_frame = 64 * 1024).await;
+    let mut realm = hub.realm("Shop", "0b16").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    let big = format!(
+        "{{\"type\":\"background\",\"events\":[],\"pad\":\"{}\"}}",
+        "x".repeat(1 << 20)
+    );
+    // The hub may close before the whole message is written.
+    let _ = realm.ws_send_raw(Message::text(big)).await;
+    let close = realm.closed().await.expect("a close frame");
+    assert_eq!(u16::from(close.code), 1009);
+    assert!(
+        close.reason.contains("over the 64 KiB limit"),
+        "{}",
+        close.reason
+    );
+    let text = hub
+        .wait_file(&log, |t| {
+            t.contains("(WebSocket code 1009)") && footer_last(t)
+        })
+        .await;
+    assert!(
+        text.contains("the hub closed this realm's connection: a message of 1048"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn timeout_then_late_result() {
     let hub = TestHub::start().await;

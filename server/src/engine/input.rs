@@ -40,4 +40,8 @@ pub enum Input {
     /// navigated away or was closed. `what` says so (`the page navigated
     /// to <url>`); the running job's reply says it at once.
     Left { what: String },
+    /// Something the hub did to the realm that the agent should know
+    /// (a connection closed for a message over the limit): a note above
+    /// the footer, or in the running job's reply.
+    HubNote { text: String },
 }

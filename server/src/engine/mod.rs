@@ -426,6 +426,13 @@ impl LogEngine {
                     );
                 }
             }
+            Input::HubNote { text: note } => {
+                let header = format!("> **{}** background at {}\n", self.stem, now.clock);
+                self.pending.push(format!("{header}({note})\n"));
+                if self.job.is_none() {
+                    self.idle_changed(text, now, out);
+                }
+            }
             Input::Presence { away } => {
                 self.away = away.clone();
                 if let Some(j) = self.job.as_mut() {

@@ -707,6 +707,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Tick => "tick",
         Input::Presence { .. } => "presence",
         Input::Left { .. } => "left",
+        Input::HubNote { .. } => "hub note",
     }
 }
 

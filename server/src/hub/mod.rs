@@ -215,6 +215,7 @@ impl Hub {
             guard: guard.clone(),
             ping_every: self.config.ping_every,
             unresponsive_after: self.config.unresponsive_after,
+            max_frame: self.config.max_frame,
             shutdown: token.clone(),
             tracker: tracker.clone(),
         });

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -40,6 +40,9 @@ pub struct RealmState {
     pub guard: Arc<Guard>,
     pub ping_every: Duration,
     pub unresponsive_after: Duration,
+    /// Largest message a realm may send ([`MAX_FRAME`] unless a test
+    /// sets it lower).
+    pub max_frame: usize,
     pub shutdown: CancellationToken,
     pub tracker: tokio_util::task::TaskTracker,
 }
@@ -68,8 +71,8 @@ async fn upgrade(
             .into_response();
     }
     let tracker = state.tracker.clone();
-    ws.max_message_size(MAX_FRAME)
-        .max_frame_size(MAX_FRAME)
+    ws.max_message_size(state.max_frame)
+        .max_frame_size(state.max_frame)
         .on_upgrade(move |socket: WebSocket| {
             let (sink, stream) = socket.split();
             // Tracked, so shutdown waits for the goodbye to be sent
@@ -167,7 +170,17 @@ where
                         Some(Ok(Message::Close(_))) | None => break,
                         Some(Ok(_)) => continue, // ping/pong frames: handled by the library
                         Some(Err(e)) => {
+                            let e = e.to_string();
                             tracing::warn!(stem = %welcome.stem, "realm connection failed: {e}");
+                            if let Some(why) = too_big(&e, state.max_frame) {
+                                // Said to the realm as a close reason and to
+                                // the agent in the log: never a bare reset.
+                                let close = CloseFrame { code: close_code::SIZE, reason: why.clone().into() };
+                                let _ = sink.send(Message::Close(Some(close))).await;
+                                let _ = log.tx.send(LogMsg::Realm(Input::HubNote {
+                                    text: format!("the hub closed this realm's connection: {why} (WebSocket code 1009); it reconnects by itself"),
+                                }));
+                            }
                             break;
                         }
                     };
@@ -256,6 +269,26 @@ where
         Ok(_) => Err(HelloError::NotHello("got another message type".into())),
         Err(e) => Err(HelloError::NotHello(e.to_string())),
     }
+}
+
+/// The close reason for a read error that is a message over the limit.
+/// The WebSocket library reports it as `Message too long: N > MAX` (its
+/// error type is not re-exported by axum, so the text is read).
+fn too_big(error: &str, max: usize) -> Option<String> {
+    let at = error.find("Message too long")?;
+    let size = error[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|n| !n.is_empty())
+        .and_then(|n| n.parse::<u64>().ok());
+    let limit = match max {
+        m if m >= 1 << 20 && m % (1 << 20) == 0 => format!("{} MiB", m >> 20),
+        m if m >= 1 << 10 && m % (1 << 10) == 0 => format!("{} KiB", m >> 10),
+        m => format!("{m} bytes"),
+    };
+    Some(match size {
+        Some(n) => format!("a message of {n} bytes is over the {limit} limit"),
+        None => format!("a message is over the {limit} limit"),
+    })
 }
 
 /// The engine input a realm message stands for (`None` for hello/pong).

@@ -246,6 +246,11 @@ impl FakeRealm {
         self.send_raw(Message::text(text)).await;
     }
 
+    /// Sends a frame; the error when the connection is already gone.
+    pub async fn ws_send_raw(&mut self, msg: Message) -> Result<(), String> {
+        self.ws.send(msg).await.map_err(|e| e.to_string())
+    }
+
     pub async fn send_raw(&mut self, msg: Message) {
         self.ws.send(msg).await.expect("ws send");
     }
@@ -311,6 +316,22 @@ impl FakeRealm {
             duration_ms,
         }))
         .await;
+    }
+
+    /// Reads until the hub closes the connection; its close frame.
+    pub async fn closed(&mut self) -> Option<tokio_tungstenite::tungstenite::protocol::CloseFrame> {
+        let end = Instant::now() + DEADLINE;
+        loop {
+            match tokio::time::timeout_at(end, self.ws.next())
+                .await
+                .expect("a close within the deadline")
+            {
+                Some(Ok(Message::Close(frame))) => return frame,
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => panic!("no close frame, the connection failed: {e}"),
+                None => panic!("no close frame, the connection ended"),
+            }
+        }
     }
 
     /// Closes the connection cleanly.
