@@ -1,5 +1,5 @@
 //! How a completion value is written: JSON when it is plain JSON, else an
-//! inspect-style text that is never `{}` (DESIGN.md §3 "Values").
+//! inspect-style text that is never `{}` (docs/log-format.md).
 //!
 //! Pure: the browser side walks a JavaScript value into a [`Node`] tree
 //! (applying the depth, item and string limits, marking cycles, never
@@ -237,7 +237,7 @@ struct Parts {
     items: Vec<String>,
     close: &'static str,
     /// Objects are written `{ a: 1 }`; arrays, maps and sets `[1]`, `{1}`
-    /// (as DESIGN.md §3 shows them).
+    /// (as docs/log-format.md shows them).
     spaced: bool,
 }
 
@@ -497,7 +497,7 @@ mod tests {
         }
     }
 
-    /// The table of DESIGN.md §3 "Values", plus edge cases.
+    /// The table of docs/log-format.md, plus edge cases.
     #[test]
     fn values() {
         let text = |node: Node, want: &str| {

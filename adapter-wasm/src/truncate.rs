@@ -1,6 +1,6 @@
 //! Keeping long lists readable: the first few and the last few items.
 //!
-//! Used for background events (DESIGN.md §3: more than 10 events in one place
+//! Used for background events (docs/log-format.md: more than 10 events in one place
 //! keep the first 2 and the last 8, with a note in between saying how many
 //! were omitted).
 

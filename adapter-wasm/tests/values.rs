@@ -1,4 +1,4 @@
-//! Every value kind of DESIGN.md §3 "Values", walked in a real page and
+//! Every value kind of docs/log-format.md, walked in a real page and
 //! laid out: a table of JavaScript expressions and the text the log gets.
 #![cfg(target_arch = "wasm32")]
 

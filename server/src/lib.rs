@@ -1,6 +1,6 @@
 //! daebug — a local realtime hub that runs JavaScript inside live browser
 //! pages and Web Workers, driven by fenced code blocks appended to Markdown
-//! chat logs (see `DESIGN.md` for the contract).
+//! chat logs (the contract as built is in `docs/`).
 //!
 //! # Layout
 //!

@@ -1,4 +1,4 @@
-//! Evaluation semantics (DESIGN.md §3) in a real page and a real module
+//! Evaluation semantics (docs/log-format.md) in a real page and a real module
 //! worker: the built hub prepares each block, headless Chromium runs it.
 //! One table of steps runs in both realms, in order, each step a block
 //! appended to the realm's log and the reply it must get.

@@ -1,4 +1,4 @@
-//! The chat-log lifecycle of DESIGN.md §3 with real parts: the built hub,
+//! The chat-log lifecycle of docs/log-format.md with real parts: the built hub,
 //! headless Chromium, and chunks written the three ways an agent's tools
 //! write them (append, whole-file rewrite, temp file + rename).
 

@@ -1,4 +1,4 @@
-//! Trust under real agents (DESIGN.md §6, docs/log-format.md "Stale
+//! Trust under real agents (docs/log-format.md, "Stale
 //! saves"): each block runs once and each reply lands under its own block
 //! when an agent saves the whole file from a read older than the hub's last
 //! write. Real hub, real Chromium page, real files; every block counts its

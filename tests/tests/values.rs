@@ -1,4 +1,4 @@
-//! Every kind of value DESIGN.md §3 names, returned by a block in a real
+//! Every kind of value docs/log-format.md names, returned by a block in a real
 //! page and written into its log as the design says.
 
 mod support;

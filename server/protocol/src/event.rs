@@ -1,7 +1,7 @@
 //! Background events: what a realm captured outside the direct result of a
 //! job (console calls, global errors, unhandled rejections).
 //!
-//! These are part of the wire contract (DESIGN.md §4) and are also what the
+//! These are part of the wire contract (docs/wire-protocol.md) and are also what the
 //! hub's log engine renders into fenced blocks.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! The wire contract shared by hub and adapter, versioned; DESIGN.md §4.
+//! The wire contract shared by hub and adapter, versioned; docs/wire-protocol.md.
 //!
 //! Everything that crosses the WebSocket between the `daebug` hub and a realm
 //! adapter is defined here, once, as serde types. Bump [`PROTOCOL_VERSION`]

@@ -6,7 +6,7 @@
 //! current time ([`Now`]), and gets back an [`Output`]: edits to apply to
 //! that text and [`Effect`]s to perform (dispatch a job, cancel one, wake me
 //! at, archive a large reply, the log's state changed). There is no tokio,
-//! no filesystem and no clock in here, so every rule of DESIGN.md §3 is
+//! no filesystem and no clock in here, so every rule of docs/log-format.md is
 //! tested with before/after Markdown fixtures.
 //!
 //! Layout:
