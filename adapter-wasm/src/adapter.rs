@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, WebSocket};
 
-use crate::buffer::{Batch, EventBuffer, Limits, Outgoing};
+use crate::buffer::{Batch, BufferLimits, EventBuffer, Outgoing};
 use crate::capture::{now_ms, Capture, Shared};
 use crate::identity;
 use crate::link::{Action, Identity, Link};
@@ -235,7 +235,7 @@ impl Adapter {
         let warn = global_get("console")
             .and_then(|c| Reflect::get(&c, &"warn".into()).ok())
             .and_then(|f| f.dyn_into::<Function>().ok());
-        let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(Limits::default())));
+        let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
         Adapter {
             link: Link::new(Identity {

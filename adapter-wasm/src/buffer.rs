@@ -4,21 +4,21 @@
 //!
 //! The rules (background-events spec, docs/wire-protocol.md):
 //! - While a job runs, every event belongs to it. Progress (all events so
-//!   far) goes out at most once per [`Limits::progress_every_ms`], and only
+//!   far) goes out at most once per [`BufferLimits::progress_every_ms`], and only
 //!   when something new was captured; the result takes the rest.
 //! - Outside jobs, events are flushed as background when
-//!   [`Limits::flush_at`] are pending, when the oldest has waited
-//!   [`Limits::flush_every_ms`], and on demand (page hide).
-//! - At most [`Limits::cap`] events are kept: a job keeps its first two
+//!   [`BufferLimits::flush_at`] are pending, when the oldest has waited
+//!   [`BufferLimits::flush_every_ms`], and on demand (page hide).
+//! - At most [`BufferLimits::cap`] events are kept: a job keeps its first two
 //!   and its latest ones (what the log shows), background drops the oldest.
-//!   A flood beyond [`Limits::per_second`] is dropped at the door. Every
+//!   A flood beyond [`BufferLimits::per_second`] is dropped at the door. Every
 //!   dropped event is counted and reported, never silently lost.
 
 use daebug_protocol::{BackgroundEvent, JobId, JobProgress};
 
 /// The buffer's bounds and cadences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct BufferLimits {
     /// Events kept per job, and pending as background.
     pub cap: usize,
     /// Events accepted per second; the rest are counted as dropped.
@@ -31,9 +31,9 @@ pub struct Limits {
     pub progress_every_ms: u64,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for BufferLimits {
+    fn default() -> BufferLimits {
+        BufferLimits {
             cap: 50,
             per_second: 100,
             flush_at: 5,
@@ -80,7 +80,7 @@ struct JobWindow {
 /// See the module docs.
 #[derive(Debug)]
 pub struct EventBuffer {
-    limits: Limits,
+    limits: BufferLimits,
     background: Batch,
     /// When the oldest pending background event arrived.
     pending_since: Option<u64>,
@@ -91,7 +91,7 @@ pub struct EventBuffer {
 }
 
 impl EventBuffer {
-    pub fn new(limits: Limits) -> EventBuffer {
+    pub fn new(limits: BufferLimits) -> EventBuffer {
         EventBuffer {
             limits,
             background: Batch::default(),
@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn background_flushes_at_five_or_after_a_wait() {
-        let mut buf = EventBuffer::new(Limits::default());
+        let mut buf = EventBuffer::new(BufferLimits::default());
         for n in 0..4 {
             buf.push(ev(n), 100);
         }
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn a_job_takes_every_event_while_it_runs() {
-        let mut buf = EventBuffer::new(Limits::default());
+        let mut buf = EventBuffer::new(BufferLimits::default());
         buf.push(ev(0), 0);
         let before = buf.start_job(JobId(7), 10).expect("pending background");
         assert_eq!(messages(&before), ["e0"]);
@@ -293,7 +293,7 @@ mod tests {
 
     #[test]
     fn progress_at_most_once_a_second_and_only_with_news() {
-        let mut buf = EventBuffer::new(Limits::default());
+        let mut buf = EventBuffer::new(BufferLimits::default());
         buf.start_job(JobId(1), 0);
         assert_eq!(buf.poll(0), None, "nothing captured yet");
         assert_eq!(buf.next_wake(), None);
@@ -314,9 +314,9 @@ mod tests {
 
     #[test]
     fn a_job_keeps_its_first_two_and_latest_events_within_the_cap() {
-        let limits = Limits {
+        let limits = BufferLimits {
             cap: 5,
-            ..Limits::default()
+            ..BufferLimits::default()
         };
         let mut buf = EventBuffer::new(limits);
         buf.start_job(JobId(1), 0);
@@ -330,10 +330,10 @@ mod tests {
 
     #[test]
     fn background_drops_the_oldest_within_the_cap() {
-        let limits = Limits {
+        let limits = BufferLimits {
             cap: 4,
             flush_at: 100,
-            ..Limits::default()
+            ..BufferLimits::default()
         };
         let mut buf = EventBuffer::new(limits);
         for n in 0..6 {
@@ -346,11 +346,11 @@ mod tests {
 
     #[test]
     fn a_flood_is_rate_limited_and_counted() {
-        let limits = Limits {
+        let limits = BufferLimits {
             per_second: 10,
             flush_at: 1_000,
             cap: 1_000,
-            ..Limits::default()
+            ..BufferLimits::default()
         };
         let mut buf = EventBuffer::new(limits);
         for n in 0..25 {
@@ -365,9 +365,9 @@ mod tests {
 
     #[test]
     fn dropped_only_still_reports() {
-        let limits = Limits {
+        let limits = BufferLimits {
             per_second: 0,
-            ..Limits::default()
+            ..BufferLimits::default()
         };
         let mut buf = EventBuffer::new(limits);
         buf.push(ev(0), 0);
@@ -379,7 +379,7 @@ mod tests {
 
     #[test]
     fn finishing_another_job_changes_nothing() {
-        let mut buf = EventBuffer::new(Limits::default());
+        let mut buf = EventBuffer::new(BufferLimits::default());
         buf.start_job(JobId(1), 0);
         buf.push(ev(1), 1);
         assert_eq!(buf.finish_job(JobId(2)), Batch::default());

@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 
 use crate::buffer::EventBuffer;
 use crate::inspect::{render, Rendered};
-use crate::walk::{cut_string, walk_now, Limits};
+use crate::walk::{cut_string, walk_now, WalkLimits};
 
 /// The buffer shared by the capture hooks and the link that sends it.
 pub type Shared = Rc<RefCell<EventBuffer>>;
@@ -33,7 +33,7 @@ const METHODS: [(&str, Level); 5] = [
 ];
 
 /// Console arguments are shown smaller than completion values.
-const ARG_LIMITS: Limits = Limits {
+const ARG_LIMITS: WalkLimits = WalkLimits {
     depth: 2,
     items: 20,
     string: 2_000,

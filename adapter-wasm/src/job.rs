@@ -11,7 +11,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::inspect::{render, Rendered};
-use crate::walk::{walk, Limits};
+use crate::walk::{walk, WalkLimits};
 
 /// How a job ended, measured in the realm.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +50,7 @@ pub async fn run(code: &str) -> Ran {
     .await;
     let duration_ms = (now() - start).max(0.0).round() as u64;
     let outcome = match settled {
-        Ok(value) => Outcome::Ok(match render(&walk(&value, Limits::default()).await) {
+        Ok(value) => Outcome::Ok(match render(&walk(&value, WalkLimits::default()).await) {
             Rendered::Json(j) => Value::Json(j),
             Rendered::Text(t) => Value::Text(t),
         }),
@@ -79,9 +79,10 @@ pub fn error_of(thrown: &JsValue) -> JobError {
             stack: get("stack").map(|s| crate::stack::fold(&s)),
         };
     }
-    let message = match crate::inspect::render(&crate::walk::walk_now(thrown, Limits::default())) {
-        Rendered::Json(j) | Rendered::Text(j) => j,
-    };
+    let message =
+        match crate::inspect::render(&crate::walk::walk_now(thrown, WalkLimits::default())) {
+            Rendered::Json(j) | Rendered::Text(j) => j,
+        };
     JobError {
         name: "Uncaught".into(),
         message,

@@ -49,7 +49,7 @@ use crate::inspect::{Node, PromiseState};
 
 /// Bounds on what is walked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct WalkLimits {
     /// Nesting levels shown below the value itself.
     pub depth: usize,
     /// Items shown per array, object, map, set or list.
@@ -58,9 +58,9 @@ pub struct Limits {
     pub string: usize,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for WalkLimits {
+    fn default() -> WalkLimits {
+        WalkLimits {
             depth: 4,
             items: 100,
             string: 10_000,
@@ -70,12 +70,12 @@ impl Default for Limits {
 
 /// The tree of `value` as it is now, without waiting: promises show as
 /// pending (for console arguments, which must be captured at once).
-pub fn walk_now(value: &JsValue, limits: Limits) -> Node {
+pub fn walk_now(value: &JsValue, limits: WalkLimits) -> Node {
     Walker::new(limits).node(value, 0)
 }
 
 /// The tree of `value`, promise states included.
-pub async fn walk(value: &JsValue, limits: Limits) -> Node {
+pub async fn walk(value: &JsValue, limits: WalkLimits) -> Node {
     let mut w = Walker::new(limits);
     let mut node = w.node(value, 0);
     let promises = std::mem::take(&mut w.promises);
@@ -139,7 +139,7 @@ fn fill_promises(node: &mut Node, states: &mut impl Iterator<Item = PromiseState
 }
 
 struct Walker {
-    limits: Limits,
+    limits: WalkLimits,
     /// The objects being walked, outermost first (cycle detection).
     ancestors: Vec<JsValue>,
     /// Ref numbers given to ancestors that a cycle points back to.
@@ -211,7 +211,7 @@ fn ctor_name(value: &JsValue) -> Option<String> {
 }
 
 impl Walker {
-    fn new(limits: Limits) -> Walker {
+    fn new(limits: WalkLimits) -> Walker {
         Walker {
             limits,
             ancestors: Vec::new(),

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use daebug_adapter::buffer::{EventBuffer, Limits};
+use daebug_adapter::buffer::{BufferLimits, EventBuffer};
 use daebug_adapter::capture::{Capture, Shared};
 use daebug_protocol::{EventType, Level};
 use js_sys::Function;
@@ -22,9 +22,9 @@ fn run(body: &str) -> JsValue {
 }
 
 fn shared() -> Shared {
-    Rc::new(RefCell::new(EventBuffer::new(Limits {
+    Rc::new(RefCell::new(EventBuffer::new(BufferLimits {
         flush_at: 1_000,
-        ..Limits::default()
+        ..BufferLimits::default()
     })))
 }
 

@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use daebug_adapter::inspect::{render, Rendered};
-use daebug_adapter::walk::{walk, Limits};
+use daebug_adapter::walk::{walk, WalkLimits};
 use js_sys::Function;
 use wasm_bindgen_test::*;
 
@@ -17,7 +17,7 @@ fn eval(body: &str) -> wasm_bindgen::JsValue {
 }
 
 async fn rendered(body: &str) -> Rendered {
-    render(&walk(&eval(body), Limits::default()).await)
+    render(&walk(&eval(body), WalkLimits::default()).await)
 }
 
 fn json(s: &str) -> Rendered {
@@ -97,7 +97,7 @@ async fn getters_are_never_run() {
     let v = eval(
         "window.__calls = 0; return { get size() { window.__calls++; throw new Error('ran') }, ok: 1 }",
     );
-    let got = render(&walk(&v, Limits::default()).await);
+    let got = render(&walk(&v, WalkLimits::default()).await);
     assert_eq!(got, text("{ size: [Getter], ok: 1 }"));
     assert_eq!(eval("return window.__calls").as_f64(), Some(0.0));
 }
@@ -107,13 +107,13 @@ async fn a_hostile_proxy_cannot_throw_into_the_walk() {
     let v = eval(
         "const h = { get() { throw new Error('trap') }, ownKeys() { throw new Error('trap') }, getOwnPropertyDescriptor() { throw new Error('trap') }, getPrototypeOf() { throw new Error('trap') } }; return new Proxy({}, h)",
     );
-    let got = render(&walk(&v, Limits::default()).await);
+    let got = render(&walk(&v, WalkLimits::default()).await);
     assert_eq!(got, text("[unreadable]"));
 }
 
 #[wasm_bindgen_test]
 async fn limits_bound_the_work() {
-    let limits = Limits {
+    let limits = WalkLimits {
         depth: 4,
         items: 3,
         string: 5,
@@ -132,7 +132,7 @@ async fn limits_bound_the_work() {
 #[wasm_bindgen_test]
 async fn errors_keep_their_cause() {
     let v = eval("return new Error('boom', { cause: new TypeError('root') })");
-    match render(&walk(&v, Limits::default()).await) {
+    match render(&walk(&v, WalkLimits::default()).await) {
         Rendered::Text(t) => {
             assert!(t.starts_with("Error: boom\n    at "), "{t}");
             assert!(t.contains("{ [cause]: TypeError: root"), "{t}");

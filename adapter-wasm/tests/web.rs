@@ -31,9 +31,9 @@ fn truncation_works_in_wasm() {
 
 #[wasm_bindgen_test]
 fn event_buffer_works_in_wasm() {
-    use daebug_adapter::buffer::{EventBuffer, Limits, Outgoing};
+    use daebug_adapter::buffer::{BufferLimits, EventBuffer, Outgoing};
     use daebug_protocol::{BackgroundEvent, EventType, Level};
-    let mut buf = EventBuffer::new(Limits::default());
+    let mut buf = EventBuffer::new(BufferLimits::default());
     for n in 0..5 {
         buf.push(
             BackgroundEvent {

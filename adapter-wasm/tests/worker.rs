@@ -18,13 +18,13 @@ fn runs_in_a_dedicated_worker() {
 #[wasm_bindgen_test]
 async fn values_are_walked_in_a_worker_without_a_dom() {
     use daebug_adapter::inspect::{render, Rendered};
-    use daebug_adapter::walk::{walk, Limits};
+    use daebug_adapter::walk::{walk, WalkLimits};
     let v = js_sys::Function::new_no_args(
         "class Job { constructor() { this.done = new Set(['a']) } }; return [new Job(), self.name]",
     )
     .call0(&wasm_bindgen::JsValue::UNDEFINED)
     .expect("runs");
-    let got = render(&walk(&v, Limits::default()).await);
+    let got = render(&walk(&v, WalkLimits::default()).await);
     match got {
         Rendered::Text(t) => assert!(t.starts_with(r#"[Job { done: Set(1) {"a"} }, "#), "{t}"),
         other => panic!("{other:?}"),
@@ -33,11 +33,11 @@ async fn values_are_walked_in_a_worker_without_a_dom() {
 
 #[wasm_bindgen_test]
 fn capture_works_in_a_worker() {
-    use daebug_adapter::buffer::{EventBuffer, Limits};
+    use daebug_adapter::buffer::{BufferLimits, EventBuffer};
     use daebug_adapter::capture::Capture;
     use std::cell::RefCell;
     use std::rc::Rc;
-    let buffer = Rc::new(RefCell::new(EventBuffer::new(Limits::default())));
+    let buffer = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
     let capture = Capture::install(buffer.clone()).expect("install in a worker");
     js_sys::Function::new_no_args(
         "console.log('from the worker'); self.dispatchEvent(new ErrorEvent('error', { message: 'boom' }))",

@@ -374,7 +374,7 @@ function __wbg_get_imports() {
         }, arguments); },
         __wbindgen_generic_0000000000000001: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>")], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h668246abf8885f1d);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h29229bc5da66e663);
             return ret;
         },
         __wbindgen_generic_0000000000000002: function(arg0, arg1) {
@@ -384,12 +384,12 @@ function __wbg_get_imports() {
         },
         __wbindgen_generic_0000000000000003: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__he2d830f9f38e64a3);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h9ac9e249c996fe15);
             return ret;
         },
         __wbindgen_generic_0000000000000004: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 4, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__hc37820c8b0f01b5f);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h4b82a073f5759d3d);
             return ret;
         },
         __wbindgen_generic_0000000000000005: function(arg0) {
@@ -417,12 +417,12 @@ function __wbg_get_imports() {
     };
 }
 
-function wasm_bindgen__convert__closures_____invoke__hc37820c8b0f01b5f(arg0, arg1) {
-    wasm.wasm_bindgen__convert__closures_____invoke__hc37820c8b0f01b5f(arg0, arg1);
+function wasm_bindgen__convert__closures_____invoke__h4b82a073f5759d3d(arg0, arg1) {
+    wasm.wasm_bindgen__convert__closures_____invoke__h4b82a073f5759d3d(arg0, arg1);
 }
 
-function wasm_bindgen__convert__closures_____invoke__he2d830f9f38e64a3(arg0, arg1, arg2) {
-    wasm.wasm_bindgen__convert__closures_____invoke__he2d830f9f38e64a3(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h9ac9e249c996fe15(arg0, arg1, arg2) {
+    wasm.wasm_bindgen__convert__closures_____invoke__h9ac9e249c996fe15(arg0, arg1, arg2);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h2a3099ec6d2740d7(arg0, arg1, arg2) {
@@ -432,8 +432,8 @@ function wasm_bindgen__convert__closures_____invoke__h2a3099ec6d2740d7(arg0, arg
     }
 }
 
-function wasm_bindgen__convert__closures_____invoke__h668246abf8885f1d(arg0, arg1, arg2, arg3) {
-    wasm.wasm_bindgen__convert__closures_____invoke__h668246abf8885f1d(arg0, arg1, arg2, arg3);
+function wasm_bindgen__convert__closures_____invoke__h29229bc5da66e663(arg0, arg1, arg2, arg3) {
+    wasm.wasm_bindgen__convert__closures_____invoke__h29229bc5da66e663(arg0, arg1, arg2, arg3);
 }
 
 function addToExternrefTable0(obj) {

@@ -10,7 +10,7 @@ pub use daebug_protocol::RealmKind;
 
 /// A realm's state as the registry shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RealmState {
+pub enum RealmStatus {
     /// Connected: the state of its log.
     Log(LogState),
     /// Stopped answering pings.
@@ -19,12 +19,12 @@ pub enum RealmState {
     Disconnected,
 }
 
-impl RealmState {
+impl RealmStatus {
     pub fn as_str(self) -> &'static str {
         match self {
-            RealmState::Log(s) => s.as_str(),
-            RealmState::Unresponsive => "unresponsive",
-            RealmState::Disconnected => "disconnected",
+            RealmStatus::Log(s) => s.as_str(),
+            RealmStatus::Unresponsive => "unresponsive",
+            RealmStatus::Disconnected => "disconnected",
         }
     }
 }
@@ -37,7 +37,7 @@ pub struct RealmEntry {
     pub url: String,
     /// Last heartbeat (hub time).
     pub last_seen: ClockTime,
-    pub state: RealmState,
+    pub state: RealmStatus,
 }
 
 /// Whether the hub is up.
@@ -131,7 +131,7 @@ mod tests {
         ClockTime::parse(s).unwrap()
     }
 
-    fn entry(stem: &str, kind: RealmKind, url: &str, state: RealmState) -> RealmEntry {
+    fn entry(stem: &str, kind: RealmKind, url: &str, state: RealmStatus) -> RealmEntry {
         RealmEntry {
             stem: stem.into(),
             kind,
@@ -148,19 +148,19 @@ mod tests {
                 "shop-3f2a",
                 RealmKind::Page,
                 "http://127.0.0.1:8302/index.html",
-                RealmState::Log(LogState::Idle),
+                RealmStatus::Log(LogState::Idle),
             ),
             entry(
                 "worker-91bc",
                 RealmKind::Worker,
                 "http://127.0.0.1:8302/w.js",
-                RealmState::Log(LogState::Executing),
+                RealmStatus::Log(LogState::Executing),
             ),
             entry(
                 "old-0001",
                 RealmKind::Page,
                 "http://x/(a)\nb",
-                RealmState::Disconnected,
+                RealmStatus::Disconnected,
             ),
         ];
         let text = render(
@@ -205,7 +205,7 @@ mod tests {
                 "shop-3f2a",
                 RealmKind::Page,
                 "u",
-                RealmState::Unresponsive,
+                RealmStatus::Unresponsive,
             )],
         );
         assert!(text.contains(
@@ -229,7 +229,7 @@ mod tests {
                     &format!("p-{i:04x}"),
                     RealmKind::Page,
                     "u",
-                    RealmState::Log(LogState::Idle),
+                    RealmStatus::Log(LogState::Idle),
                 )
             })
             .collect();

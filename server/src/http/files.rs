@@ -176,40 +176,49 @@ async fn resolve(root: &Path, path: &Path) -> Option<PathBuf> {
 }
 
 /// Percent-decode one path segment (or query value, `+` staying a `+`);
-/// `None` on a bad escape or non-UTF-8.
+/// `None` on a bad escape (`%2`, `%g0`, `%+f`) or non-UTF-8: a request the
+/// hub cannot read exactly is refused, not guessed at.
 pub(super) fn percent_decode(segment: &str) -> Option<String> {
     let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                // from_str_radix alone would accept `%+f`.
-                return None;
-            }
-            let hex = std::str::from_utf8(hex).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
+    let escapes_ok = bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'%'
+            || bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if !escapes_ok {
+        return None;
     }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .ok()
+        .map(|s| s.into_owned())
 }
+
+/// What a path segment in a `Location` header keeps unescaped (RFC 3986
+/// `pchar` without `%`).
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b':')
+    .remove(b'@');
 
 /// Percent-encode one path segment for a `Location` header.
 fn percent_encode(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for &b in segment.as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(segment, SEGMENT).to_string()
 }
 
 /// `/dir` → 308 `/dir/`, so relative links in its index resolve. Built from

@@ -17,7 +17,7 @@ use super::clock::wall;
 use super::fsio::write_atomic;
 use super::log_task::{self, ConnId, LogHandle, LogMsg, LogSettings};
 use super::names;
-use crate::engine::registry::{self, HubStatus, RealmEntry, RealmState};
+use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::{ClockTime, LogState};
 
 /// At most this many realms are remembered; the oldest disconnected ones
@@ -85,9 +85,9 @@ struct Realm {
 impl Realm {
     fn entry(&self) -> RealmEntry {
         let state = match (self.conn, self.responsive) {
-            (None, _) => RealmState::Disconnected,
-            (Some(_), false) => RealmState::Unresponsive,
-            (Some(_), true) => RealmState::Log(self.log_state),
+            (None, _) => RealmStatus::Disconnected,
+            (Some(_), false) => RealmStatus::Unresponsive,
+            (Some(_), true) => RealmStatus::Log(self.log_state),
         };
         RealmEntry {
             stem: self.stem.clone(),

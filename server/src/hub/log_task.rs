@@ -74,7 +74,7 @@ pub struct LogHandle {
 
 /// The realm connection serving a log.
 #[derive(Debug)]
-struct Link {
+struct RealmLink {
     conn: ConnId,
     tx: mpsc::Sender<HubMsg>,
 }
@@ -139,7 +139,7 @@ struct LogTask {
     failing: bool,
     /// Whether the realm is a page or a worker, for the notes in the log.
     kind: RealmKind,
-    link: Option<Link>,
+    link: Option<RealmLink>,
     /// A job dispatched while no realm was there; sent when one attaches.
     held: Option<HubMsg>,
     sent: Option<Sent>,
@@ -350,7 +350,7 @@ impl LogTask {
         in_flight: Vec<JobId>,
     ) {
         self.kind = kind;
-        self.link = Some(Link { conn, tx });
+        self.link = Some(RealmLink { conn, tx });
         // A job sent on an earlier connection that the realm no longer
         // runs (it reloaded) will never answer: say so now.
         if let Some(sent) = self
@@ -621,7 +621,11 @@ fn off_the_worker<T>(long: bool, work: impl FnOnce() -> T) -> T {
 /// [`LogFile::transact`]). The same job decided again (the write was run
 /// again on newer text) is not sent twice; its id decided for other code
 /// asks the engine for a fresh id, since a realm runs an id only once.
-fn send_early(link: &Option<Link>, early: &mut Option<SentEarly>, effects: &[Effect]) -> Early {
+fn send_early(
+    link: &Option<RealmLink>,
+    early: &mut Option<SentEarly>,
+    effects: &[Effect],
+) -> Early {
     let Some((job, code, timeout_ms)) = effects.iter().find_map(|e| match e {
         Effect::Dispatch {
             job,
@@ -810,7 +814,7 @@ mod tests {
         let (tx, rx) = mpsc::channel(16);
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
-        task.link = Some(Link { conn: 1, tx });
+        task.link = Some(RealmLink { conn: 1, tx });
         (task, rx)
     }
 

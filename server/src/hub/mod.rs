@@ -174,17 +174,18 @@ impl Hub {
         )
     }
 
-    /// Serves until `shutdown` resolves, then stops every task cleanly.
+    /// Serves until `signal` resolves, then stops every task cleanly.
     pub async fn run(
         self,
-        shutdown: impl Future<Output = ()> + Send + 'static,
+        signal: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), HubError> {
         let debug = self.root.join("debug");
         std::fs::create_dir_all(&debug).map_err(|source| HubError::Root {
             path: debug.clone(),
             source,
         })?;
-        let token = CancellationToken::new();
+        // The one shutdown token: every task and connection watches it.
+        let shutdown = CancellationToken::new();
         let tracker = TaskTracker::new();
         let (dir_tx, dir_rx) = mpsc::unbounded_channel();
         let settings = LogSettings {
@@ -192,7 +193,7 @@ impl Hub {
             default_timeout: self.config.default_timeout,
             clock: clock::Clock::start(),
             directory: dir_tx.clone(),
-            shutdown: token.clone(),
+            shutdown: shutdown.clone(),
         };
         let watch =
             watcher::watch(&self.root, dir_tx.clone()).map_err(|source| HubError::Watch {
@@ -210,13 +211,13 @@ impl Hub {
         let directory = tokio::spawn(directory.run(dir_rx));
 
         let guard = Arc::new(Guard::new(self.addr, &self.config.allow_origins));
-        let realms = realm::router(realm::RealmState {
+        let realms = realm::router(realm::SocketState {
             directory: dir_tx,
             guard: guard.clone(),
             ping_every: self.config.ping_every,
             unresponsive_after: self.config.unresponsive_after,
             max_frame: self.config.max_frame,
-            shutdown: token.clone(),
+            shutdown: shutdown.clone(),
             tracker: tracker.clone(),
         });
         let app = http::router(
@@ -229,23 +230,25 @@ impl Hub {
             realms,
         );
         tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
-        let stop = token.clone();
-        let serve = axum::serve(self.listener, app)
-            .with_graceful_shutdown(async move {
-                tokio::select! {
-                    () = shutdown => {}
-                    () = stop.cancelled() => {}
-                }
-                // Upgraded WebSockets are not waited for by axum: tell
-                // their tasks now, and wait for them below.
-                stop.cancel();
-            })
-            .into_future();
+        let serve = {
+            let shutdown = shutdown.clone();
+            axum::serve(self.listener, app)
+                .with_graceful_shutdown(async move {
+                    tokio::select! {
+                        () = signal => {}
+                        () = shutdown.cancelled() => {}
+                    }
+                    // Upgraded WebSockets are not waited for by axum: tell
+                    // their tasks now, and wait for them below.
+                    shutdown.cancel();
+                })
+                .into_future()
+        };
         // A client that sent half a request would hold the graceful
         // shutdown open forever: give open connections a moment, then drop
         // them.
         let grace = async {
-            token.cancelled().await;
+            shutdown.cancelled().await;
             tokio::time::sleep(SHUTDOWN_GRACE).await;
         };
         let served = tokio::select! {
@@ -255,7 +258,7 @@ impl Hub {
                 Ok(())
             }
         };
-        token.cancel();
+        shutdown.cancel();
         tracker.close();
         if tokio::time::timeout(SHUTDOWN_GRACE, tracker.wait())
             .await

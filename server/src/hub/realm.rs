@@ -35,7 +35,7 @@ pub const MAX_FRAME: usize = 16 * 1024 * 1024;
 
 /// What the `/ws` route needs.
 #[derive(Clone)]
-pub struct RealmState {
+pub struct SocketState {
     pub directory: mpsc::UnboundedSender<DirMsg>,
     pub guard: Arc<Guard>,
     pub ping_every: Duration,
@@ -48,7 +48,7 @@ pub struct RealmState {
 }
 
 /// The router holding `/ws`.
-pub fn router(state: RealmState) -> Router {
+pub fn router(state: SocketState) -> Router {
     Router::new().route("/ws", get(upgrade)).with_state(state)
 }
 
@@ -56,7 +56,7 @@ pub fn router(state: RealmState) -> Router {
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 async fn upgrade(
-    State(state): State<RealmState>,
+    State(state): State<SocketState>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
@@ -97,7 +97,7 @@ enum HelloError {
 }
 
 /// Relays one realm connection until it closes or the hub shuts down.
-pub async fn serve<W, R, E>(state: RealmState, mut sink: W, mut stream: R)
+pub async fn serve<W, R, E>(state: SocketState, mut sink: W, mut stream: R)
 where
     W: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, E>> + Unpin,
@@ -227,7 +227,7 @@ where
     let _ = state.directory.send(DirMsg::Gone { conn });
 }
 
-async fn read_hello<R, E>(state: &RealmState, stream: &mut R) -> Result<Hello, HelloError>
+async fn read_hello<R, E>(state: &SocketState, stream: &mut R) -> Result<Hello, HelloError>
 where
     R: Stream<Item = Result<Message, E>> + Unpin,
     E: std::fmt::Display,
