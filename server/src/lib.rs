@@ -29,6 +29,7 @@ pub mod config;
 pub mod engine;
 pub mod http;
 pub mod hub;
+pub mod lang;
 pub mod prepare;
 
 pub use config::HubConfig;

@@ -8,8 +8,35 @@ use daebug::engine::{
     apply, ClockTime, Config, Input, JobError, JobId, JobProgress, JobResult, LogEngine, Millis,
     Now, Outcome, Value,
 };
+use daebug::lang::Lang;
+use daebug::prepare::cell::CellMap;
+use daebug::prepare::splice::SpliceMap;
+use daebug::prepare::{Prepared, Preparer};
 use daebug_protocol::{BackgroundEvent, EventType, Level};
 use proptest::prelude::*;
+
+/// Sends a block as it is: the engine's properties do not depend on what
+/// a block becomes, so these tests need no parser.
+#[derive(Debug)]
+struct Verbatim;
+
+impl Preparer for Verbatim {
+    fn prepare(&self, source: &str, _: Lang, _: JobId) -> Result<Prepared, JobError> {
+        let whole = std::iter::once(0..source.len()).collect::<Vec<_>>();
+        let map = CellMap::new(source, &whole, SpliceMap::default(), source, 0);
+        Ok(Prepared {
+            code: source.to_string(),
+            map,
+        })
+    }
+}
+
+fn config() -> Config {
+    Config {
+        preparer: std::sync::Arc::new(Verbatim),
+        ..Config::default()
+    }
+}
 
 /// One line an agent might write.
 fn agent_line() -> impl Strategy<Value = String> {
@@ -92,7 +119,7 @@ proptest! {
     #[test]
     fn agent_text_survives_and_one_footer(steps in prop::collection::vec(step(), 1..24), crlf in any::<bool>()) {
         let eol = if crlf { "\r\n" } else { "\n" };
-        let mut engine = LogEngine::new("shop-3f2a", Config::default());
+        let mut engine = LogEngine::new("shop-3f2a", config());
         let mut text = new_log("shop-3f2a").replace('\n', eol);
         // Every line the agent wrote that has content, in order.
         let mut written: Vec<String> = Vec::new();
@@ -158,7 +185,7 @@ proptest! {
 
     #[test]
     fn never_panics_on_any_text(text in "(?s).{0,400}", extra in prop::collection::vec(any::<u8>(), 0..8)) {
-        let mut engine = LogEngine::new("s", Config::default());
+        let mut engine = LogEngine::new("s", config());
         let mut text = text;
         for (i, b) in extra.into_iter().enumerate() {
             let now = Now { mono: Millis(i as u64 * 7_000), clock: ClockTime::default() };

@@ -123,24 +123,7 @@ pub fn blocks(text: &str, start: usize) -> impl Iterator<Item = Block<'_>> {
     })
 }
 
-/// A fence the realm can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    /// `js`, `javascript`, `mjs` or no info string.
-    Js,
-    /// `ts` or `typescript`: types are stripped before dispatch.
-    Ts,
-}
-
-/// Options of an executable fence.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecInfo {
-    pub lang: Lang,
-    /// `Some(Ok(ms))` for a valid `timeout=…`, `Some(Err(token))` for an
-    /// invalid one (answered with an error instead of running).
-    pub timeout: Option<Result<u64, String>>,
-}
+pub use crate::lang::{ExecInfo, Lang};
 
 /// Whether a fence with this info string is executable, and its options.
 pub fn exec_info(info: &str) -> Option<ExecInfo> {

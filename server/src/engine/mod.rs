@@ -70,8 +70,11 @@ const REMEMBERED_JOBS: usize = 64;
 const MAX_CHUNKS_PER_INPUT: usize = 10_000;
 
 /// Settings of one engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Config {
+    /// Turns a block into the code its realm runs (oxc in the hub; tests
+    /// of the engine alone may give a simpler one).
+    pub preparer: std::sync::Arc<dyn prepare::Preparer>,
     /// Timeout of a block without a `timeout=` option (`--timeout`).
     pub default_timeout_ms: u64,
     /// Replies longer than this many bytes are cut and archived.
@@ -84,6 +87,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
+            preparer: std::sync::Arc::new(prepare::Oxc),
             default_timeout_ms: 60_000,
             inline_limit: 32 * 1024,
             first_job: 1,
@@ -610,7 +614,7 @@ impl LogEngine {
                 message: format!("invalid fence option `{token}`; write it as timeout=120s, timeout=500ms or timeout=2m"),
                 stack: None,
             }),
-            _ => prepare::prepare(&code, block.info.lang, id),
+            _ => self.config.preparer.prepare(&code, block.info.lang, id),
         };
         let opener = lines_from(&w.buf, block.start)
             .next()

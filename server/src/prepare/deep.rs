@@ -22,7 +22,7 @@ use std::sync::{mpsc, Mutex, OnceLock};
 use daebug_protocol::{JobError, JobId};
 
 use super::Prepared;
-use crate::engine::Lang;
+use crate::lang::Lang;
 
 /// The largest block the hub prepares.
 pub const MAX_BLOCK_BYTES: usize = 256 << 10;

@@ -33,7 +33,7 @@ use daebug_protocol::{JobError, JobId};
 
 pub use cell::CellMap;
 
-use crate::engine::Lang;
+use crate::lang::Lang;
 use rewrite::{EXPORT, FUNCTION, GLOBAL, RESOLVE, RESULT, SCOPE};
 use splice::Splices;
 
@@ -44,6 +44,23 @@ pub struct Prepared {
     pub code: String,
     /// Positions of `code` mapped back to the block, for stack traces.
     pub map: CellMap,
+}
+
+/// Turns a block into what its realm runs: what the log engine is given
+/// (so the engine does not call the parser itself).
+pub trait Preparer: std::fmt::Debug + Send + Sync {
+    /// The code for `job`, or the error to answer the block with at once.
+    fn prepare(&self, source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobError>;
+}
+
+/// The hub's preparer: [`prepare`] (oxc, on a deep-stack thread).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Oxc;
+
+impl Preparer for Oxc {
+    fn prepare(&self, source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobError> {
+        prepare(source, lang, job)
+    }
 }
 
 /// The name the prepared code of `job` gives itself in stack traces.
