@@ -4,6 +4,10 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Largest frame a realm may send (results are cut by the realm long
+/// before this; a bigger frame is refused with a clear close reason).
+pub const MAX_FRAME: usize = 16 * 1024 * 1024;
+
 /// Everything a [`crate::Hub`] needs to start.
 #[derive(Debug, Clone)]
 pub struct HubConfig {
@@ -42,7 +46,7 @@ impl HubConfig {
             ping_every: Duration::from_secs(5),
             unresponsive_after: Duration::from_secs(15),
             restart_command: "daebug".into(),
-            max_frame: crate::hub::realm::MAX_FRAME,
+            max_frame: MAX_FRAME,
         }
     }
 }

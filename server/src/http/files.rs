@@ -124,7 +124,7 @@ impl RequestPath {
     fn parse(raw: &str) -> Result<RequestPath, Refused> {
         let mut segments = Vec::new();
         for raw_segment in raw.split('/').filter(|s| !s.is_empty()) {
-            let segment = percent_decode(raw_segment).ok_or(Refused::Malformed)?;
+            let segment = super::percent::decode(raw_segment).ok_or(Refused::Malformed)?;
             if segment.contains(['/', '\\', '\0']) || (cfg!(windows) && segment.contains(':')) {
                 // An encoded separator or a drive prefix: an escape attempt.
                 return Err(Refused::Hidden);
@@ -173,26 +173,6 @@ async fn resolve(root: &Path, path: &Path) -> Option<PathBuf> {
         return None;
     }
     Some(canonical)
-}
-
-/// Percent-decode one path segment (or query value, `+` staying a `+`);
-/// `None` on a bad escape (`%2`, `%g0`, `%+f`) or non-UTF-8: a request the
-/// hub cannot read exactly is refused, not guessed at.
-pub(super) fn percent_decode(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let escapes_ok = bytes.iter().enumerate().all(|(i, &b)| {
-        b != b'%'
-            || bytes
-                .get(i + 1..i + 3)
-                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
-    });
-    if !escapes_ok {
-        return None;
-    }
-    percent_encoding::percent_decode_str(segment)
-        .decode_utf8()
-        .ok()
-        .map(|s| s.into_owned())
 }
 
 /// What a path segment in a `Location` header keeps unescaped (RFC 3986
@@ -662,12 +642,6 @@ mod tests {
 
     #[test]
     fn decoding() {
-        assert_eq!(percent_decode("a%20b").as_deref(), Some("a b"));
-        assert_eq!(percent_decode("%2e%2E").as_deref(), Some(".."));
-        assert_eq!(percent_decode("%2"), None);
-        assert_eq!(percent_decode("%g0"), None);
-        assert_eq!(percent_decode("%+f"), None);
-        assert_eq!(percent_decode("%c3"), None);
         assert_eq!(percent_encode("a b/ü"), "a%20b%2F%C3%BC");
     }
 }

@@ -24,6 +24,7 @@ use axum::Router;
 pub mod assets;
 pub mod files;
 pub mod guard;
+pub mod percent;
 pub mod token;
 
 /// What the HTTP handlers share.

@@ -21,8 +21,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::assets::ADAPTER_FILES;
-use super::files::percent_decode;
 use super::guard::plain_text;
+use super::percent::decode as percent_decode;
 
 /// The cookie that carries the token for a page's same-origin requests.
 const COOKIE_NAME: &str = "daebug_token";

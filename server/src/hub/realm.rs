@@ -29,9 +29,7 @@ use crate::http::guard::Guard;
 
 /// A realm has this long to say hello after the upgrade.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
-/// Largest frame a realm may send (results are cut by the realm long
-/// before this; a bigger frame is refused with a clear close reason).
-pub const MAX_FRAME: usize = 16 * 1024 * 1024;
+pub use crate::config::MAX_FRAME;
 
 /// What the `/ws` route needs.
 #[derive(Clone)]
