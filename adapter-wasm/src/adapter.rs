@@ -209,6 +209,20 @@ fn keep_tab_id(id: &str) {
     }
 }
 
+/// An event handler that calls `f` with the adapter while it lives (a
+/// weak reference: a handler never keeps the adapter alive).
+fn handler(
+    rc: &Rc<RefCell<Adapter>>,
+    f: fn(&Rc<RefCell<Adapter>>, JsValue),
+) -> Closure<dyn FnMut(JsValue)> {
+    let weak: Weak<RefCell<Adapter>> = Rc::downgrade(rc);
+    Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
+        if let Some(rc) = weak.upgrade() {
+            f(&rc, e);
+        }
+    })
+}
+
 impl Adapter {
     fn new(script_url: &str) -> Adapter {
         let global = js_sys::global();
@@ -265,14 +279,7 @@ impl Adapter {
                 Adapter::tick(&rc);
             }
         });
-        let handler = |f: fn(&Rc<RefCell<Adapter>>, JsValue)| {
-            let weak: Weak<RefCell<Adapter>> = Rc::downgrade(rc);
-            Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
-                if let Some(rc) = weak.upgrade() {
-                    f(&rc, e);
-                }
-            })
-        };
+        let handler = |f| handler(rc, f);
         // Going away: events so far go out, then the hub hears where the
         // page goes and the socket closes (a page in the back/forward
         // cache must not look alive).
@@ -334,14 +341,7 @@ impl Adapter {
                 return Adapter::perform(rc, actions);
             }
         };
-        let handler = |f: fn(&Rc<RefCell<Adapter>>, JsValue)| {
-            let weak: Weak<RefCell<Adapter>> = Rc::downgrade(rc);
-            Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
-                if let Some(rc) = weak.upgrade() {
-                    f(&rc, e);
-                }
-            })
-        };
+        let handler = |f| handler(rc, f);
         let on_open = handler(|rc, _| {
             let actions = rc.borrow_mut().link.on_open();
             Adapter::perform(rc, actions);

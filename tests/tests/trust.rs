@@ -67,6 +67,23 @@ fn settle_and_count(log: &Log, names: &[&str]) -> String {
         .to_string()
 }
 
+/// Every named block ran once, its own reply is under it, and the log is
+/// clean (see [`assert_clean`]).
+fn assert_each_ran_once(log: &Log, names: &[&str]) {
+    let runs = settle_and_count(log, names);
+    let want: Vec<String> = names.iter().map(|n| format!("\\\"{n}\\\":1")).collect();
+    assert_eq!(runs, format!("\"{{{}}}\"", want.join(",")));
+    let text = log.text();
+    for name in names {
+        assert_eq!(
+            reply_under(&text, name),
+            format!("\"{name}-done\""),
+            "{text}"
+        );
+    }
+    assert_clean(&text);
+}
+
 fn assert_clean(text: &str) {
     assert_eq!(footers(text), 1, "one footer:\n{text}");
     assert!(!text.contains("executing ("), "a region left:\n{text}");
@@ -87,17 +104,7 @@ fn a_save_from_a_read_taken_while_a_ran_keeps_every_reply_under_its_block() {
     });
     wait_for(&log.path, "A's reply", |t| t.contains("\"A-done\""));
     std::fs::write(&log.path, read + &block("C", 0)).unwrap();
-    let runs = settle_and_count(&log, &["A", "B", "C"]);
-    assert_eq!(runs, r#""{\"A\":1,\"B\":1,\"C\":1}""#);
-    let text = log.text();
-    for name in ["A", "B", "C"] {
-        assert_eq!(
-            reply_under(&text, name),
-            format!("\"{name}-done\""),
-            "{text}"
-        );
-    }
-    assert_clean(&text);
+    assert_each_ran_once(&log, &["A", "B", "C"]);
 }
 
 /// Case 2: a save from a read before A's reply erases that reply.
@@ -108,11 +115,7 @@ fn a_save_that_erases_a_reply_does_not_run_the_block_again() {
     let s0 = log.text();
     log.exchange(Write::Append, &block("A", 0), 1);
     std::fs::write(&log.path, s0 + &block("A", 0) + &block("B", 0)).unwrap();
-    let runs = settle_and_count(&log, &["A", "B"]);
-    assert_eq!(runs, r#""{\"A\":1,\"B\":1}""#);
-    let text = log.text();
-    assert_eq!(reply_under(&text, "A"), "\"A-done\"", "{text}");
-    assert_clean(&text);
+    assert_each_ran_once(&log, &["A", "B"]);
 }
 
 /// Case 3: the agent saves its own text plus B while A runs.
@@ -124,12 +127,7 @@ fn a_save_while_a_block_runs_keeps_one_footer_and_runs_the_new_block() {
     log.write(Write::Append, &block("A", 500));
     wait_for(&log.path, "A running", |t| t.contains("executing ("));
     std::fs::write(&log.path, s0 + &block("A", 500) + &block("B", 0)).unwrap();
-    let runs = settle_and_count(&log, &["A", "B"]);
-    assert_eq!(runs, r#""{\"A\":1,\"B\":1}""#);
-    let text = log.text();
-    assert_eq!(reply_under(&text, "A"), "\"A-done\"", "{text}");
-    assert_eq!(reply_under(&text, "B"), "\"B-done\"", "{text}");
-    assert_clean(&text);
+    assert_each_ran_once(&log, &["A", "B"]);
 }
 
 /// Case 4: a save from a read taken while A ran, written after A's reply,
@@ -144,11 +142,7 @@ fn a_stale_executing_region_becomes_its_reply_not_a_note_that_the_hub_stopped() 
     let save = log.path.with_extension("md.tmp");
     std::fs::write(&save, read + &block("B", 0)).unwrap();
     std::fs::rename(&save, &log.path).unwrap();
-    let runs = settle_and_count(&log, &["A", "B"]);
-    assert_eq!(runs, r#""{\"A\":1,\"B\":1}""#);
-    let text = log.text();
-    assert_eq!(reply_under(&text, "A"), "\"A-done\"", "{text}");
-    assert_clean(&text);
+    assert_each_ran_once(&log, &["A", "B"]);
 }
 
 /// Case 5: kill -9 the hub while a job's region shows page output shaped
