@@ -8,14 +8,15 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use daebug_protocol::{HubMsg, JobId, RealmKind};
+use daebug_protocol::{HubMsg, RealmKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
 use super::clock::wall;
 use super::fsio::write_atomic;
-use super::log_task::{self, ConnId, LogHandle, LogMsg, LogSettings};
+use super::log_task::{self, LogSettings};
+use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg, Welcome};
 use super::names;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::{ClockTime, LogState};
@@ -23,49 +24,6 @@ use crate::engine::{ClockTime, LogState};
 /// At most this many realms are remembered; the oldest disconnected ones
 /// are forgotten first (their logs stay on disk).
 const MAX_REALMS: usize = 150;
-
-/// What a realm says about itself in its hello.
-#[derive(Debug, Clone)]
-pub struct Hello {
-    pub kind: RealmKind,
-    pub name: String,
-    pub url: String,
-    pub id: String,
-    pub jobs: Vec<JobId>,
-}
-
-/// The directory's answer to a hello.
-#[derive(Debug)]
-pub struct Welcome {
-    pub stem: String,
-    pub id: String,
-    pub log: LogHandle,
-}
-
-/// What the directory is told.
-#[derive(Debug)]
-pub enum DirMsg {
-    /// A realm connected.
-    Hello {
-        conn: ConnId,
-        hello: Hello,
-        tx: mpsc::Sender<HubMsg>,
-        reply: oneshot::Sender<Welcome>,
-    },
-    /// Its connection closed.
-    Gone { conn: ConnId },
-    /// It stopped or resumed answering pings.
-    Responsive { conn: ConnId, responsive: bool },
-    /// It answered a ping (only the remembered time changes; the registry
-    /// is not rewritten for heartbeats).
-    Seen { conn: ConnId },
-    /// A log's state changed.
-    LogState { stem: String, state: LogState },
-    /// The watcher saw this file in `debug/` change (or go).
-    FileChanged { file_name: String, removed: bool },
-    /// `debug/` was created again after someone deleted it.
-    DebugDirCreated,
-}
 
 /// One realm the registry lists.
 #[derive(Debug)]

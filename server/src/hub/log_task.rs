@@ -22,10 +22,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::Clock;
-use super::directory::DirMsg;
 use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::log_file::{Early, Later, LogFile};
+use super::messages::{ConnId, DirMsg, LogHandle, LogMsg};
 use crate::engine::{Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
 
@@ -40,37 +40,6 @@ const RESCUE_CHECKS: [Duration; 4] = [
 
 /// How long to wait before trying again after a read or write failed.
 const RETRY_AFTER_ERROR: Duration = Duration::from_secs(1);
-
-/// Identifies one WebSocket connection (a realm can reconnect).
-pub type ConnId = u64;
-
-/// What a log task is told.
-#[derive(Debug)]
-pub enum LogMsg {
-    /// The watcher saw the file change.
-    Changed,
-    /// A message from the realm about this log's jobs.
-    Realm(Input),
-    /// A realm connection now serves this log.
-    Attach {
-        conn: ConnId,
-        kind: RealmKind,
-        tx: mpsc::Sender<HubMsg>,
-        /// Jobs the realm says it is still running (after a dropped
-        /// connection, not a reload).
-        in_flight: Vec<JobId>,
-    },
-    /// That connection closed.
-    Detach { conn: ConnId },
-    /// That connection stopped (or resumed) answering pings.
-    Responsive { conn: ConnId, responsive: bool },
-}
-
-/// The sending side of a log task's inbox.
-#[derive(Debug, Clone)]
-pub struct LogHandle {
-    pub tx: mpsc::UnboundedSender<LogMsg>,
-}
 
 /// The realm connection serving a log.
 #[derive(Debug)]

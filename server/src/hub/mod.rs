@@ -20,6 +20,7 @@ pub mod fsio;
 pub mod history;
 pub mod log_file;
 pub mod log_task;
+pub mod messages;
 pub mod names;
 pub mod realm;
 pub mod watcher;

@@ -22,8 +22,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{interval, Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
-use super::directory::{DirMsg, Hello};
-use super::log_task::LogMsg;
+use super::messages::LogMsg;
+use super::messages::{DirMsg, Hello};
 use crate::engine::Input;
 use crate::http::guard::Guard;
 

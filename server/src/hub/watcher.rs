@@ -10,7 +10,7 @@ use notify::event::EventKind;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-use super::directory::DirMsg;
+use super::messages::DirMsg;
 
 /// Starts watching `root` and `root/debug`. The watch lasts as long as the
 /// returned value.
