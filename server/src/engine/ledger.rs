@@ -149,7 +149,13 @@ pub fn match_blocks<'a>(
     let taken: Vec<(usize, &Taken)> = taken
         .into_iter()
         .enumerate()
-        .filter(|(_, t)| t.hint.is_none_or(|h| h >= start))
+        // A partial scan only knows blocks from `start` on: a block whose
+        // place is unknown (above a window, or not found) is a candidate in
+        // a whole scan only.
+        .filter(|(_, t)| match t.hint {
+            Some(h) => h >= start,
+            None => start == 0,
+        })
         .collect();
     let mut next = 0;
     found
@@ -253,5 +259,10 @@ mod tests {
         let text = "x\n```js\nA\n```\n";
         let s = survey(text, 2, "s");
         assert_eq!(match_blocks([&a], text, &s.blocks, 2), vec![None]);
+        // Nor is one whose place is unknown, but in a whole scan.
+        a.hint = None;
+        assert_eq!(match_blocks([&a], text, &s.blocks, 2), vec![None]);
+        let s = survey(text, 0, "s");
+        assert_eq!(match_blocks([&a], text, &s.blocks, 0), vec![Some(0)]);
     }
 }

@@ -909,6 +909,33 @@ mod tests {
             .count()
     }
 
+    /// The same code appended again, far below its first run (read
+    /// through a window that no longer holds the first), is a new block.
+    #[test]
+    fn the_same_code_far_below_its_first_run_runs_again() {
+        let (_dir, mut file, mut engine) = setup();
+        let mut run = |file: &mut LogFile, engine: &mut LogEngine, code: &str, t: u64| {
+            append(&file.path, &format!("\n```js\n{code}\n```\n"));
+            let effects = file
+                .transact(engine, &Input::FileChanged, || at(t), |_| Early::Go)
+                .unwrap();
+            let ran = dispatches(&effects);
+            if let Some(job) = engine.running() {
+                file.transact(engine, &result(job), || at(t + 1), |_| Early::Go)
+                    .unwrap();
+            }
+            ran
+        };
+        assert_eq!(run(&mut file, &mut engine, "document.title", 0), 1);
+        for i in 0..80 {
+            let code = format!("'step {i}: {}'", "x".repeat(60));
+            assert_eq!(run(&mut file, &mut engine, &code, 10 + i * 2), 1);
+        }
+        assert_eq!(run(&mut file, &mut engine, "document.title", 1000), 1);
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        assert_eq!(text.matches("```js\ndocument.title\n```").count(), 2);
+    }
+
     #[test]
     fn an_append_between_read_and_write_is_kept_and_seen() {
         let (_dir, mut file, mut engine) = setup();
