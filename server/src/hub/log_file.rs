@@ -914,7 +914,7 @@ mod tests {
     #[test]
     fn the_same_code_far_below_its_first_run_runs_again() {
         let (_dir, mut file, mut engine) = setup();
-        let mut run = |file: &mut LogFile, engine: &mut LogEngine, code: &str, t: u64| {
+        let run = |file: &mut LogFile, engine: &mut LogEngine, code: &str, t: u64| {
             append(&file.path, &format!("\n```js\n{code}\n```\n"));
             let effects = file
                 .transact(engine, &Input::FileChanged, || at(t), |_| Early::Go)
