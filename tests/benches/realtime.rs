@@ -260,21 +260,7 @@ fn medians_of(samples: &[Sample]) -> (Duration, Duration) {
     (dispatch[dispatch.len() / 2], reply[reply.len() / 2])
 }
 
-/// Agent-written history of about `size` bytes: prose and fenced output
-/// that is not JavaScript, so nothing in it runs.
-fn history(size: usize) -> String {
-    let mut out = String::from("\n");
-    let mut i = 0;
-    while out.len() < size {
-        let _ = write!(
-            out,
-            "Step {i}: looked at the cart totals again; nothing new.\n\n```text\ntotal={i} items={}\n```\n\n",
-            i % 7
-        );
-        i += 1;
-    }
-    out
-}
+use daebug_test_files::agent_history as history;
 
 /// One timed job: the wall clock when its block was saved, the realm's
 /// clocks when it started, and how long until its reply was on disk.

@@ -897,10 +897,7 @@ mod tests {
         )
     }
 
-    fn append(path: &std::path::Path, text: &str) {
-        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-    }
+    use daebug_test_files::append;
 
     fn dispatches(effects: &[Effect]) -> usize {
         effects

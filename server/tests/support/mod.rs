@@ -174,26 +174,7 @@ pub async fn http_get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) ->
     (code, text)
 }
 
-/// Appends `text` to a file the way an agent's edit tool does it when it
-/// only appends.
-pub fn append(path: &Path, text: &str) {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .expect("open log");
-    f.write_all(text.as_bytes()).expect("append");
-}
-
-/// Saves like an editor: a temp file in the same folder renamed over.
-pub fn save_atomically(path: &Path, text: &str) {
-    let tmp = path.with_file_name(format!(
-        "{}.swp",
-        path.file_name().unwrap().to_string_lossy()
-    ));
-    std::fs::write(&tmp, text).expect("write temp");
-    std::fs::rename(&tmp, path).expect("rename");
-}
+pub use daebug_test_files::{append, save_atomically};
 
 /// A scripted realm over a real WebSocket.
 pub struct FakeRealm {

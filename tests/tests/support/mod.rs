@@ -248,24 +248,10 @@ impl Drop for Browser {
     }
 }
 
-/// Polls `path` until `pred` holds; panics with the file (and the
-/// registry) when the deadline passes.
+/// Polls `path` until `pred` holds; panics with the file when the
+/// deadline passes.
 pub fn wait_for(path: &Path, what: &str, pred: impl Fn(&str) -> bool) -> String {
-    let end = Instant::now() + WAIT;
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if pred(&text) {
-            return text;
-        }
-        if Instant::now() > end {
-            panic!(
-                "timed out waiting for {what} in {}:\n{text}",
-                path.display()
-            );
-        }
-        // The poll interval of this deadline-bounded wait.
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    daebug_test_files::wait_for_within(path, what, WAIT, pred)
 }
 
 /// The stem of the first realm the registry lists.
@@ -275,14 +261,7 @@ pub fn stem_in(registry: &str) -> Option<String> {
     Some(registry[start..end].to_string())
 }
 
-pub fn append(path: &PathBuf, text: &str) {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .expect("open log");
-    f.write_all(text.as_bytes()).expect("append");
-}
+pub use daebug_test_files::append;
 
 /// A second web server on another loopback port, like an app's own dev
 /// server: `/` is `html`, `/worker.js` is `worker` (a module worker).
@@ -409,12 +388,8 @@ impl Log {
     pub fn write(&self, how: Write, chunk: &str) {
         match how {
             Write::Append => append(&self.path, chunk),
-            Write::Rewrite => std::fs::write(&self.path, self.text() + chunk).unwrap(),
-            Write::Rename => {
-                let temp = self.path.with_extension("md.tmp");
-                std::fs::write(&temp, self.text() + chunk).unwrap();
-                std::fs::rename(&temp, &self.path).unwrap();
-            }
+            Write::Rewrite => daebug_test_files::rewrite(&self.path, &(self.text() + chunk)),
+            Write::Rename => daebug_test_files::save_atomically(&self.path, &(self.text() + chunk)),
         }
     }
 
