@@ -46,6 +46,7 @@ use tokio::time::Instant;
 
 use super::fsio::{exchange, remove_quietly, same_inode, write_temp_after};
 use super::history::{head_end, link_line, MIN_HISTORY, ROTATE_AT};
+use super::window::{anchor, touches_first_line, Anchor, Seen};
 use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, LogEngine, Now};
 
@@ -53,10 +54,6 @@ use crate::engine::{apply, Effect, Input, LogEngine, Now};
 pub const SETTLE: Duration = Duration::from_millis(500);
 /// Reruns of one input because the file kept changing under the write.
 const MAX_RERUNS: usize = 16;
-/// How much text before the engine's horizon a window starts with: the
-/// engine looks a few lines back from its footer (blank lines at the
-/// seam), and these bytes must match for the window to be used at all.
-const ANCHOR_MARGIN: usize = 4096;
 /// How much of a log's start is read to find its head.
 const HEAD_READ: usize = 16 << 10;
 /// From this size on a log counts as large, see [`LogFile::is_large`].
@@ -103,35 +100,6 @@ pub struct LogFile {
     /// The files the last write renamed over, still open: late writes into
     /// them are rescued.
     orphans: Vec<Orphan>,
-}
-
-/// The end of a file as the hub knows it: the text from byte `base` on.
-/// (`base` is 0 when the hub read or wrote the whole file.)
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Seen {
-    base: usize,
-    text: String,
-}
-
-impl Seen {
-    /// The file's whole length in bytes.
-    fn len(&self) -> usize {
-        self.base + self.text.len()
-    }
-}
-
-/// Lines the hub saw at a known place, just before and at the engine's
-/// horizon. Found there again, they show that the text before the engine's
-/// horizon has not moved, so reading can start at `at`.
-#[derive(Debug)]
-struct Anchor {
-    /// A line start: where a window read begins.
-    at: usize,
-    /// The text from `at` to the end of the horizon's line.
-    bytes: String,
-    /// The file's line endings, decided by its first line: a window must
-    /// agree, or the engine would write the other kind.
-    eol: Eol,
 }
 
 /// A replaced file kept open, and the text the hub knows it holds.
@@ -338,7 +306,7 @@ impl LogFile {
         let Some(cut) = engine.history_cut(&new.text, new.base) else {
             return Ok((new, None));
         };
-        if new.len() <= ROTATE_AT || cut < new.base {
+        if new.file_len() <= ROTATE_AT || cut < new.base {
             return Ok((new, None));
         }
         // The head is at the start of the file: in the text, or read from
@@ -413,7 +381,9 @@ impl LogFile {
     /// Whether a write of this log copies enough to block for
     /// milliseconds (the hub writes a whole new file each time).
     pub fn is_large(&self) -> bool {
-        self.last_seen.as_ref().is_some_and(|s| s.len() > LARGE)
+        self.last_seen
+            .as_ref()
+            .is_some_and(|s| s.file_len() > LARGE)
     }
 
     /// Reads the file: from the anchor on when `window` is allowed and the
@@ -493,11 +463,11 @@ impl LogFile {
         // write: hold it, to rescue what lands in it after this rename.
         let mut previous = None;
         let still = match &read.source {
-            Source::Open(file) => same_file(file, &self.path, read.seen.len()),
+            Source::Open(file) => same_file(file, &self.path, read.seen.file_len()),
             // Nothing may have appeared at the path meanwhile.
             Source::Missing => Ok(!self.path.exists()),
             Source::Orphan { at_path } => File::open(&self.path).and_then(|f| {
-                let ok = f.metadata()?.len() == at_path.len() as u64;
+                let ok = f.metadata()?.len() == at_path.file_len() as u64;
                 previous = Some(Orphan {
                     file: f,
                     seen: at_path.clone(),
@@ -717,10 +687,10 @@ fn late(path: &Path, orphan: &mut Orphan) -> io::Result<Late> {
     // (a same-length rewrite through an old handle is not worth a read of
     // the whole file on every input).
     let len = orphan.file.metadata()?.len() as usize;
-    if len == known.len() {
+    if len == known.file_len() {
         return Ok(Late::Unchanged);
     }
-    if len > known.len() {
+    if len > known.file_len() {
         orphan.file.seek(SeekFrom::Start(known.base as u64))?;
         if let Ok(now) = read_all(&mut orphan.file) {
             if let Some(extra) = now.strip_prefix(known.text.as_str()) {
@@ -735,7 +705,7 @@ fn late(path: &Path, orphan: &mut Orphan) -> io::Result<Late> {
     // Emptied, or cut short: a rewrite through the old handle is under
     // way; its text is compared with what the hub knew once it is whole.
     // (Cut short before the window, it is taken for the same text.)
-    let cut_short = now.len() < known.len()
+    let cut_short = now.len() < known.file_len()
         && (now.len() <= known.base && path_starts_with(path, now.as_bytes())?
             || now
                 .get(known.base..)
@@ -765,44 +735,6 @@ fn save_rescued(path: &Path, text: &str) -> io::Result<()> {
     std::fs::write(&saved, text)?;
     tracing::error!(path = %path.display(), "the log was rewritten through an old handle while the hub replaced it; that text is saved in {}", saved.display());
     Ok(())
-}
-
-/// The anchor for the next read, from the text the hub now knows and the
-/// engine's horizon in it. Without a horizon there, there is none: the
-/// next read is whole (an old anchor's bytes may still be in place while
-/// what the engine looks for moved above them).
-fn anchor(seen: &Seen, horizon: Option<usize>, old: Option<Anchor>) -> Option<Anchor> {
-    let h = horizon?.checked_sub(seen.base)?;
-    let bytes = seen.text.as_bytes();
-    if h > bytes.len() {
-        return None;
-    }
-    let end = bytes[h..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| h + i + 1);
-    let from = bytes[..h.saturating_sub(ANCHOR_MARGIN)]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    // Line endings are decided by the file's first line, which only a
-    // whole read sees.
-    let eol = match (seen.base, old) {
-        (0, _) => Eol::detect(&seen.text),
-        (_, Some(a)) => a.eol,
-        (_, None) => return None,
-    };
-    Some(Anchor {
-        at: seen.base + from,
-        bytes: seen.text[from..end].to_string(),
-        eol,
-    })
-}
-
-/// Whether an edit starts on the first line of a window.
-fn touches_first_line(window: &str, edits: &[crate::engine::TextEdit]) -> bool {
-    let first = window.find('\n').map_or(window.len(), |i| i + 1);
-    edits.iter().any(|e| e.range.start < first)
 }
 
 /// Whether `file` holds `seen.text` from `seen.base` to its end.

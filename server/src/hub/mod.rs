@@ -24,6 +24,7 @@ pub mod messages;
 pub mod names;
 pub mod realm;
 pub mod watcher;
+pub mod window;
 
 use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;

@@ -1,0 +1,121 @@
+//! The window logic of a log's transaction, pure (no disk): what the hub
+//! knows of a file's end ([`Seen`]), the lines that show the text before
+//! the engine's horizon has not moved ([`Anchor`]), and when a window is
+//! not enough ([`touches_first_line`]). [`super::log_file`] does the IO.
+
+use crate::engine::text::Eol;
+
+/// How much text before the engine's horizon a window starts with: the
+/// engine looks a few lines back from its footer (blank lines at the
+/// seam), and these bytes must match for the window to be used at all.
+const ANCHOR_MARGIN: usize = 4096;
+
+/// The end of a file as the hub knows it: the text from byte `base` on.
+/// (`base` is 0 when the hub read or wrote the whole file.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    pub base: usize,
+    pub text: String,
+}
+
+impl Seen {
+    /// The file's whole length in bytes.
+    pub fn file_len(&self) -> usize {
+        self.base + self.text.len()
+    }
+}
+
+/// Lines the hub saw at a known place, just before and at the engine's
+/// horizon. Found there again, they show that the text before the engine's
+/// horizon has not moved, so reading can start at `at`.
+#[derive(Debug)]
+pub struct Anchor {
+    /// A line start: where a window read begins.
+    pub at: usize,
+    /// The text from `at` to the end of the horizon's line.
+    pub bytes: String,
+    /// The file's line endings, decided by its first line: a window must
+    /// agree, or the engine would write the other kind.
+    pub eol: Eol,
+}
+
+/// The anchor for the next read, from the text the hub now knows and the
+/// engine's horizon in it. Without a horizon there, there is none: the
+/// next read is whole (an old anchor's bytes may still be in place while
+/// what the engine looks for moved above them).
+pub fn anchor(seen: &Seen, horizon: Option<usize>, old: Option<Anchor>) -> Option<Anchor> {
+    let h = horizon?.checked_sub(seen.base)?;
+    let bytes = seen.text.as_bytes();
+    if h > bytes.len() {
+        return None;
+    }
+    let end = bytes[h..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| h + i + 1);
+    let from = bytes[..h.saturating_sub(ANCHOR_MARGIN)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Line endings are decided by the file's first line, which only a
+    // whole read sees.
+    let eol = match (seen.base, old) {
+        (0, _) => Eol::detect(&seen.text),
+        (_, Some(a)) => a.eol,
+        (_, None) => return None,
+    };
+    Some(Anchor {
+        at: seen.base + from,
+        bytes: seen.text[from..end].to_string(),
+        eol,
+    })
+}
+
+/// Whether an edit starts on the first line of a window.
+pub fn touches_first_line(window: &str, edits: &[crate::engine::TextEdit]) -> bool {
+    let first = window.find('\n').map_or(window.len(), |i| i + 1);
+    edits.iter().any(|e| e.range.start < first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::text::TextEdit;
+
+    fn seen(base: usize, text: &str) -> Seen {
+        Seen {
+            base,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn an_anchor_ends_with_the_horizon_line_and_starts_at_a_line() {
+        let long = "x".repeat(ANCHOR_MARGIN);
+        let text = format!("head\n{long}\nmiddle\nFOOTER\nafter\n");
+        let h = text.find("FOOTER").unwrap();
+        let a = anchor(&seen(0, &text), Some(h), None).unwrap();
+        assert!(a.bytes.ends_with("FOOTER\n"), "{:?}", a.bytes);
+        assert!(a.at == 0 || text.as_bytes()[a.at - 1] == b'\n');
+        assert!(h - a.at >= ANCHOR_MARGIN.min(h));
+        assert_eq!(a.eol, Eol::detect(&text));
+        // No horizon, or a window without a known line ending: no anchor.
+        assert!(anchor(&seen(0, &text), None, None).is_none());
+        assert!(anchor(&seen(10, "FOOTER\n"), Some(10), None).is_none());
+        let old = anchor(&seen(0, &text), Some(h), None);
+        assert_eq!(anchor(&seen(10, "FOOTER\n"), Some(10), old).unwrap().at, 10);
+        // A horizon before the window is none.
+        assert!(anchor(&seen(10, "FOOTER\n"), Some(3), None).is_none());
+    }
+
+    #[test]
+    fn an_edit_on_the_first_line_needs_the_whole_text() {
+        let edit = |at: usize| TextEdit {
+            range: at..at,
+            insert: "x".into(),
+        };
+        assert!(touches_first_line("ab\ncd\n", &[edit(1)]));
+        assert!(!touches_first_line("ab\ncd\n", &[edit(3)]));
+        assert!(!touches_first_line("ab\ncd\n", &[]));
+    }
+}
