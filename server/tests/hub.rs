@@ -182,6 +182,41 @@ async fn a_message_over_the_limit_closes_with_1009_and_a_note() {
     );
 }
 
+/// A hello over the frame limit gets the same close: code 1009 and a
+/// reason (there is no log yet to note it in).
+#[tokio::test]
+async fn a_hello_over_the_limit_closes_with_1009() {
+    use futures_util::{SinkExt, StreamExt};
+    let hub = TestHub::start_with(|c| c.max_frame = 64 * 1024).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
+        .await
+        .unwrap();
+    let hello = format!(
+        r#"{{"type":"hello","version":{},"kind":"page","name":"{}","url":"u","id":"0000"}}"#,
+        daebug_protocol::PROTOCOL_VERSION,
+        "x".repeat(1 << 20)
+    );
+    let _ = ws.send(Message::text(hello)).await;
+    let end = tokio::time::Instant::now() + support::DEADLINE;
+    let close = loop {
+        match tokio::time::timeout_at(end, ws.next())
+            .await
+            .expect("a close within the deadline")
+        {
+            Some(Ok(Message::Close(frame))) => break frame.expect("a close frame with a code"),
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => panic!("no close frame, the connection failed: {e}"),
+            None => panic!("no close frame, the connection ended"),
+        }
+    };
+    assert_eq!(u16::from(close.code), 1009);
+    assert!(
+        close.reason.contains("over the 64 KiB limit"),
+        "{}",
+        close.reason
+    );
+}
+
 #[tokio::test]
 async fn timeout_then_late_result() {
     let hub = TestHub::start().await;
@@ -600,6 +635,87 @@ async fn a_busy_port_is_a_clear_error() {
         }
         Ok(_) => panic!("bound a busy port"),
     }
+}
+
+/// A file named `debug` where the logs' folder goes is refused by
+/// `bind`, before anything says the hub is serving, and left as it was.
+#[tokio::test]
+async fn a_file_named_debug_is_a_clear_error_at_bind() {
+    let root = tempfile::tempdir().unwrap();
+    let file = root.path().join("debug");
+    std::fs::write(&file, "my notes").unwrap();
+    let Err(e) = daebug::Hub::bind(daebug::HubConfig::new(root.path(), 0)).await else {
+        panic!("bound with a file named debug");
+    };
+    let msg = e.to_string();
+    assert!(
+        msg.contains("debug is a file") && msg.contains("move or rename the file"),
+        "{msg}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "my notes");
+}
+
+/// A `debug` that is a link to a folder is that folder, not "a file".
+#[cfg(unix)]
+#[tokio::test]
+async fn a_debug_link_to_a_folder_keeps_the_logs_there() {
+    let root = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.path().join("debug")).unwrap();
+    let hub = TestHub::start_in(root, |_| {}).await;
+    let mut realm = hub.realm("Shop", "11b0").await;
+    let log = elsewhere.path().join(format!("{}.md", realm.stem));
+    hub.wait_file(&log, footer_last).await;
+    append(&log, &js("1"));
+    let (job, _) = realm.job().await;
+    realm.ok(job, "1", 1).await;
+    hub.wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))
+        .await;
+}
+
+/// A hub killed mid-write leaves its temp files (`.<name>.<pid>-<seq>.tmp`)
+/// in `debug/`, in `debug/archive/` and, for the registry, in the root. The
+/// next hub removes them when it starts, and nothing else: not a log, not
+/// a rescued save, not another program's temp file.
+#[tokio::test]
+async fn temp_files_a_killed_hub_left_are_removed_at_start() {
+    let root = tempfile::tempdir().unwrap();
+    let (top, debug) = (root.path().to_owned(), root.path().join("debug"));
+    std::fs::create_dir_all(debug.join("archive")).unwrap();
+    const LOG: &str = "# 👾 shop-3f2a\n\nnotes of an earlier session\n\n\
+        > Write code in a fenced JS block below to execute against this page.\n";
+    // pid 0 is never a running hub's.
+    let leftovers = [
+        debug.join(".shop-3f2a.md.0-4.tmp"),
+        debug.join("archive/.shop-3f2a-2.txt.0-5.tmp"),
+        top.join(".debug.md.0-6.tmp"),
+    ];
+    let kept = [
+        (debug.join("shop-3f2a.md"), LOG),
+        (debug.join("shop-3f2a.rescued-1795.md"), "a rescued save"),
+        (debug.join(".notes.md.swp"), "an editor's swap file"),
+        (debug.join(".notes.md.tmp"), "an editor's temp file"),
+        (debug.join("archive/shop-3f2a-2.txt"), "an archived reply"),
+        (
+            top.join(".index.html.0-1.tmp"),
+            "the project's, not the hub's",
+        ),
+    ];
+    for p in &leftovers {
+        std::fs::write(p, "half written").unwrap();
+    }
+    for (p, text) in &kept {
+        std::fs::write(p, text).unwrap();
+    }
+    let hub = TestHub::start_in(root, |_| {}).await;
+    for p in &leftovers {
+        assert!(!p.exists(), "{} is still there", p.display());
+    }
+    for (p, text) in &kept {
+        let now = std::fs::read_to_string(p).unwrap_or_default();
+        assert_eq!(now, *text, "{}", p.display());
+    }
+    drop(hub);
 }
 
 // ----- races and damage: the hub must never write over the agent -------

@@ -128,9 +128,10 @@ pub fn remove_quietly(path: &Path) {
 }
 
 /// Removes the temp files a hub left in `dir` (named by [`temp_path`]:
-/// `.<name>.<pid>-<seq>.tmp`) when it was killed mid-write; only those
-/// whose process is gone. Returns how many went.
-pub fn remove_leftover_temps(dir: &Path) -> usize {
+/// `.<name>.<pid>-<seq>.tmp`) when it was killed mid-write: only those
+/// for a file `of(name)` accepts, and only those whose process is gone.
+/// Returns how many went.
+pub fn remove_leftover_temps(dir: &Path, of: impl Fn(&str) -> bool) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -139,24 +140,55 @@ pub fn remove_leftover_temps(dir: &Path) -> usize {
         .flatten()
         .filter(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let Some(pid) = temp_pid(&name) else {
+            let Some((target, pid)) = temp_of(&name) else {
                 return false;
             };
             // A live hub's write in progress (this one's, or another hub's
             // on the same root) is not a leftover.
-            pid != mine && !Path::new(&format!("/proc/{pid}")).exists()
+            of(target) && pid != mine && !process_alive(pid)
         })
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter(|e| std::fs::remove_file(e.path()).is_ok())
         .count()
 }
 
-/// The process id in a temp file name made by [`temp_path`].
-fn temp_pid(name: &str) -> Option<u32> {
+/// The target's name and the process id in a temp file name made by
+/// [`temp_path`].
+fn temp_of(name: &str) -> Option<(&str, u32)> {
     let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (_, tail) = rest.rsplit_once('.')?;
+    let (target, tail) = rest.rsplit_once('.')?;
     let (pid, seq) = tail.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if target.is_empty() || !digits(pid) || !digits(seq) {
+        return None;
+    }
     seq.parse::<u64>().ok()?;
-    pid.parse().ok()
+    Some((target, pid.parse().ok()?))
+}
+
+/// Whether a process with this id runs (pid 0 is never a hub's). Where
+/// that cannot be told, no.
+fn process_alive(pid: u32) -> bool {
+    if pid == 0 {
+        return false;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        Path::new(&format!("/proc/{pid}")).exists()
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid, 0) == 0 }
+        || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }
 
 fn temp_path(path: &Path) -> PathBuf {
@@ -181,16 +213,30 @@ mod tests {
             "shop-3f2a.rescued-1795.md",
             ".shop-3f2a.md.tmp",
             ".notes.0-x.tmp",
+            ".notes.+0-1.tmp",
+            "..0-1.tmp",
+            ".index.html.0-2.tmp",
         ];
         let live = format!(".shop-3f2a.md.{}-3.tmp", std::process::id());
         for name in leftovers.iter().chain(&kept).chain([&live.as_str()]) {
             std::fs::write(dir.path().join(name), "x").unwrap();
         }
-        assert_eq!(remove_leftover_temps(dir.path()), 2);
+        // A folder with a temp file's name is no temp file.
+        std::fs::create_dir(dir.path().join(".old.md.0-9.tmp")).unwrap();
+        let not_html = |target: &str| !target.ends_with(".html");
+        assert_eq!(remove_leftover_temps(dir.path(), not_html), 2);
         for name in kept.iter().chain([&live.as_str()]) {
             assert!(dir.path().join(name).exists(), "{name}");
         }
-        assert_eq!(temp_pid(".a.md.4121-9.tmp"), Some(4121));
+        assert!(dir.path().join(".old.md.0-9.tmp").is_dir());
+        assert_eq!(temp_of(".a.md.4121-9.tmp"), Some(("a.md", 4121)));
+        assert_eq!(temp_of(".a.md.4121-9.tmp.tmp"), None);
+        // The name temp_path makes is the name this reads.
+        let made = temp_path(&dir.path().join("debug.md"));
+        let made = made.file_name().unwrap().to_str().unwrap();
+        assert_eq!(temp_of(made), Some(("debug.md", std::process::id())));
+        assert!(process_alive(std::process::id()));
+        assert!(!process_alive(0));
     }
 
     #[test]

@@ -31,6 +31,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -102,16 +103,21 @@ impl Hub {
                 source,
             })?;
         // Before anything says it is serving: the logs' folder must be
-        // one, and what a killed hub left half-written there goes.
+        // one (a link to a folder is one), and what a killed hub left
+        // half-written goes: in `debug/`, `debug/archive/`, and the
+        // registry's in the root (the root's other files are the
+        // project's).
         let logs_dir = root.join("debug");
-        if logs_dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+        if logs_dir.metadata().is_ok_and(|m| !m.is_dir()) {
             return Err(HubError::DebugIsAFile(logs_dir));
         }
-        let removed = fsio::remove_leftover_temps(&logs_dir);
+        let removed = fsio::remove_leftover_temps(&logs_dir, |_| true)
+            + fsio::remove_leftover_temps(&logs_dir.join("archive"), |_| true)
+            + fsio::remove_leftover_temps(&root, |name| name == "debug.md");
         if removed > 0 {
             tracing::info!(
                 "removed {removed} temp file(s) a stopped hub left in {}",
-                logs_dir.display()
+                root.display()
             );
         }
         if !config.addr.ip().is_loopback() && config.token.is_none() {
@@ -234,17 +240,22 @@ impl Hub {
         tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
         let serve = {
             let shutdown = shutdown.clone();
-            axum::serve(self.listener, app)
-                .with_graceful_shutdown(async move {
-                    tokio::select! {
-                        () = signal => {}
-                        () = shutdown.cancelled() => {}
-                    }
-                    // Upgraded WebSockets are not waited for by axum: tell
-                    // their tasks now, and wait for them below.
-                    shutdown.cancel();
-                })
-                .into_future()
+            axum::serve(
+                self.listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                }),
+                app,
+            )
+            .with_graceful_shutdown(async move {
+                tokio::select! {
+                    () = signal => {}
+                    () = shutdown.cancelled() => {}
+                }
+                // Upgraded WebSockets are not waited for by axum: tell
+                // their tasks now, and wait for them below.
+                shutdown.cancel();
+            })
+            .into_future()
         };
         // A client that sent half a request would hold the graceful
         // shutdown open forever: give open connections a moment, then drop

@@ -29,6 +29,9 @@ use crate::http::guard::Guard;
 
 /// A realm has this long to say hello after the upgrade.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
+/// How long a connection closed for a message over the limit stays open
+/// after its close frame (see [`linger`]).
+const LINGER: Duration = Duration::from_millis(500);
 pub use crate::config::MAX_FRAME;
 
 /// What the `/ws` route needs.
@@ -92,6 +95,9 @@ enum HelloError {
     Version(u32),
     #[error("the connection closed")]
     Closed,
+    /// A message over the frame limit; the close reason.
+    #[error("{0}")]
+    TooBig(String),
 }
 
 /// Relays one realm connection until it closes or the hub shuts down.
@@ -113,7 +119,18 @@ where
                 },
             )
             .await;
-            let _ = sink.send(Message::Close(None)).await;
+            let close = match &e {
+                HelloError::TooBig(why) => Some(CloseFrame {
+                    code: close_code::SIZE,
+                    reason: why.clone().into(),
+                }),
+                _ => None,
+            };
+            let too_big = close.is_some();
+            let _ = sink.send(Message::Close(close)).await;
+            if too_big {
+                linger(&state).await;
+            }
             return;
         }
     };
@@ -178,6 +195,7 @@ where
                                 let _ = log.tx.send(LogMsg::Realm(Input::HubNote {
                                     text: format!("the hub closed this realm's connection: {why} (WebSocket code 1009); it reconnects by itself"),
                                 }));
+                                linger(&state).await;
                             }
                             break;
                         }
@@ -241,7 +259,11 @@ where
             Ok(Some(Ok(Message::Text(t)))) => break t,
             Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
             Ok(Some(Ok(_))) => return Err(HelloError::NotHello("not a text frame".into())),
-            Ok(Some(Err(_)) | None) => return Err(HelloError::Closed),
+            Ok(Some(Err(e))) => {
+                return Err(too_big(&e.to_string(), state.max_frame)
+                    .map_or(HelloError::Closed, HelloError::TooBig))
+            }
+            Ok(None) => return Err(HelloError::Closed),
         }
     };
     match serde_json::from_str::<RealmMsg>(first.as_str()) {
@@ -266,6 +288,18 @@ where
         }
         Ok(_) => Err(HelloError::NotHello("got another message type".into())),
         Err(e) => Err(HelloError::NotHello(e.to_string())),
+    }
+}
+
+/// Keeps a connection closed for a message over the limit open a moment
+/// after its close frame, unread, so the realm gets the frame (and its
+/// code and reason) before the socket goes: a socket closed with unread
+/// data is reset, and a reset may lose what the realm has not read yet.
+/// Reading on would buffer the rest of the oversized message.
+async fn linger(state: &SocketState) {
+    tokio::select! {
+        () = tokio::time::sleep(LINGER) => {}
+        () = state.shutdown.cancelled() => {}
     }
 }
 
@@ -315,4 +349,27 @@ async fn send<W: Sink<Message> + Unpin>(sink: &mut W, msg: &HubMsg) -> Result<()
     // Serialising our own enum cannot fail.
     let text = serde_json::to_string(msg).map_err(|_| ())?;
     sink.send(Message::Text(text.into())).await.map_err(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_big_reads_the_libraries_error() {
+        // As tungstenite words it (through axum's error).
+        let e = "Space limit exceeded: Message too long: 1048600 > 65536";
+        assert_eq!(
+            too_big(e, 64 * 1024).as_deref(),
+            Some("a message of 1048600 bytes is over the 64 KiB limit")
+        );
+        assert_eq!(
+            too_big("Message too long", MAX_FRAME).as_deref(),
+            Some("a message is over the 16 MiB limit")
+        );
+        assert_eq!(too_big("Connection reset by peer", MAX_FRAME), None);
+        // A close reason fits in 123 bytes.
+        let e = format!("Message too long: {} > {}", u64::MAX, usize::MAX);
+        assert!(too_big(&e, usize::MAX).unwrap().len() <= 123);
+    }
 }
