@@ -655,6 +655,19 @@ async fn a_file_named_debug_is_a_clear_error_at_bind() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "my notes");
 }
 
+/// A `debug` that links to nothing is a clear error at bind, before the
+/// hub says it is serving.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_broken_debug_link_is_a_clear_error_at_bind() {
+    let root = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root.path().join("gone"), root.path().join("debug")).unwrap();
+    let Err(e) = daebug::Hub::bind(daebug::HubConfig::new(root.path(), 0)).await else {
+        panic!("bound with a broken debug link");
+    };
+    assert!(e.to_string().contains("debug is a link to nothing"), "{e}");
+}
+
 /// A `debug` that is a link to a folder is that folder, not "a file".
 #[cfg(unix)]
 #[tokio::test]

@@ -73,6 +73,8 @@ pub enum HubError {
     Serve(std::io::Error),
     #[error("{0} is a file; daebug keeps its logs in a folder of that name: move or rename the file, or choose another --root")]
     DebugIsAFile(PathBuf),
+    #[error("{0} is a link to nothing; daebug keeps its logs in a folder of that name: remove the link or make it point to a folder")]
+    DebugIsABrokenLink(PathBuf),
 }
 
 /// A hub bound to its port, not yet serving.
@@ -110,6 +112,9 @@ impl Hub {
         let logs_dir = root.join("debug");
         if logs_dir.metadata().is_ok_and(|m| !m.is_dir()) {
             return Err(HubError::DebugIsAFile(logs_dir));
+        }
+        if logs_dir.symlink_metadata().is_ok() && logs_dir.metadata().is_err() {
+            return Err(HubError::DebugIsABrokenLink(logs_dir));
         }
         let removed = fsio::remove_leftover_temps(&logs_dir, |_| true)
             + fsio::remove_leftover_temps(&logs_dir.join("archive"), |_| true)
