@@ -2,7 +2,7 @@
 //! errors) and when it goes to the hub. Pure: time comes in as `now`
 //! (milliseconds on any monotonic scale), messages come out of [`EventBuffer::poll`].
 //!
-//! The rules (background-events spec, docs/wire-protocol.md):
+//! The rules (docs/wire-protocol.md, "Realm → hub"):
 //! - While a job runs, every event belongs to it. Progress (all events so
 //!   far) goes out at most once per [`BufferLimits::progress_every_ms`], and only
 //!   when something new was captured; the result takes the rest.

@@ -1,5 +1,5 @@
-//! Every kind of value docs/log-format.md names, returned by a block in a real
-//! page and written into its log as the design says.
+//! Every kind of value docs/log-format.md ("Values") names, returned by a
+//! block in a real page and written into its log as shown there.
 
 mod support;
 

@@ -27,7 +27,7 @@ pub enum Level {
     Error,
 }
 
-/// One captured event, shaped as the background-events spec asks:
+/// One captured event (docs/wire-protocol.md, "Realm → hub"):
 /// `{type, level, source, ts, message, stack}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BackgroundEvent {

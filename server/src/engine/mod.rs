@@ -18,7 +18,7 @@
 //! - [`template`]: the footer and a new log's head.
 //! - [`registry`]: the `debug.md` registry.
 //!
-//! How a log moves (see README "Invariants"): idle logs end with the
+//! How a log moves (see docs/architecture.md, "Invariants"): idle logs end with the
 //! footer; a runnable chunk below it is accepted in one edit (footer out,
 //! request header in, executing region under the first block); progress
 //! swaps the region; completion replaces it with the reply and either starts

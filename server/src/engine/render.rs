@@ -90,8 +90,9 @@ pub fn error_text(e: &JobError) -> String {
 
 /// The error sources a realm may name (docs/log-format.md); any other is
 /// written as `Error event`.
-pub const KNOWN_SOURCES: [&str; 5] = [
+pub const KNOWN_SOURCES: [&str; 6] = [
     "window.onerror",
+    "self.onerror",
     "unhandledrejection",
     "uncaughtException",
     "unhandledRejection",
@@ -240,6 +241,9 @@ mod tests {
         assert_eq!(event_info(&e), "Error event");
         e.source = Some("unhandledrejection".into());
         assert_eq!(event_info(&e), "Error unhandledrejection");
+        // A worker's global errors.
+        e.source = Some("self.onerror".into());
+        assert_eq!(event_info(&e), "Error self.onerror");
         e.source = None;
         assert_eq!(event_info(&e), "Error window.onerror");
     }
