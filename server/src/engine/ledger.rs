@@ -26,6 +26,9 @@ pub enum TakenState {
     Replied(String),
     /// A block before it in its request failed; the note is under that one.
     Skipped,
+    /// Above the footer when this engine first read the log (a stopped
+    /// hub's history): known by its place, with nothing to put back.
+    Found,
 }
 
 /// One block the engine took.
@@ -44,6 +47,22 @@ pub struct Taken {
     /// region, and of its reply before the suffix (empty when skipped).
     pub header: String,
     pub state: TakenState,
+    /// Which block this is, for hub blocks written after it; set by the
+    /// ledger when the block is added.
+    pub seq: u64,
+}
+
+/// How many hub blocks written after replies (late results, background
+/// events, notes) are remembered, to be put back when a save removes them.
+pub const REMEMBERED_WRITES: usize = 64;
+
+/// A hub block the engine wrote above the footer, after a taken block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HubWrite {
+    /// The block as written (LF endings).
+    pub text: String,
+    /// The taken block it followed ([`Taken::seq`]).
+    pub after: u64,
 }
 
 impl Taken {
@@ -51,7 +70,7 @@ impl Taken {
     /// the block) can be this block's region or reply.
     fn owns(&self, answer_header: &str) -> bool {
         match self.state {
-            TakenState::Skipped => false,
+            TakenState::Skipped | TakenState::Found => false,
             _ => {
                 answer_header == self.header
                     || answer_header
@@ -66,19 +85,46 @@ impl Taken {
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     list: VecDeque<Taken>,
+    /// Hub blocks written after the taken blocks, oldest first.
+    writes: VecDeque<HubWrite>,
+    next_seq: u64,
 }
 
 impl Ledger {
     /// Adds a block taken after every other.
-    pub fn push(&mut self, taken: Taken) {
+    pub fn push(&mut self, mut taken: Taken) {
+        taken.seq = self.seq();
         if self.list.len() == REMEMBERED_BLOCKS {
             self.list.pop_front();
         }
         self.list.push_back(taken);
     }
 
+    fn seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    /// Remembers a hub block written (above the footer) after the last
+    /// taken block. Without a taken block there is nothing to place it by.
+    pub fn wrote(&mut self, text: String) {
+        let Some(after) = self.list.back().map(|t| t.seq) else {
+            return;
+        };
+        if self.writes.len() == REMEMBERED_WRITES {
+            self.writes.pop_front();
+        }
+        self.writes.push_back(HubWrite { text, after });
+    }
+
+    /// The hub blocks written after the taken block `seq`, in order.
+    pub fn writes_after(&self, seq: u64) -> impl Iterator<Item = &HubWrite> {
+        self.writes.iter().filter(move |w| w.after == seq)
+    }
+
     /// Adds a block found in the text (a stopped hub's), in text order.
-    pub fn insert(&mut self, taken: Taken) {
+    pub fn insert(&mut self, mut taken: Taken) {
+        taken.seq = self.seq();
         let at = taken.hint.map_or(self.list.len(), |h| {
             self.list
                 .iter()
@@ -162,13 +208,23 @@ pub fn match_blocks<'a>(
         .iter()
         .map(|b| {
             let code = text[b.block.body.clone()].replace("\r\n", "\n");
-            let answer = b
-                .answer
-                .as_ref()
-                .map(|a| text[a.start..a.header_next].trim_end_matches(['\r', '\n']));
+            let answer = b.answer.as_ref().map(|a| {
+                let header = text[a.start..a.header_next].trim_end_matches(['\r', '\n']);
+                (header, a.executing)
+            });
+            // Under a skipped block the hub may have written a late result
+            // or background events: they are not the block's own. A found
+            // block's reply is whatever the stopped hub wrote.
+            let fits = |t: &Taken| {
+                answer.is_none_or(|(h, executing)| {
+                    t.owns(h)
+                        || (matches!(t.state, TakenState::Skipped | TakenState::Found)
+                            && !executing)
+                })
+            };
             let k = taken[next..]
                 .iter()
-                .position(|(_, t)| t.code == code && answer.is_none_or(|h| t.owns(h)))?;
+                .position(|(_, t)| t.code == code && fits(t))?;
             let (i, _) = taken[next + k];
             next += k + 1;
             Some(i)
@@ -189,6 +245,7 @@ mod tests {
             hint: Some(0),
             header: header.into(),
             state,
+            seq: 0,
         }
     }
 
@@ -240,6 +297,27 @@ mod tests {
                 vec![Some(0), Some(1)],
             ),
             (
+                "a late result under a skipped block is not its own, and not new",
+                "```js\nA\n```\n\n> **s** to agent at 10:00:09 (late, 1ms)\n```JSON\n1\n```\n".into(),
+                vec![taken("A", "", TakenState::Skipped)],
+                vec![Some(0)],
+            ),
+            (
+                "a stopped hub's block is known whatever its reply",
+                format!("```js\nA\n```\n\n{H1} (1ms)\n```JSON\n1\n```\n\n```js\nA\n```\n"),
+                vec![
+                    taken("A", "", TakenState::Found),
+                    taken("A", H1, TakenState::Running),
+                ],
+                vec![Some(0), Some(1)],
+            ),
+            (
+                "but not with an executing region under it (that one is closed)",
+                format!("```js\nA\n```\n\n{H1}\nexecuting (0s)\n"),
+                vec![taken("A", "", TakenState::Found)],
+                vec![None],
+            ),
+            (
                 "edited code is a new block",
                 "```js\nA2\n```\n".into(),
                 vec![taken("A", H1, replied())],
@@ -250,6 +328,25 @@ mod tests {
             let s = survey(&text, 0, "s");
             assert_eq!(match_blocks(&list, &text, &s.blocks, 0), want, "{what}");
         }
+    }
+
+    #[test]
+    fn hub_writes_follow_the_last_taken_block() {
+        let mut l = Ledger::default();
+        l.wrote("before any block\n".into());
+        l.push(taken("A", H1, TakenState::Running));
+        l.wrote("late\n".into());
+        l.push(taken("B", H1, TakenState::Running));
+        l.wrote("bg\n".into());
+        let (a, b) = (l.get(0).seq, l.get(1).seq);
+        assert_ne!(a, b);
+        let after = |seq| {
+            l.writes_after(seq)
+                .map(|w| w.text.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(after(a), vec!["late\n"]);
+        assert_eq!(after(b), vec!["bg\n"]);
     }
 
     #[test]

@@ -124,6 +124,9 @@ pub struct LogEngine {
     /// The blocks this engine took: how it knows them again in a text an
     /// agent saved from an older read (at most once, replies in place).
     ledger: Ledger,
+    /// Whether a text was surveyed yet: the first survey puts the blocks
+    /// of a stopped hub's history in the ledger.
+    read_once: bool,
     /// Where the active tail begins when the log has no footer, as the
     /// last reconcile found it (a position in the text being handled).
     tail_from: usize,
@@ -234,6 +237,7 @@ impl LogEngine {
             pending: Vec::new(),
             away: None,
             ledger: Ledger::default(),
+            read_once: false,
             tail_from: 0,
         }
     }
@@ -271,7 +275,21 @@ impl LogEngine {
     pub fn horizon(&self, window: &str, base: usize) -> Option<usize> {
         let at =
             |hint: usize, line: &str| line_is(window, hint.checked_sub(base)?, line).map(|_| hint);
-        let block = |t: &Taken| at(t.hint?, &t.opener);
+        // A taken block is checked whole (opener, code, closing fence): an
+        // edit above it shifts the text, and its opener line alone may then
+        // stand at the old place inside a reply (page output).
+        let block = |t: &Taken| {
+            let pos = at(t.hint?, &t.opener)? - base;
+            match blocks(window, pos).next()? {
+                Block::Fence(f)
+                    if f.closed
+                        && window[f.body_start..f.body_end].replace("\r\n", "\n") == t.code =>
+                {
+                    t.hint
+                }
+                _ => None,
+            }
+        };
         match &self.job {
             Some(j) => {
                 let taken = self.ledger.iter().find(|t| t.job == Some(j.id))?;
@@ -643,6 +661,7 @@ impl LogEngine {
                     hint: Some(w.base + block.start),
                     header: exec_header,
                     state: TakenState::Replied(reply),
+                    seq: 0,
                 });
                 for mut b in later {
                     shift_block(&mut b, inserted as isize);
@@ -662,6 +681,7 @@ impl LogEngine {
             hint: Some(w.base + block.start),
             header: exec_header.clone(),
             state: TakenState::Running,
+            seq: 0,
         });
         let mut job = Running {
             id,
@@ -737,10 +757,14 @@ impl LogEngine {
 
     /// Pending blocks, each followed by a blank line, in the file's ending.
     fn take_pending(&mut self, eol: Eol) -> String {
-        self.pending
-            .drain(..)
-            .map(|p| eol.convert(&p) + eol.as_str())
-            .collect()
+        let mut s = String::new();
+        for p in std::mem::take(&mut self.pending) {
+            s.push_str(&eol.convert(&p));
+            s.push_str(eol.as_str());
+            // A save from an older read may drop it: it is put back.
+            self.ledger.wrote(p);
+        }
+        s
     }
 
     // ----- running ------------------------------------------------------
@@ -849,9 +873,20 @@ impl LogEngine {
             out,
         );
         self.pending.insert(0, reply);
-        let mut w = Work::new(text, end_base(text));
-        let end = w.buf.len();
-        self.place_footer(&mut w, end);
+        // The note and the footer go above the first chunk the agent added
+        // after the hub's part of the log (reconcile found where that
+        // ends): that chunk stays new and runs, not taken for answered.
+        let from = self.tail_from.min(text.len());
+        let new_chunk = chunks(text, from, &self.stem)
+            .into_iter()
+            .find(|c| c.draft || c.runnable())
+            .map(|c| c.start);
+        let mut w = Work::new(
+            text,
+            new_chunk.map_or(end_base(text), |at| at.saturating_sub(1)),
+        );
+        let pos = new_chunk.map_or(w.buf.len(), |at| at - w.base);
+        self.place_footer(&mut w, pos);
         // The agent is told to append the block again: that must run.
         self.ledger.forget(job.id);
         out.effects.push(Effect::Cancel { job: job.id });
@@ -861,6 +896,7 @@ impl LogEngine {
             self.stem, job.id
         )));
         remember(&mut self.closed, (job.id, job.agent));
+        self.settle(&mut w, pos, now, out);
         self.finish(text, w, out);
     }
 

@@ -16,9 +16,9 @@ use std::ops::Range;
 
 use daebug_protocol::JobError;
 
-use super::ledger::{Taken, TakenState};
+use super::ledger::{Taken, TakenState, REMEMBERED_BLOCKS};
 use super::markdown::{parse_header, HeaderKind};
-use super::survey::{is_placeholder, survey, HubBlock, Survey};
+use super::survey::{is_placeholder, survey, HubBlock, Survey, SurveyedBlock};
 use super::tail::ExecBlock;
 use super::text::{lines_back, lines_from, Eol};
 use super::{region_text, LogEngine, Now, Outcome, Output};
@@ -35,6 +35,10 @@ impl LogEngine {
     /// the fixed text when anything had to change.
     pub(super) fn reconcile(&mut self, text: &str, now: Now, out: &mut Output) -> Option<String> {
         let start = self.horizon(text, 0).unwrap_or(0);
+        if !self.read_once {
+            self.read_once = true;
+            self.find_history(text);
+        }
         let mut fixed: Option<String> = None;
         for pass in 0..PASSES {
             let cur = fixed.as_deref().unwrap_or(text);
@@ -144,21 +148,57 @@ impl LogEngine {
             }
             fixes.push(self.close_orphan(text, s, a, eol, now, out));
         }
-        // Footers above what the hub wrote or ran are stale copies.
+        // Footers above what the hub wrote or ran are stale copies. Below
+        // it, there is one footer while idle (the hub's, where it left it,
+        // else the first) and none while a job runs: others are copies an
+        // agent wrote.
         let end = consumed_end(s, matched);
-        for f in s.footers.iter().filter(|f| f.start < end) {
+        let keep = match running {
+            Some(_) => None,
+            None => s
+                .footers
+                .iter()
+                .filter(|f| f.start >= end)
+                .find(|f| Some(f.start) == self.footer_hint)
+                .or_else(|| s.footers.iter().find(|f| f.start >= end))
+                .map(|f| f.start),
+        };
+        // A block inserted between the hub's part and the footer (an edit
+        // tool replacing the footer line with block + footer) runs as if
+        // appended below it: the footer goes, to be put back after it.
+        let inserted_above = |k: usize| {
+            s.blocks
+                .iter()
+                .zip(matched)
+                .any(|(b, m)| m.is_none() && b.block.start >= end && b.block.start < k)
+        };
+        let moved = keep.filter(|&k| inserted_above(k));
+        let keep = keep.filter(|_| moved.is_none());
+        for f in s.footers.iter().filter(|f| Some(f.start) != keep) {
             let blank = |l: Option<super::text::Line<'_>>| l.is_none_or(|l| l.is_blank());
+            let above = lines_back(text, f.start).next();
             let next = lines_from(text, f.next).next();
-            let to = if blank(lines_back(text, f.start).next()) && blank(next) {
-                next.map_or(f.next, |l| l.next)
-            } else {
-                f.next
+            // One blank line stays at the seam, none at the text's end.
+            let range = match (blank(above), next) {
+                (true, None) => above.map_or(f.start, |l| l.start)..f.next,
+                (true, Some(n)) if n.is_blank() => f.start..n.next,
+                _ => f.start..f.next,
             };
-            fixes.push((f.start..to, String::new()));
+            fixes.push((range, String::new()));
             out.effects.push(notice(
                 &self.stem,
-                "removed a footer a save had left above answered blocks",
+                if f.start < end {
+                    "removed a footer a save had left above answered blocks"
+                } else if moved == Some(f.start) {
+                    "a block was inserted above the footer: it runs as if appended below"
+                } else {
+                    "removed a second footer line (the hub keeps one)"
+                },
             ));
+        }
+        if fixes.is_empty() {
+            // Once the blocks agree: hub blocks written after them.
+            fixes = self.lost_writes(text, s, matched, eol, out);
         }
         fixes.sort_by_key(|(r, _)| r.start);
         // Two fixes never overlap (each covers its own block or line); if
@@ -170,6 +210,59 @@ impl LogEngine {
             }
         }
         kept
+    }
+
+    /// Hub blocks the engine wrote after a block of this text (late
+    /// results, background events, notes) that a save removed: each goes
+    /// back after the hub blocks that still follow that block.
+    fn lost_writes(
+        &self,
+        text: &str,
+        s: &Survey,
+        matched: &[Option<usize>],
+        eol: Eol,
+        out: &mut Output,
+    ) -> Vec<Fix> {
+        let present: Vec<String> = s
+            .blocks
+            .iter()
+            .filter_map(|b| b.answer.as_ref())
+            .chain(s.loose.iter())
+            .map(|h| text[h.start..h.end].replace("\r\n", "\n"))
+            .collect();
+        let mut fixes = Vec::new();
+        for (b, k) in s.blocks.iter().zip(matched) {
+            let Some(k) = *k else { continue };
+            let seq = self.ledger.get(k).seq;
+            let lost: String = self
+                .ledger
+                .writes_after(seq)
+                .filter(|w| !present.contains(&w.text))
+                .map(|w| eol.convert(&w.text) + eol.as_str())
+                .collect();
+            if lost.is_empty() {
+                continue;
+            }
+            // After the block's answer and the hub blocks right below it.
+            let mut at = b.answer.as_ref().map_or(b.block.next, |a| a.end);
+            loop {
+                let next = lines_from(text, at).find(|l| !l.is_blank());
+                match next.and_then(|l| s.loose.iter().find(|h| h.start == l.start)) {
+                    Some(h) => at = h.end,
+                    None => break,
+                }
+            }
+            let mut fix = eol.as_str().to_string() + &lost;
+            if lines_from(text, at).next().is_none_or(|l| l.is_blank()) {
+                fix.truncate(fix.len() - eol.as_str().len());
+            }
+            fixes.push((at..at, fix));
+            out.effects.push(notice(
+                &self.stem,
+                "put back hub output (a late result, background events) a save had removed",
+            ));
+        }
+        fixes
     }
 
     /// An executing region a stopped hub left: its result was lost. Later
@@ -244,6 +337,31 @@ impl LogEngine {
         (a.start..a.end, reply)
     }
 
+    /// On the first read: the blocks above the footer ran under a stopped
+    /// hub. They go in the ledger as found, so that a save from an older
+    /// read cannot make one look new or take a later block's place.
+    fn find_history(&mut self, text: &str) {
+        let s = survey(text, 0, &self.stem);
+        let consumed = s.hub_end(0);
+        let history_end = s
+            .footers
+            .iter()
+            .find(|f| f.start >= consumed)
+            .map_or(consumed, |f| f.start);
+        let found: Vec<&SurveyedBlock> = s
+            .blocks
+            .iter()
+            .filter(|b| b.block.start < history_end)
+            .collect();
+        let keep = found.len().saturating_sub(REMEMBERED_BLOCKS);
+        for b in &found[keep..] {
+            self.ledger.insert(Taken {
+                state: TakenState::Found,
+                ..skipped(text, &b.block)
+            });
+        }
+    }
+
     /// After a survey that needed no fix: remember where the engine's
     /// blocks, the running region, the footer and the active tail are.
     fn take_places(&mut self, s: &Survey, matched: &[Option<usize>], start: usize) {
@@ -314,6 +432,7 @@ pub(super) fn skipped(text: &str, b: &ExecBlock) -> Taken {
         hint: Some(b.start),
         header: String::new(),
         state: TakenState::Skipped,
+        seq: 0,
     }
 }
 
