@@ -31,9 +31,11 @@
 //! hub. If they moved or changed (the agent edited above them), the file
 //! is read whole, as the first time.
 //!
-//! Effects are returned only once a write stands, so a rerun never
-//! dispatches a job twice; the caller may act on them earlier (see
-//! [`LogFile::transact`]). An empty file is someone's write in progress
+//! A transaction is a value the caller drives ([`LogFile::begin`], then
+//! [`LogFile::commit`] while a [`Step::Write`] comes back): between the
+//! engine's run and its write the caller may act on the run's effects
+//! (send a job ahead of a large write), and effects are final only once a
+//! write stands, so a rerun never dispatches a job twice. An empty file is someone's write in progress
 //! (a truncate before the write): it is left alone until it has stayed
 //! empty for [`SETTLE`], and only then treated as a request for a new log.
 
@@ -69,15 +71,35 @@ pub enum Later {
     Failed(io::Error),
 }
 
-/// What the caller of [`LogFile::transact`] says about effects it saw
-/// before their write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Early {
-    /// Go on and write.
-    Go,
-    /// A job with this id (or a later one) was already sent for other
-    /// code: run the engine again with ids past it.
-    SkipPast(crate::engine::JobId),
+/// Where a transaction stands, see [`LogFile::begin`].
+#[derive(Debug)]
+pub enum Step {
+    /// Done: the edits (if any) are on disk, and these are the effects.
+    Done(Vec<Effect>),
+    /// The engine ran and its edits are about to be written: the caller
+    /// may act on [`PendingWrite::effects`] first (write archives, send a
+    /// job ahead), then [`LogFile::commit`] or [`LogFile::redo`].
+    Write(Box<PendingWrite>),
+}
+
+/// A run of the engine whose edits are not written yet. The engine as it
+/// was before the run is kept: a run that does not stand is undone.
+#[derive(Debug)]
+pub struct PendingWrite {
+    input: Input,
+    read: Read0,
+    new: Seen,
+    history: Option<PathBuf>,
+    snapshot: LogEngine,
+    effects: Vec<Effect>,
+    runs: usize,
+}
+
+impl PendingWrite {
+    /// The effects of the run, before its write.
+    pub fn effects(&self) -> &[Effect] {
+        &self.effects
+    }
 }
 
 /// The file side of a log.
@@ -120,12 +142,14 @@ pub const ORPHAN_LIFE: Duration = Duration::from_secs(2);
 const MAX_ORPHANS: usize = 4;
 
 /// The file as read.
+#[derive(Debug)]
 struct Read0 {
     source: Source,
     seen: Seen,
 }
 
 /// Where the text of a [`Read0`] came from.
+#[derive(Debug)]
 enum Source {
     /// There is no file.
     Missing,
@@ -161,34 +185,108 @@ impl LogFile {
         }
     }
 
-    /// Runs `input` through `engine` against the file. `Ok(effects)` once
-    /// the edits (if any) are on disk; `Ok(vec![])` when there was nothing
-    /// to do; `Err(Later)` when the input must be tried again.
+    /// Runs `input` through `engine` against the file, up to the write.
+    /// [`Step::Done`] when there is nothing to write (or nothing to do);
+    /// `Err(Later)` when the input must be tried again later.
     ///
-    /// `decided` sees the effects of each run of the engine whose edits are
-    /// about to be written, before the write: a caller may start a job
-    /// then rather than after the disk. A run can be superseded (the file
-    /// changed under the write, or the write failed), so what it acts on
-    /// early it must check against the effects finally returned; and when
-    /// a new run dispatches an id it already sent for other code, it says
-    /// [`Early::SkipPast`] and the engine runs again with fresh ids.
+    /// A run can be superseded (the file changed under the write, or the
+    /// write failed), so what the caller acts on before a write it checks
+    /// against the effects finally returned.
+    pub fn begin(
+        &mut self,
+        engine: &mut LogEngine,
+        input: &Input,
+        now: impl Fn() -> Now,
+    ) -> Result<Step, Later> {
+        self.rescue();
+        if matches!(input, Input::FileChanged) && self.written.is_some() {
+            if self.written == stamp(&self.path) {
+                return Ok(Step::Done(Vec::new()));
+            }
+            self.written = None;
+        }
+        let read = self.read(true).map_err(Later::Failed)?;
+        self.run(engine, input.clone(), read, 0, now)
+    }
+
+    /// [`LogFile::begin`] and [`LogFile::commit`] until the write stands,
+    /// acting on nothing in between.
     pub fn transact(
         &mut self,
         engine: &mut LogEngine,
         input: &Input,
         now: impl Fn() -> Now,
-        mut decided: impl FnMut(&[Effect]) -> Early,
     ) -> Result<Vec<Effect>, Later> {
-        let scan = matches!(input, Input::FileChanged | Input::Startup);
-        self.rescue();
-        if matches!(input, Input::FileChanged) && self.written.is_some() {
-            if self.written == stamp(&self.path) {
-                return Ok(Vec::new());
+        let mut step = self.begin(engine, input, &now)?;
+        loop {
+            match step {
+                Step::Done(effects) => return Ok(effects),
+                Step::Write(w) => step = self.commit(engine, w, &now)?,
             }
-            self.written = None;
         }
-        let mut read = self.read(true).map_err(Later::Failed)?;
-        for _ in 0..MAX_RERUNS {
+    }
+
+    /// Writes a pending run. [`Step::Done`] once it stands; another
+    /// [`Step::Write`] when the agent changed the file meanwhile (nothing
+    /// of theirs was overwritten: the input ran again on their text).
+    pub fn commit(
+        &mut self,
+        engine: &mut LogEngine,
+        w: Box<PendingWrite>,
+        now: impl Fn() -> Now,
+    ) -> Result<Step, Later> {
+        match self.replace(&w.read, &w.new) {
+            Ok(None) => {
+                self.anchor = anchor(
+                    &w.new,
+                    engine.horizon(&w.new.text, w.new.base),
+                    self.anchor.take(),
+                );
+                self.last_seen = Some(w.new);
+                Ok(Step::Done(w.effects))
+            }
+            Ok(Some(newer)) => {
+                tracing::debug!(path = %self.path.display(), "the file changed under a write; running the input again");
+                w.history.iter().for_each(|h| remove_quietly(h));
+                *engine = w.snapshot;
+                self.run(engine, w.input, newer, w.runs, now)
+            }
+            Err(e) => {
+                w.history.iter().for_each(|h| remove_quietly(h));
+                *engine = w.snapshot;
+                Err(Later::Failed(e))
+            }
+        }
+    }
+
+    /// Drops a pending run and runs the input again on the same text,
+    /// after `change` (for example fresh job ids) is made to the engine as
+    /// it was before the run.
+    pub fn redo(
+        &mut self,
+        engine: &mut LogEngine,
+        w: Box<PendingWrite>,
+        change: impl FnOnce(&mut LogEngine),
+        now: impl Fn() -> Now,
+    ) -> Result<Step, Later> {
+        w.history.iter().for_each(|h| remove_quietly(h));
+        *engine = w.snapshot;
+        change(engine);
+        self.run(engine, w.input, w.read, w.runs, now)
+    }
+
+    /// Runs the engine on `read`, up to the write.
+    fn run(
+        &mut self,
+        engine: &mut LogEngine,
+        input: Input,
+        mut read: Read0,
+        mut runs: usize,
+        now: impl Fn() -> Now,
+    ) -> Result<Step, Later> {
+        let scan = matches!(input, Input::FileChanged | Input::Startup);
+        while runs < MAX_RERUNS {
+            runs += 1;
             let blank = match &read.source {
                 Source::Missing => true,
                 Source::Open(_) => read.seen.base == 0 && read.seen.text.trim().is_empty(),
@@ -202,7 +300,7 @@ impl LogFile {
                 && !rerun
                 && self.last_seen.as_ref() == Some(&read.seen)
             {
-                return Ok(Vec::new());
+                return Ok(Step::Done(Vec::new()));
             }
             let snapshot = engine.clone();
             let out = engine.handle_at(&read.seen.text, read.seen.base, input.clone(), now());
@@ -224,7 +322,7 @@ impl LogFile {
                 if scan {
                     self.last_seen = Some(read.seen);
                 }
-                return Ok(out.effects);
+                return Ok(Step::Done(out.effects));
             }
             let new_log = matches!(read.source, Source::Missing) && matches!(input, Input::Startup);
             if blank && !new_log {
@@ -234,7 +332,7 @@ impl LogFile {
                 // has stayed so for a while, then starts the log afresh.
                 if matches!(input, Input::FileChanged) {
                     *engine = snapshot;
-                    return Ok(Vec::new());
+                    return Ok(Step::Done(Vec::new()));
                 }
                 let since = *self.empty_since.get_or_insert_with(Instant::now);
                 if since.elapsed() < SETTLE {
@@ -248,41 +346,21 @@ impl LogFile {
             };
             // A large log's history moves to a file of its own first, so
             // this write and the next ones cost what the tail costs.
-            let (new, history) = match self.move_history(&read, new, engine, now().clock) {
-                Ok(moved) => moved,
+            return match self.move_history(&read, new, engine, now().clock) {
+                Ok((new, history)) => Ok(Step::Write(Box::new(PendingWrite {
+                    input,
+                    read,
+                    new,
+                    history,
+                    snapshot,
+                    effects: out.effects,
+                    runs,
+                }))),
                 Err(e) => {
                     *engine = snapshot;
-                    return Err(Later::Failed(e));
+                    Err(Later::Failed(e))
                 }
             };
-            if let Early::SkipPast(job) = decided(&out.effects) {
-                history.iter().for_each(|h| remove_quietly(h));
-                *engine = snapshot;
-                engine.skip_jobs_through(job);
-                continue;
-            }
-            match self.replace(&read, &new) {
-                Ok(None) => {
-                    self.anchor = anchor(
-                        &new,
-                        engine.horizon(&new.text, new.base),
-                        self.anchor.take(),
-                    );
-                    self.last_seen = Some(new);
-                    return Ok(out.effects);
-                }
-                Ok(Some(newer)) => {
-                    tracing::debug!(path = %self.path.display(), "the file changed under a write; running the input again");
-                    history.iter().for_each(|h| remove_quietly(h));
-                    *engine = snapshot;
-                    read = newer;
-                }
-                Err(e) => {
-                    history.iter().for_each(|h| remove_quietly(h));
-                    *engine = snapshot;
-                    return Err(Later::Failed(e));
-                }
-            }
         }
         Err(Later::Failed(io::Error::other(
             "the file kept changing under every write",
@@ -809,6 +887,29 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
+    use crate::hub::delivery::Early;
+
+    /// A transaction with `between` run before each write (where the log
+    /// task sends a job ahead); `SkipPast` runs it again with fresh ids.
+    fn transact_with(
+        file: &mut LogFile,
+        engine: &mut LogEngine,
+        input: &Input,
+        now: impl Fn() -> Now,
+        mut between: impl FnMut(&[Effect]) -> Early,
+    ) -> Result<Vec<Effect>, Later> {
+        let mut step = file.begin(engine, input, &now)?;
+        loop {
+            let w = match step {
+                Step::Done(effects) => return Ok(effects),
+                Step::Write(w) => w,
+            };
+            step = match between(w.effects()) {
+                Early::SkipPast(job) => file.redo(engine, w, |e| e.skip_jobs_through(job), &now)?,
+                Early::Go => file.commit(engine, w, &now)?,
+            };
+        }
+    }
     use crate::engine::{template, ClockTime, Config, Millis};
 
     fn at(ms: u64) -> Now {
@@ -846,12 +947,11 @@ mod tests {
         let run = |file: &mut LogFile, engine: &mut LogEngine, code: &str, t: u64| {
             append(&file.path, &format!("\n```js\n{code}\n```\n"));
             let effects = file
-                .transact(engine, &Input::FileChanged, || at(t), |_| Early::Go)
+                .transact(engine, &Input::FileChanged, || at(t))
                 .unwrap();
             let ran = dispatches(&effects);
             if let Some(job) = engine.running() {
-                file.transact(engine, &result(job), || at(t + 1), |_| Early::Go)
-                    .unwrap();
+                file.transact(engine, &result(job), || at(t + 1)).unwrap();
             }
             ran
         };
@@ -874,17 +974,12 @@ mod tests {
         let raced = Cell::new(false);
         let path = file.path.clone();
         let effects = file
-            .transact(
-                &mut engine,
-                &Input::FileChanged,
-                || {
-                    if !raced.replace(true) {
-                        append(&path, "\nwritten meanwhile\n");
-                    }
-                    at(0)
-                },
-                |_| Early::Go,
-            )
+            .transact(&mut engine, &Input::FileChanged, || {
+                if !raced.replace(true) {
+                    append(&path, "\nwritten meanwhile\n");
+                }
+                at(0)
+            })
             .unwrap();
         let text = std::fs::read_to_string(&file.path).unwrap();
         assert!(text.contains("written meanwhile"), "{text}");
@@ -907,7 +1002,7 @@ mod tests {
             .append(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+        file.transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert_eq!(file.last_seen.as_ref().unwrap().base > 0, windowed);
         // ...and writes after: the bytes land in the replaced file.
@@ -939,7 +1034,7 @@ mod tests {
             .write(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+        file.transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         held.set_len(0).unwrap();
         file.rescue();
@@ -964,7 +1059,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::write(&file.path, "").unwrap();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert!(effects.is_empty());
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), "");
@@ -980,14 +1075,13 @@ mod tests {
             dropped: 0,
             over_rate: 0,
         };
-        match file.transact(&mut engine, &background, || at(0), |_| Early::Go) {
+        match file.transact(&mut engine, &background, || at(0)) {
             Err(Later::Settling(_)) => {}
             other => panic!("expected to wait, got {other:?}"),
         }
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), "");
         file.empty_since = Some(Instant::now() - SETTLE);
-        file.transact(&mut engine, &background, || at(0), |_| Early::Go)
-            .unwrap();
+        file.transact(&mut engine, &background, || at(0)).unwrap();
         let text = std::fs::read_to_string(&file.path).unwrap();
         assert!(text.starts_with("# 👾 shop-3f2a"), "{text}");
         assert_eq!(text.matches("from a timer").count(), 1, "{text}");
@@ -998,7 +1092,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::remove_file(&file.path).unwrap();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert!(effects.is_empty());
         assert!(!file.path.exists());
@@ -1009,7 +1103,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::write(&file.path, [b'#', 0xff, b'\n']).unwrap();
         assert!(matches!(
-            file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go),
+            file.transact(&mut engine, &Input::FileChanged, || at(0)),
             Err(Later::Failed(_))
         ));
         assert_eq!(std::fs::read(&file.path).unwrap(), [b'#', 0xff, b'\n']);
@@ -1023,7 +1117,7 @@ mod tests {
             history.push_str("Some earlier prose, long enough to matter.\n\n");
         }
         append(&file.path, &history);
-        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
+        file.transact(&mut engine, &Input::Startup, || at(0))
             .unwrap();
         (dir, file, engine)
     }
@@ -1049,8 +1143,7 @@ mod tests {
     ) -> usize {
         let before = std::fs::read_to_string(&file.path).unwrap();
         let expected = apply(&before, &oracle.handle(&before, input.clone(), at(5)).edits);
-        file.transact(engine, &input, || at(5), |_| Early::Go)
-            .unwrap();
+        file.transact(engine, &input, || at(5)).unwrap();
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), expected);
         file.last_seen.as_ref().map_or(0, |s| s.base)
     }
@@ -1111,7 +1204,7 @@ mod tests {
             template::FOOTER
         );
         std::fs::write(&file.path, &before).unwrap();
-        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
+        file.transact(&mut engine, &Input::Startup, || at(0))
             .unwrap();
         assert_eq!(
             std::fs::read_to_string(&file.path).unwrap().len(),
@@ -1119,7 +1212,7 @@ mod tests {
         );
         append(&file.path, "\n```js\n1+1\n```\n");
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+            .transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert_eq!(dispatches(&effects), 1);
         let log = std::fs::read_to_string(&file.path).unwrap();
@@ -1137,8 +1230,7 @@ mod tests {
         assert!(log.contains("> Earlier history of this log: [archive/shop-3f2a-history-1.md](archive/shop-3f2a-history-1.md) (4.0 MB, moved at 00:00:00)"), "{log}");
         assert!(log.starts_with(&before[..body - 1]), "{log}");
         let job = engine.running().unwrap();
-        file.transact(&mut engine, &result(job), || at(5), |_| Early::Go)
-            .unwrap();
+        file.transact(&mut engine, &result(job), || at(5)).unwrap();
         let log = std::fs::read_to_string(&file.path).unwrap();
         assert!(log.len() < 4096 && log.contains("```JSON\n2\n```"), "{log}");
         assert!(log.trim_end().ends_with(template::FOOTER), "{log}");
@@ -1154,20 +1246,19 @@ mod tests {
         let path = file.path.clone();
         let cut = before[before.len() - 2000..].to_string();
         let raced = Cell::new(false);
-        let effects = file
-            .transact(
-                &mut engine,
-                &Input::FileChanged,
-                || at(0),
-                |_| {
-                    if !raced.replace(true) {
-                        std::fs::write(&path, format!("{cut}\n```js\n1\n```\nand a line\n"))
-                            .unwrap();
-                    }
-                    Early::Go
-                },
-            )
-            .unwrap();
+        let effects = transact_with(
+            &mut file,
+            &mut engine,
+            &Input::FileChanged,
+            || at(0),
+            |_| {
+                if !raced.replace(true) {
+                    std::fs::write(&path, format!("{cut}\n```js\n1\n```\nand a line\n")).unwrap();
+                }
+                Early::Go
+            },
+        )
+        .unwrap();
         let text = std::fs::read_to_string(&file.path).unwrap();
         assert!(text.len() < 10_000, "the rewrite stands: {}", text.len());
         assert!(text.contains("and a line"), "{text}");
@@ -1180,24 +1271,24 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         append(&file.path, "```js\n1\n```\n");
         let mut seen = Vec::new();
-        let effects = file
-            .transact(
-                &mut engine,
-                &Input::FileChanged,
-                || at(0),
-                |effects| {
-                    let job = effects.iter().find_map(|e| match e {
-                        Effect::Dispatch { job, .. } => Some(*job),
-                        _ => None,
-                    });
-                    seen.extend(job);
-                    match seen.len() {
-                        1 => Early::SkipPast(job.unwrap()),
-                        _ => Early::Go,
-                    }
-                },
-            )
-            .unwrap();
+        let effects = transact_with(
+            &mut file,
+            &mut engine,
+            &Input::FileChanged,
+            || at(0),
+            |effects| {
+                let job = effects.iter().find_map(|e| match e {
+                    Effect::Dispatch { job, .. } => Some(*job),
+                    _ => None,
+                });
+                seen.extend(job);
+                match seen.len() {
+                    1 => Early::SkipPast(job.unwrap()),
+                    _ => Early::Go,
+                }
+            },
+        )
+        .unwrap();
         assert_eq!(seen.len(), 2);
         assert!(seen[1] > seen[0], "{seen:?}");
         assert!(effects
@@ -1220,7 +1311,7 @@ mod tests {
             .write(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0), |_| Early::Go)
+        file.transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         let base = file.last_seen.as_ref().unwrap().base;
         assert!(base > 0, "windowed");
@@ -1265,7 +1356,7 @@ mod tests {
             history.push_str("Some earlier prose, with an accent: é\n");
         }
         append(&file.path, &history);
-        file.transact(&mut engine, &Input::Startup, || at(0), |_| Early::Go)
+        file.transact(&mut engine, &Input::Startup, || at(0))
             .unwrap();
         old_handle_rewrite(
             (dir, file, engine),
@@ -1302,7 +1393,7 @@ mod tests {
             &before,
             &oracle.handle(&before, Input::FileChanged, at(5)).edits,
         );
-        file.transact(&mut engine, &Input::FileChanged, || at(5), |_| Early::Go)
+        file.transact(&mut engine, &Input::FileChanged, || at(5))
             .unwrap();
         let got = std::fs::read_to_string(&file.path).unwrap();
         let base = file.last_seen.as_ref().unwrap().base;
@@ -1326,7 +1417,8 @@ mod tests {
             .count();
         let path = file.path.clone();
         let raced = Cell::new(false);
-        file.transact(
+        transact_with(
+            &mut file,
             &mut engine,
             &Input::FileChanged,
             || at(0),

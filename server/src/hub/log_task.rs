@@ -22,9 +22,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::Clock;
+use super::delivery::{Delivered, Delivery, Early, JobMsg};
 use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
-use super::log_file::{Early, Later, LogFile};
+use super::log_file::{Later, LogFile, Step};
 use super::messages::{ConnId, DirMsg, LogHandle, LogMsg};
 use crate::engine::{Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
@@ -41,32 +42,11 @@ const RESCUE_CHECKS: [Duration; 4] = [
 /// How long to wait before trying again after a read or write failed.
 const RETRY_AFTER_ERROR: Duration = Duration::from_secs(1);
 
-/// The realm connection serving a log.
+/// The realm connection serving a log: where [`Delivered::Send`] goes.
 #[derive(Debug)]
 struct RealmLink {
     conn: ConnId,
     tx: mpsc::Sender<HubMsg>,
-}
-
-/// A job that was sent to a realm and has not ended yet.
-#[derive(Debug, Clone, Copy)]
-struct Sent {
-    job: JobId,
-    conn: ConnId,
-    at: Instant,
-}
-
-/// A job sent to the realm as soon as the engine decided on it, before the
-/// write that shows it running stood (for a large log that write costs a
-/// copy of the whole file). The write's own dispatch of it is then not sent
-/// again.
-#[derive(Debug)]
-struct SentEarly {
-    job: JobId,
-    code: String,
-    timeout_ms: u64,
-    conn: ConnId,
-    at: Instant,
 }
 
 /// The first job id of a log task: the wall clock in milliseconds times
@@ -109,10 +89,8 @@ struct LogTask {
     /// Whether the realm is a page or a worker, for the notes in the log.
     kind: RealmKind,
     link: Option<RealmLink>,
-    /// A job dispatched while no realm was there; sent when one attaches.
-    held: Option<HubMsg>,
-    sent: Option<Sent>,
-    early: Option<SentEarly>,
+    /// Which job the realm has, waits for, or got ahead of its write.
+    delivery: Delivery,
     /// When the engine wants its next tick (always its `next_wake`).
     wake: Option<Instant>,
     /// The next look into the replaced file, and how many were done.
@@ -160,9 +138,7 @@ impl LogTask {
             rescue_step: 0,
             kind,
             link: None,
-            held: None,
-            sent: None,
-            early: None,
+            delivery: Delivery::default(),
             wake: None,
             cells: Cells::default(),
             background: BackgroundGate::default(),
@@ -232,15 +208,10 @@ impl LogTask {
                 }
                 // What the realm sent before this is written before it.
                 self.flush_background();
-                if let Input::Result(JobResult { job, .. }) = &input {
-                    if self.sent.is_some_and(|s| s.job == *job) {
-                        self.sent = None;
-                    }
-                }
-                // The page is gone: its job's reply says so now, and a new
-                // document in the tab is not told it was interrupted.
-                if let Input::Left { .. } = &input {
-                    self.sent = None;
+                match &input {
+                    Input::Result(JobResult { job, .. }) => self.delivery.handle_result(*job),
+                    Input::Left { .. } => self.delivery.handle_left(),
+                    _ => {}
                 }
                 self.feed(input)
             }
@@ -251,7 +222,7 @@ impl LogTask {
                 in_flight,
             } => self.attach(conn, kind, tx, in_flight),
             LogMsg::Detach { conn } => {
-                if self.link.as_ref().is_some_and(|l| l.conn == conn) {
+                if self.delivery.handle_detach(conn) {
                     self.link = None;
                     let away = self.away_note("disconnected");
                     self.feed(Input::Presence { away: Some(away) });
@@ -320,42 +291,47 @@ impl LogTask {
     ) {
         self.kind = kind;
         self.link = Some(RealmLink { conn, tx });
-        // A job sent on an earlier connection that the realm no longer
-        // runs (it reloaded) will never answer: say so now.
-        if let Some(sent) = self
-            .sent
-            .filter(|s| s.conn != conn && !in_flight.contains(&s.job))
-        {
-            self.sent = None;
-            let what = kind_name(kind);
-            self.feed(Input::Result(JobResult {
-                job: sent.job,
-                outcome: Outcome::Error(JobError {
-                    name: "Interrupted".into(),
-                    message: format!(
-                        "the {what} reloaded or reconnected while this block ran, so its result is lost; append the block again to re-run it"
-                    ),
-                    stack: None,
-                }),
-                events: Vec::new(),
-                dropped: 0,
-                duration_ms: sent.at.elapsed().as_millis() as u64,
-            }));
-        } else if let Some(sent) = self.sent.as_mut() {
-            sent.conn = conn;
-        }
-        // Jobs the realm still runs that this log already gave up on (it
-        // timed out while the realm was away) are told to stop now.
-        for job in in_flight {
-            if self.sent.is_none_or(|s| s.job != job) && self.engine.running() != Some(job) {
-                if let Some(link) = &self.link {
-                    let _ = link.tx.try_send(HubMsg::Cancel { job });
-                }
-            }
-        }
+        let running = self.engine.running();
+        self.delivery
+            .handle_attach(conn, &in_flight, running, Instant::now());
+        self.deliver();
         self.feed(Input::Presence { away: None });
-        if let Some(job) = self.held.take() {
-            self.send(job);
+    }
+
+    /// Performs what delivery decided: sends, and results for lost jobs.
+    fn deliver(&mut self) {
+        while let Some(d) = self.delivery.poll() {
+            match d {
+                Delivered::Send { conn, msg } => {
+                    let Some(link) = self.link.as_ref().filter(|l| l.conn == conn) else {
+                        self.delivery.handle_send_failed(msg);
+                        continue;
+                    };
+                    if let Err(e) = link.tx.try_send(msg) {
+                        // The connection is going away; its detach follows
+                        // and a job waits (with its timeout) for the next.
+                        tracing::warn!(stem = %self.stem, "realm connection busy or closed; job held");
+                        self.delivery.handle_send_failed(e.into_inner());
+                    }
+                }
+                Delivered::Lost { job, duration_ms } => {
+                    let what = kind_name(self.kind);
+                    self.feed(Input::Result(JobResult {
+                        job,
+                        outcome: Outcome::Error(JobError {
+                            name: "Interrupted".into(),
+                            message: format!(
+                                "the {what} reloaded or reconnected while this block ran, so its result is lost; append the block again to re-run it"
+                            ),
+                            stack: None,
+                        }),
+                        events: Vec::new(),
+                        dropped: 0,
+                        duration_ms,
+                    }));
+                }
+                Delivered::SkipPast(job) => self.engine.skip_jobs_through(job),
+            }
         }
     }
 
@@ -391,29 +367,14 @@ impl LogTask {
 
     /// Applies waiting inputs in order until one has to wait again.
     fn drain(&mut self) {
-        while let Some(input) = self.deferred.front() {
-            let clock = self.settings.clock;
-            let (link, early) = (&self.link, &mut self.early);
-            let (dir, stem) = (&self.settings.dir, &self.stem);
-            // Archives go to disk before the reply that links them, and a
-            // job to the realm before the write that shows it running.
-            let mut archived = false;
-            let decided = |effects: &[Effect]| {
-                for effect in effects {
-                    if let Effect::Archive { path, text } = effect {
-                        write_archive(dir, stem, path, text);
-                        archived = true;
-                    }
-                }
-                send_early(link, early, effects)
-            };
-            let (file, engine) = (&mut self.file, &mut self.engine);
-            let outcome = off_the_worker(file.is_large(), || {
-                file.transact(engine, input, || clock.now(), decided)
-            });
+        while let Some(input) = self.deferred.pop_front() {
+            let large = self.file.is_large();
+            let outcome = off_the_worker(large, || self.transaction(&input));
+            if outcome.is_err() {
+                self.deferred.push_front(input);
+            }
             match outcome {
-                Ok(mut effects) => {
-                    self.deferred.pop_front();
+                Ok((mut effects, archived)) => {
                     if self.file.has_orphan() {
                         self.rescue_step = 0;
                         self.rescue_at = Some(Instant::now() + RESCUE_CHECKS[0]);
@@ -422,21 +383,15 @@ impl LogTask {
                         self.failing = false;
                         tracing::info!(stem = %self.stem, "the log can be written again");
                     }
-                    // Archives of a write that stood were written before it
-                    // (by the last call of `decided`).
+                    // Archives of a write that stood were written before it.
                     if archived {
                         effects.retain(|e| !matches!(e, Effect::Archive { .. }));
                     }
+                    self.delivery.handle_written(&effects, Instant::now());
                     for effect in effects {
                         self.perform(effect);
                     }
-                    // Sent ahead for a run the file did not keep.
-                    if let Some(e) = self.early.take() {
-                        if let Some(link) = &self.link {
-                            let _ = link.tx.try_send(HubMsg::Cancel { job: e.job });
-                        }
-                        self.engine.skip_jobs_through(e.job);
-                    }
+                    self.deliver();
                 }
                 Err(Later::Settling(at)) => {
                     self.retry = Some(at);
@@ -461,6 +416,40 @@ impl LogTask {
         };
     }
 
+    /// One input through the file. Between the engine's run and its write,
+    /// archives go to disk (before the reply that links them) and a job to
+    /// the realm (before the write that shows it running). Also returns
+    /// whether archives were written.
+    fn transaction(&mut self, input: &Input) -> Result<(Vec<Effect>, bool), Later> {
+        let clock = self.settings.clock;
+        let now = || clock.now();
+        let mut archived = false;
+        let mut step = self.file.begin(&mut self.engine, input, now)?;
+        loop {
+            let w = match step {
+                Step::Done(effects) => return Ok((effects, archived)),
+                Step::Write(w) => w,
+            };
+            for effect in w.effects() {
+                if let Effect::Archive { path, text } = effect {
+                    write_archive(&self.settings.dir, &self.stem, path, text);
+                    archived = true;
+                }
+            }
+            let job = JobMsg::dispatched(w.effects());
+            step = match self.delivery.handle_decided(job, Instant::now()) {
+                Early::SkipPast(job) => {
+                    let skip = |e: &mut LogEngine| e.skip_jobs_through(job);
+                    self.file.redo(&mut self.engine, w, skip, now)?
+                }
+                Early::Go => {
+                    self.deliver();
+                    self.file.commit(&mut self.engine, w, now)?
+                }
+            };
+        }
+    }
+
     /// One scheduled look into the file the last write replaced.
     fn rescue(&mut self) {
         self.file.rescue();
@@ -473,43 +462,12 @@ impl LogTask {
 
     fn perform(&mut self, effect: Effect) {
         match effect {
-            Effect::Dispatch {
-                job,
-                prepared,
-                timeout_ms,
-                ..
-            } => {
+            // Delivery sends it (see `drain`); its stacks are mapped here.
+            Effect::Dispatch { job, prepared, .. } => {
                 let at = self.settings.clock.now().clock.to_string();
                 self.cells.remember(job.0, prepared.map, at);
-                // `send_early` never lets one id stand for two codes.
-                if let Some(e) = self.early.take_if(|e| e.job == job) {
-                    if self.link.as_ref().is_some_and(|l| l.conn == e.conn) {
-                        self.sent = Some(Sent {
-                            job,
-                            conn: e.conn,
-                            at: e.at,
-                        });
-                        return;
-                    }
-                }
-                let msg = HubMsg::Job {
-                    job,
-                    code: prepared.code,
-                    timeout_ms,
-                };
-                if self.link.is_some() {
-                    self.send(msg);
-                } else {
-                    tracing::info!(stem = %self.stem, %job, "realm away; job held until it comes back");
-                    self.held = Some(msg);
-                }
             }
-            Effect::Cancel { job } => {
-                if matches!(&self.held, Some(HubMsg::Job { job: j, .. }) if *j == job) {
-                    self.held = None;
-                }
-                self.cancel_sent(job);
-            }
+            Effect::Cancel { .. } => {}
             // `drain` re-arms the wake from the engine after every input.
             Effect::WakeAt(_) => {}
             Effect::Archive { path, text } => {
@@ -522,38 +480,6 @@ impl LogTask {
                 });
             }
             Effect::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
-        }
-    }
-
-    /// Tells the realm to stop a job it was sent.
-    fn cancel_sent(&mut self, job: JobId) {
-        if self.sent.is_some_and(|s| s.job == job) {
-            self.sent = None;
-            if let Some(link) = &self.link {
-                let _ = link.tx.try_send(HubMsg::Cancel { job });
-            }
-        }
-    }
-
-    /// Sends a job to the attached realm.
-    fn send(&mut self, msg: HubMsg) {
-        let Some(link) = &self.link else {
-            self.held = Some(msg);
-            return;
-        };
-        if let HubMsg::Job { job, .. } = &msg {
-            self.sent = Some(Sent {
-                job: *job,
-                conn: link.conn,
-                at: Instant::now(),
-            });
-        }
-        if let Err(e) = link.tx.try_send(msg) {
-            // The connection is going away; its detach will follow and the
-            // job waits (with its timeout) for the next one.
-            tracing::warn!(stem = %self.stem, "realm connection busy or closed; job held");
-            self.sent = None;
-            self.held = Some(e.into_inner());
         }
     }
 }
@@ -584,60 +510,6 @@ fn off_the_worker<T>(long: bool, work: impl FnOnce() -> T) -> T {
         true => tokio::task::block_in_place(work),
         false => work(),
     }
-}
-
-/// Sends a job the engine dispatched at once, before its write (see
-/// [`LogFile::transact`]). The same job decided again (the write was run
-/// again on newer text) is not sent twice; its id decided for other code
-/// asks the engine for a fresh id, since a realm runs an id only once.
-fn send_early(
-    link: &Option<RealmLink>,
-    early: &mut Option<SentEarly>,
-    effects: &[Effect],
-) -> Early {
-    let Some((job, code, timeout_ms)) = effects.iter().find_map(|e| match e {
-        Effect::Dispatch {
-            job,
-            prepared,
-            timeout_ms,
-        } => Some((*job, &prepared.code, *timeout_ms)),
-        _ => None,
-    }) else {
-        return Early::Go;
-    };
-    if let Some(e) = early.as_ref() {
-        if e.job == job && e.code == *code && e.timeout_ms == timeout_ms {
-            return Early::Go;
-        }
-        if e.job >= job {
-            return Early::SkipPast(e.job);
-        }
-    }
-    let Some(link) = link else {
-        // No realm: the write's own dispatch holds the job for the next.
-        return Early::Go;
-    };
-    let msg = HubMsg::Job {
-        job,
-        code: code.clone(),
-        timeout_ms,
-    };
-    if link.tx.try_send(msg).is_err() {
-        // Busy or closing: the write's own dispatch deals with it.
-        return Early::Go;
-    }
-    // An older early job lost to this one: the realm stops it.
-    if let Some(old) = early.take() {
-        let _ = link.tx.try_send(HubMsg::Cancel { job: old.job });
-    }
-    *early = Some(SentEarly {
-        job,
-        code: code.clone(),
-        timeout_ms,
-        conn: link.conn,
-        at: Instant::now(),
-    });
-    Early::Go
 }
 
 /// A progress report carries every event of the job so far, so of several
@@ -784,6 +656,7 @@ mod tests {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
         task.link = Some(RealmLink { conn: 1, tx });
+        task.delivery.handle_attach(1, &[], None, Instant::now());
         (task, rx)
     }
 

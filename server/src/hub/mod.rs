@@ -14,6 +14,7 @@
 //! say the hub stopped.
 
 pub mod clock;
+pub mod delivery;
 pub mod directory;
 pub mod flood;
 pub mod fsio;
