@@ -3,7 +3,8 @@
 //!
 //! A job is its own future: the link spawns it and does not wait, so a
 //! promise that never settles blocks nothing (the hub times it out and
-//! cancels; a cancelled job's late settlement is simply not reported).
+//! sends `cancel`, which ends the job's event window; if it settles later,
+//! its result is still sent, and the hub records it as late).
 
 use daebug_protocol::{JobError, Outcome, Value};
 use js_sys::{Function, Promise, Reflect};

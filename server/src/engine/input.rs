@@ -42,6 +42,6 @@ pub enum Input {
     Left { what: String },
     /// Something the hub did to the realm that the agent should know
     /// (a connection closed for a message over the limit): a note above
-    /// the footer, or in the running job's reply.
+    /// the footer (while a job runs, it waits for the footer to be back).
     HubNote { text: String },
 }

@@ -23,9 +23,11 @@
 //! request header in, executing region under the first block); progress
 //! swaps the region; completion replaces it with the reply and either starts
 //! the chunk's next block or puts the footer back after the chunk, then looks
-//! for a queued chunk. All searches run backwards from the end (or from a
-//! remembered position that is checked before use), so the cost of an input
-//! follows the size of the tail, never the size of the file.
+//! for a queued chunk. Every scan walks forward and fence-aware from a place
+//! known to be outside fences ([`LogEngine::horizon`]: the last block the
+//! engine took, checked whole before use; else the text's start), so page
+//! output is never taken for a hub line and the cost of an input follows
+//! the size of the tail, not the size of the file (docs/log-format.md).
 
 pub mod effect;
 pub mod input;

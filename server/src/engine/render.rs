@@ -125,7 +125,8 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// Fence info for a background event, per the background-events spec.
+/// Fence info for a background event (docs/log-format.md, "Background
+/// blocks"): the source only when it is a known one.
 pub fn event_info(e: &BackgroundEvent) -> String {
     match (e.kind, e.level) {
         (EventType::Error, _) => match e.source.as_deref() {

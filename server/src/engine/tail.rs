@@ -1,7 +1,9 @@
-//! Finding the active tail of a log and cutting it into chunks.
+//! Cutting the active tail of a log into chunks, and line helpers.
 //!
-//! Everything here searches from the end of the text backwards and stops as
-//! soon as it can, so its cost follows the size of the tail, not the file.
+//! Chunks are cut walking forward, fence-aware, from a place the caller
+//! knows to be outside fences (the footer or the end of what the hub
+//! answered, found by [`super::survey`]), so the cost follows the size of
+//! the tail, not the file.
 
 use super::markdown::{blocks, exec_info, parse_header, Block, ExecInfo, HeaderKind};
 use super::template::{title, FOOTER, INTRO};

@@ -10,7 +10,9 @@
 //! 3. writes the new text to a temp file;
 //! 4. checks the path still names the file it read (same inode and
 //!    length: an editor's rename or an append since the read shows here);
-//! 5. renames the temp file over the path;
+//! 5. swaps the temp file in (`renameat2` with `RENAME_EXCHANGE`): if what
+//!    came out is not the file that was read (a save landed between 4 and
+//!    5), it goes back and the input runs again on it;
 //! 6. reads the old file again through the kept handle: if the agent wrote
 //!    into it while 3–5 ran, their text is there (and only there), so the
 //!    engine snapshot is restored and the input runs again on that text.
@@ -48,7 +50,7 @@ use tokio::time::Instant;
 
 use super::fsio::{exchange, remove_quietly, same_inode, write_temp_after};
 use super::history::{head_end, link_line, MIN_HISTORY, ROTATE_AT};
-use super::window::{anchor, touches_first_line, Anchor, Seen};
+use super::window::{anchor, appended, rewrite, touches_first_line, Anchor, LateWrite, Seen};
 use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, LogEngine, Now};
 
@@ -160,17 +162,6 @@ enum Source {
     /// the path holds the hub's write `at_path`, which the next write
     /// replaces.
     Orphan { at_path: Seen },
-}
-
-/// What became of a replaced file since the hub knew its text.
-enum Late {
-    /// Nothing changed, or a rewrite through an old handle is under way
-    /// (the file was emptied or cut short).
-    Unchanged,
-    /// Text was appended.
-    Appended(String),
-    /// Something else: the whole text as it is now.
-    Rewritten(String),
 }
 
 impl LogFile {
@@ -651,7 +642,7 @@ impl LogFile {
             since: Instant::now(),
         };
         match late(&self.path, &mut orphan)? {
-            Late::Rewritten(text) => {
+            LateWrite::Rewritten(text) => {
                 // A whole-file rewrite based on what the hub read: run the
                 // input again on it (and write the result over this write).
                 orphan.seen = Seen {
@@ -668,8 +659,8 @@ impl LogFile {
             }
             // An append is added to the new file now; an emptied file is a
             // rewrite in progress, rescued when its text arrives.
-            Late::Appended(extra) => append_rescued(&self.path, &mut orphan, &extra)?,
-            Late::Unchanged => {}
+            LateWrite::Appended(extra) => append_rescued(&self.path, &mut orphan, &extra)?,
+            LateWrite::Unchanged => {}
         }
         self.orphans.push(orphan);
         Ok(None)
@@ -727,9 +718,9 @@ fn close_later(files: Vec<File>) {
 
 fn rescue_one(path: &Path, orphan: &mut Orphan) -> io::Result<()> {
     match late(path, orphan)? {
-        Late::Unchanged => {}
-        Late::Appended(extra) => append_rescued(path, orphan, &extra)?,
-        Late::Rewritten(text) => {
+        LateWrite::Unchanged => {}
+        LateWrite::Appended(extra) => append_rescued(path, orphan, &extra)?,
+        LateWrite::Rewritten(text) => {
             save_rescued(path, &text)?;
             orphan.seen = Seen { base: 0, text };
         }
@@ -759,39 +750,29 @@ fn path_starts_with(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 /// Compares a replaced file with the text the hub knows it holds. The
 /// hub knows only the window of it; the bytes before are compared with
 /// the log's, which were copied from them.
-fn late(path: &Path, orphan: &mut Orphan) -> io::Result<Late> {
+fn late(path: &Path, orphan: &mut Orphan) -> io::Result<LateWrite> {
     let known = &orphan.seen;
     // Late writes are appends or whole rewrites: both change the length
     // (a same-length rewrite through an old handle is not worth a read of
     // the whole file on every input).
     let len = orphan.file.metadata()?.len() as usize;
     if len == known.file_len() {
-        return Ok(Late::Unchanged);
+        return Ok(LateWrite::Unchanged);
     }
     if len > known.file_len() {
         orphan.file.seek(SeekFrom::Start(known.base as u64))?;
         if let Ok(now) = read_all(&mut orphan.file) {
-            if let Some(extra) = now.strip_prefix(known.text.as_str()) {
+            if let Some(extra) = appended(known, &now) {
                 if same_start(&mut orphan.file, path, known.base)? {
-                    return Ok(Late::Appended(extra.to_string()));
+                    return Ok(LateWrite::Appended(extra.to_string()));
                 }
             }
         }
     }
     orphan.file.seek(SeekFrom::Start(0))?;
     let now = read_all(&mut orphan.file)?;
-    // Emptied, or cut short: a rewrite through the old handle is under
-    // way; its text is compared with what the hub knew once it is whole.
-    // (Cut short before the window, it is taken for the same text.)
-    let cut_short = now.len() < known.file_len()
-        && (now.len() <= known.base && path_starts_with(path, now.as_bytes())?
-            || now
-                .get(known.base..)
-                .is_some_and(|tail| known.text.starts_with(tail)));
-    if cut_short || now.trim().is_empty() {
-        return Ok(Late::Unchanged);
-    }
-    Ok(Late::Rewritten(now))
+    let starts_log = now.len() <= known.base && path_starts_with(path, now.as_bytes())?;
+    Ok(rewrite(known, now, starts_log))
 }
 
 /// Appends to the log what was appended to a replaced copy of it.

@@ -26,7 +26,7 @@ use super::delivery::{Delivered, Delivery, Early, JobMsg};
 use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::log_file::{Later, LogFile, Step};
-use super::messages::{ConnId, DirMsg, LogHandle, LogMsg};
+use super::messages::{ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
 use crate::engine::{Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
 
@@ -114,14 +114,15 @@ pub fn spawn(
     first: Option<LogMsg>,
 ) -> LogHandle {
     let (tx, rx) = mpsc::unbounded_channel();
+    let (realm, realm_rx) = mpsc::channel(REALM_INBOX);
     let config = Config {
         default_timeout_ms: settings.default_timeout.as_millis() as u64,
         first_job: first_job(),
         ..Config::default()
     };
     let task = LogTask::new(stem, kind, settings, config);
-    tracker.spawn(task.run(rx, first));
-    LogHandle { tx }
+    tracker.spawn(task.run(rx, realm_rx, first));
+    LogHandle { tx, realm }
 }
 
 impl LogTask {
@@ -145,7 +146,12 @@ impl LogTask {
         }
     }
 
-    async fn run(mut self, mut inbox: mpsc::UnboundedReceiver<LogMsg>, first: Option<LogMsg>) {
+    async fn run(
+        mut self,
+        mut inbox: mpsc::UnboundedReceiver<LogMsg>,
+        mut realm: mpsc::Receiver<Input>,
+        first: Option<LogMsg>,
+    ) {
         if let Some(msg) = first {
             self.on(msg);
         }
@@ -161,16 +167,19 @@ impl LogTask {
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
+                // Attaches come before their realm's messages (the realm is
+                // welcomed after its attach is sent).
                 msg = inbox.recv() => match msg {
-                    Some(msg) => {
-                        let (msg, next) = coalesce(msg, &mut inbox);
-                        self.on(msg);
-                        if let Some(next) = next {
-                            self.on(next);
-                        }
-                    }
+                    Some(msg) => self.on(msg),
                     None => break,
                 },
+                Some(input) = realm.recv() => {
+                    let (input, next) = coalesce(input, &mut realm);
+                    self.on_realm(input);
+                    if let Some(next) = next {
+                        self.on_realm(next);
+                    }
+                }
                 () = sleep_until(retry), if retry.is_some() => {
                     self.retry = None;
                     self.drain();
@@ -184,6 +193,9 @@ impl LogTask {
         while let Ok(msg) = inbox.try_recv() {
             self.on(msg);
         }
+        while let Ok(input) = realm.try_recv() {
+            self.on_realm(input);
+        }
         self.flush_background();
         if !self.deferred.is_empty() {
             tracing::warn!(stem = %self.stem, "stopping with {} input(s) not written: {:?}", self.deferred.len(), self.deferred.iter().map(input_kind).collect::<Vec<_>>());
@@ -194,27 +206,6 @@ impl LogTask {
     fn on(&mut self, msg: LogMsg) {
         match msg {
             LogMsg::Changed => self.feed(Input::FileChanged),
-            LogMsg::Realm(mut input) => {
-                self.map_stacks(&mut input);
-                let now = Instant::now();
-                if let Input::Background {
-                    events, dropped, ..
-                } = input
-                {
-                    // Held for a write of many (see `flood`).
-                    self.background.idle(now);
-                    self.background.offer(events, dropped, now);
-                    return;
-                }
-                // What the realm sent before this is written before it.
-                self.flush_background();
-                match &input {
-                    Input::Result(JobResult { job, .. }) => self.delivery.handle_result(*job),
-                    Input::Left { .. } => self.delivery.handle_left(),
-                    _ => {}
-                }
-                self.feed(input)
-            }
             LogMsg::Attach {
                 conn,
                 kind,
@@ -243,6 +234,29 @@ impl LogTask {
                 self.feed(Input::Presence { away });
             }
         }
+    }
+
+    /// A message of the realm about this log's jobs.
+    fn on_realm(&mut self, mut input: Input) {
+        self.map_stacks(&mut input);
+        let now = Instant::now();
+        if let Input::Background {
+            events, dropped, ..
+        } = input
+        {
+            // Held for a write of many (see `flood`).
+            self.background.idle(now);
+            self.background.offer(events, dropped, now);
+            return;
+        }
+        // What the realm sent before this is written before it.
+        self.flush_background();
+        match &input {
+            Input::Result(JobResult { job, .. }) => self.delivery.handle_result(*job),
+            Input::Left { .. } => self.delivery.handle_left(),
+            _ => {}
+        }
+        self.feed(input)
     }
 
     /// Writes the background events held, if any.
@@ -516,21 +530,16 @@ fn off_the_worker<T>(long: bool, work: impl FnOnce() -> T) -> T {
 /// queued back to back only the last needs writing: a realm streaming
 /// faster than the disk costs one rewrite, not one per frame. Returns the
 /// message to handle and the one after it that ended the run, if any.
-fn coalesce(
-    mut msg: LogMsg,
-    inbox: &mut mpsc::UnboundedReceiver<LogMsg>,
-) -> (LogMsg, Option<LogMsg>) {
-    while let LogMsg::Realm(Input::Progress(JobProgress { job, .. })) = &msg {
+fn coalesce(mut input: Input, inbox: &mut mpsc::Receiver<Input>) -> (Input, Option<Input>) {
+    while let Input::Progress(JobProgress { job, .. }) = &input {
         let job = *job;
         match inbox.try_recv() {
-            Ok(LogMsg::Realm(next @ Input::Progress(JobProgress { job: j, .. }))) if j == job => {
-                msg = LogMsg::Realm(next);
-            }
-            Ok(other) => return (msg, Some(other)),
+            Ok(next @ Input::Progress(JobProgress { job: j, .. })) if j == job => input = next,
+            Ok(other) => return (input, Some(other)),
             Err(_) => break,
         }
     }
-    (msg, None)
+    (input, None)
 }
 
 /// Sleeps until `at`; never resolves for `None` (the branch is disabled).

@@ -58,8 +58,6 @@ pub type ConnId = u64;
 pub enum LogMsg {
     /// The watcher saw the file change.
     Changed,
-    /// A message from the realm about this log's jobs.
-    Realm(Input),
     /// A realm connection now serves this log.
     Attach {
         conn: ConnId,
@@ -75,8 +73,17 @@ pub enum LogMsg {
     Responsive { conn: ConnId, responsive: bool },
 }
 
-/// The sending side of a log task's inbox.
+/// How many messages of its realm a log task holds unread. A realm that
+/// sends faster than its log is written waits (its connection stops being
+/// read, so the socket pushes back): memory stays bounded and nothing is
+/// dropped here (floods are thinned where they are written, `flood.rs`).
+pub const REALM_INBOX: usize = 256;
+
+/// The sending sides of a log task's inboxes.
 #[derive(Debug, Clone)]
 pub struct LogHandle {
+    /// Changes, attaches and detaches: few, and never waited on.
     pub tx: mpsc::UnboundedSender<LogMsg>,
+    /// What the realm says about this log's jobs (bounded: [`REALM_INBOX`]).
+    pub realm: mpsc::Sender<Input>,
 }

@@ -22,7 +22,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{interval, Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
-use super::messages::LogMsg;
 use super::messages::{DirMsg, Hello};
 use crate::engine::Input;
 use crate::http::guard::Guard;
@@ -192,9 +191,9 @@ where
                                 // the agent in the log: never a bare reset.
                                 let close = CloseFrame { code: close_code::SIZE, reason: why.clone().into() };
                                 let _ = sink.send(Message::Close(Some(close))).await;
-                                let _ = log.tx.send(LogMsg::Realm(Input::HubNote {
+                                let _ = log.realm.send(Input::HubNote {
                                     text: format!("the hub closed this realm's connection: {why} (WebSocket code 1009); it reconnects by itself"),
-                                }));
+                                }).await;
                                 linger(&state).await;
                             }
                             break;
@@ -211,7 +210,8 @@ where
                         }
                         Ok(msg) => match input_of(msg) {
                             Some(input) => {
-                                let _ = log.tx.send(LogMsg::Realm(input));
+                                // Waits while the log's inbox is full.
+                                let _ = log.realm.send(input).await;
                             }
                             None => {
                                 let e = HubMsg::Error { message: "hello was already received on this connection".into() };

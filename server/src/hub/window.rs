@@ -1,7 +1,8 @@
 //! The window logic of a log's transaction, pure (no disk): what the hub
 //! knows of a file's end ([`Seen`]), the lines that show the text before
-//! the engine's horizon has not moved ([`Anchor`]), and when a window is
-//! not enough ([`touches_first_line`]). [`super::log_file`] does the IO.
+//! the engine's horizon has not moved ([`Anchor`]), when a window is not
+//! enough ([`touches_first_line`]), and what a late write into a replaced
+//! file was ([`LateWrite`]). [`super::log_file`] does the IO.
 
 use crate::engine::text::Eol;
 
@@ -77,6 +78,46 @@ pub fn touches_first_line(window: &str, edits: &[crate::engine::TextEdit]) -> bo
     edits.iter().any(|e| e.range.start < first)
 }
 
+/// What became of a file the hub replaced, since it knew its text (an
+/// agent wrote through a handle opened before the hub's rename).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LateWrite {
+    /// Nothing changed, or a rewrite through an old handle is under way
+    /// (the file was emptied or cut short).
+    Unchanged,
+    /// Text was appended.
+    Appended(String),
+    /// Something else: the whole text as it is now.
+    Rewritten(String),
+}
+
+/// The text appended to what the hub knew, from the replaced file's text
+/// after `known.base`. (The bytes before the base must also be checked:
+/// they are not in `from_base`.)
+pub fn appended<'a>(known: &Seen, from_base: &'a str) -> Option<&'a str> {
+    from_base
+        .strip_prefix(known.text.as_str())
+        .filter(|extra| !extra.is_empty())
+}
+
+/// A replaced file whose text is now `whole` and is not an append. When
+/// it is shorter than the hub's window starts, `starts_log` says whether
+/// the log starts with it (a rewrite that has only reached the window).
+pub fn rewrite(known: &Seen, whole: String, starts_log: bool) -> LateWrite {
+    // Emptied, or cut short: a rewrite through the old handle is under
+    // way; its text is compared with what the hub knew once it is whole.
+    // (Cut short before the window, it is taken for the same text.)
+    let cut_short = whole.len() < known.file_len()
+        && (whole.len() <= known.base && starts_log
+            || whole
+                .get(known.base..)
+                .is_some_and(|tail| known.text.starts_with(tail)));
+    if cut_short || whole.trim().is_empty() {
+        return LateWrite::Unchanged;
+    }
+    LateWrite::Rewritten(whole)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +158,34 @@ mod tests {
         assert!(touches_first_line("ab\ncd\n", &[edit(1)]));
         assert!(!touches_first_line("ab\ncd\n", &[edit(3)]));
         assert!(!touches_first_line("ab\ncd\n", &[]));
+    }
+
+    #[test]
+    fn late_writes_are_appends_rewrites_or_still_under_way() {
+        let known = seen(4, "tail\n");
+        assert_eq!(appended(&known, "tail\nmore\n"), Some("more\n"));
+        assert_eq!(appended(&known, "tail\n"), None);
+        assert_eq!(appended(&known, "tale\nmore\n"), None);
+        // (whole text now, whether the log starts with it) → what it was.
+        let cases: &[(&str, bool, LateWrite)] = &[
+            ("", false, LateWrite::Unchanged),
+            ("   \n", false, LateWrite::Unchanged),
+            ("hea", true, LateWrite::Unchanged),
+            ("hea", false, LateWrite::Rewritten("hea".into())),
+            ("headta", false, LateWrite::Unchanged),
+            ("headtx", false, LateWrite::Rewritten("headtx".into())),
+            (
+                "other text\n",
+                false,
+                LateWrite::Rewritten("other text\n".into()),
+            ),
+        ];
+        for (whole, starts, want) in cases {
+            assert_eq!(
+                rewrite(&known, whole.to_string(), *starts),
+                *want,
+                "{whole:?}"
+            );
+        }
     }
 }
