@@ -13,27 +13,10 @@ use daebug::engine::{
     apply, ClockTime, Config, Effect, Input, JobError, JobId, JobResult, LogEngine, Millis, Now,
     Outcome, Value,
 };
-use daebug::lang::Lang;
-use daebug::prepare::cell::CellMap;
-use daebug::prepare::splice::SpliceMap;
-use daebug::prepare::{Prepared, Preparer};
+use daebug::prepare::Verbatim;
 use daebug_protocol::{BackgroundEvent, EventType, JobProgress, Level};
 
 const STEM: &str = "shop-3f2a";
-
-#[derive(Debug)]
-struct Verbatim;
-
-impl Preparer for Verbatim {
-    fn prepare(&self, source: &str, _: Lang, _: JobId) -> Result<Prepared, JobError> {
-        let whole = std::iter::once(0..source.len()).collect::<Vec<_>>();
-        let map = CellMap::new(source, &whole, SpliceMap::default(), source, 0);
-        Ok(Prepared {
-            code: source.to_string(),
-            map,
-        })
-    }
-}
 
 /// The engine, the file as the engine last left it, and every dispatch.
 struct H {

@@ -8,28 +8,9 @@ use daebug::engine::{
     apply, ClockTime, Config, Input, JobError, JobId, JobProgress, JobResult, LogEngine, Millis,
     Now, Outcome, Value,
 };
-use daebug::lang::Lang;
-use daebug::prepare::cell::CellMap;
-use daebug::prepare::splice::SpliceMap;
-use daebug::prepare::{Prepared, Preparer};
+use daebug::prepare::Verbatim;
 use daebug_protocol::{BackgroundEvent, EventType, Level};
 use proptest::prelude::*;
-
-/// Sends a block as it is: the engine's properties do not depend on what
-/// a block becomes, so these tests need no parser.
-#[derive(Debug)]
-struct Verbatim;
-
-impl Preparer for Verbatim {
-    fn prepare(&self, source: &str, _: Lang, _: JobId) -> Result<Prepared, JobError> {
-        let whole = std::iter::once(0..source.len()).collect::<Vec<_>>();
-        let map = CellMap::new(source, &whole, SpliceMap::default(), source, 0);
-        Ok(Prepared {
-            code: source.to_string(),
-            map,
-        })
-    }
-}
 
 fn config() -> Config {
     Config {

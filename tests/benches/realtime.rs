@@ -56,8 +56,9 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 6] = [
+    let scenarios: [(&str, Scenario); 7] = [
         ("latency", latency),
+        ("navigation_mid_job", navigation_mid_job),
         ("large_log", large_log),
         ("flood_into_large_log", flood_into_large_log),
         ("many_realms", many_realms),
@@ -129,6 +130,58 @@ fn latency(rows: &mut Vec<Row>) {
             goal: "median < 20 ms (the best file-based peer: ~160 ms)".into(),
         });
     }
+}
+
+/// A page navigating away while its block runs: from the save of a block
+/// that navigates at once to its reply on disk (`the page navigated to
+/// …`), against a plain `1+1` in the same page.
+fn navigation_mid_job(rows: &mut Vec<Row>) {
+    const RUNS: usize = 20;
+    let page = |title: &str| {
+        format!("<!doctype html><html><head><title>{title}</title></head><body></body></html>")
+    };
+    let (a, b) = (page("Nav"), page("Nav"));
+    let world = World::new(&[("a.html", a.as_str()), ("b.html", b.as_str())], "a.html");
+    let log = world.log("nav-");
+    let path = &log.path;
+    let errors = |t: &str| t.matches("(**ERROR** after ").count();
+    let mut times = Vec::with_capacity(RUNS);
+    for i in 0..RUNS {
+        let next = if i % 2 == 0 { "b" } else { "a" };
+        let before = errors(&std::fs::read_to_string(path).unwrap_or_default());
+        let start = Instant::now();
+        append(
+            path,
+            &format!("\n```js\nsetTimeout(() => {{ location.href = '/{next}.html' }});\nawait new Promise(() => {{}})\n```\n"),
+        );
+        let deadline = start + Duration::from_secs(30);
+        loop {
+            let t = std::fs::read_to_string(path).unwrap_or_default();
+            if errors(&t) > before && t.trim_end().ends_with(FOOTER) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no reply to the navigation");
+            // The resolution of this measurement.
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        times.push(start.elapsed());
+        // The new document is connected before the next run.
+        save_to_reply(path, &log.stem);
+    }
+    times.sort();
+    let plain = save_to_reply(path, &log.stem);
+    rows.push(Row {
+        what: format!(
+            "a page navigating away mid-job: save → reply saying so on disk (median / max of {RUNS}; a plain `1+1` after)"
+        ),
+        value: format!(
+            "{} / {} ({})",
+            ms(times[RUNS / 2]),
+            ms(times[RUNS - 1]),
+            ms(plain)
+        ),
+        goal: "as soon as the hub knows, not a timeout".into(),
+    });
 }
 
 /// Dispatch latency (save → the block starts in the realm) and save →

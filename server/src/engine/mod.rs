@@ -1112,8 +1112,7 @@ impl LogEngine {
 
 /// What a Presence note says happened, without how the hub waits: `page
 /// disconnected, waiting…` → `the page disconnected`, `the page stopped
-/// answering pings (busy…); still waiting` → `the page stopped answering
-/// pings`.
+/// answering (busy…); still waiting` → `the page stopped answering`.
 fn away_what(away: &str) -> String {
     let what = away
         .split([',', ';'])

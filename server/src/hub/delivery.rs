@@ -305,9 +305,8 @@ mod tests {
 
     use super::*;
     use crate::engine::{Effect, JobId};
-    use crate::prepare::cell::CellMap;
-    use crate::prepare::splice::SpliceMap;
-    use crate::prepare::Prepared;
+    use crate::lang::Lang;
+    use crate::prepare::{Preparer, Verbatim};
 
     fn job(id: u64, code: &str) -> JobMsg {
         JobMsg {
@@ -318,14 +317,10 @@ mod tests {
     }
 
     fn dispatch(id: u64, code: &str) -> Effect {
-        let whole = std::iter::once(0..code.len()).collect::<Vec<_>>();
-        let map = CellMap::new(code, &whole, SpliceMap::default(), code, 0);
+        let prepared = Verbatim.prepare(code, Lang::Js, JobId(id)).unwrap();
         Effect::Dispatch {
             job: JobId(id),
-            prepared: Prepared {
-                code: code.into(),
-                map,
-            },
+            prepared,
             timeout_ms: 1000,
         }
     }

@@ -227,7 +227,7 @@ impl LogTask {
                 }
                 let away = (!responsive).then(|| {
                     format!(
-                        "the {} stopped answering pings (busy in a loop?); still waiting",
+                        "the {} stopped answering (busy in a loop?); still waiting",
                         kind_name(self.kind)
                     )
                 });

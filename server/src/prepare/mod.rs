@@ -63,6 +63,23 @@ impl Preparer for Oxc {
     }
 }
 
+/// A preparer that sends a block as it is, for tests of what does not
+/// depend on what a block becomes (the engine's layout, job delivery): no
+/// parser needed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Verbatim;
+
+impl Preparer for Verbatim {
+    fn prepare(&self, source: &str, _: Lang, _: JobId) -> Result<Prepared, JobError> {
+        let whole = std::iter::once(0..source.len()).collect::<Vec<_>>();
+        let map = cell::CellMap::new(source, &whole, splice::SpliceMap::default(), source, 0);
+        Ok(Prepared {
+            code: source.to_string(),
+            map,
+        })
+    }
+}
+
 /// The name the prepared code of `job` gives itself in stack traces.
 pub fn cell_url(job: JobId) -> String {
     format!("daebug-cell-{}", job.0)
