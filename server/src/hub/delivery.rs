@@ -224,9 +224,12 @@ impl Delivery {
     }
 
     /// The page went away (navigated, closed): its job's reply says so
-    /// now, and a new document is not told it was interrupted.
-    pub fn handle_left(&mut self) {
+    /// now, a new document is not told it was interrupted, and nothing
+    /// more is sent on its connection (a job waits for the next one).
+    /// Whether a connection served the log.
+    pub fn handle_left(&mut self) -> bool {
         self.sent = None;
+        self.link.take().is_some()
     }
 
     /// A [`Delivered::Send`] could not be sent (the connection is busy or
@@ -567,9 +570,18 @@ mod tests {
                     |d, t| d.handle_written(&[dispatch(1, "a")], t),
                     &["send 1 job 1 a"],
                 ),
-                ("left", |d, _| d.handle_left(), &[]),
-                ("detach", |d, _| assert!(d.handle_detach(1)), &[]),
-                ("attach", |d, t| d.handle_attach(2, &[], None, t), &[]),
+                ("left", |d, _| assert!(d.handle_left()), &[]),
+                (
+                    "the next job waits for the next document",
+                    |d, t| d.handle_written(&[dispatch(2, "b")], t),
+                    &[],
+                ),
+                ("detach", |d, _| assert!(!d.handle_detach(1)), &[]),
+                (
+                    "attach",
+                    |d, t| d.handle_attach(2, &[], Some(JobId(2)), t),
+                    &["send 2 job 2 b"],
+                ),
             ],
         );
     }

@@ -577,7 +577,7 @@ impl LogFile {
             Some(Ok((then, true))) => {
                 let displaced = std::fs::metadata(&tmp)?;
                 if !same_inode(&displaced, &then) {
-                    return self.put_back(&tmp, &ours).map(Some);
+                    return self.put_back(&tmp, &ours, new).map(Some);
                 }
                 remove_quietly(&tmp);
             }
@@ -609,16 +609,29 @@ impl LogFile {
     }
 
     /// A save landed at the path between the check and the exchange: it
-    /// is now at `tmp`, and the hub's write (`ours`) at the path. The save
-    /// goes back to the path (if the path still holds ours) and is read
-    /// again; if another save came meanwhile, the one in hand is kept next
-    /// to the log, never dropped.
-    fn put_back(&mut self, tmp: &Path, ours: &std::fs::Metadata) -> io::Result<Read0> {
+    /// is now at `tmp`, and the hub's write (`ours`, holding `new`) at the
+    /// path. The save goes back to the path (if the path still holds ours)
+    /// and is read again; if another save came meanwhile, the one in hand
+    /// is kept next to the log, never dropped. While ours stood at the path
+    /// an agent may have opened it and written to it: it is kept open as a
+    /// replaced file, so such a write is rescued, not lost.
+    fn put_back(&mut self, tmp: &Path, ours: &std::fs::Metadata, new: &Seen) -> io::Result<Read0> {
         let at_path = std::fs::metadata(&self.path)?;
         if same_inode(&at_path, ours) && exchange(tmp, &self.path)? {
             let back = std::fs::metadata(tmp)?;
             if same_inode(&back, ours) {
+                let held = File::open(tmp);
                 remove_quietly(tmp);
+                match held {
+                    Ok(file) => self.orphans.push(Orphan {
+                        file,
+                        seen: new.clone(),
+                        since: Instant::now(),
+                    }),
+                    Err(e) => {
+                        tracing::warn!(path = %self.path.display(), "cannot keep the hub's put-back write open to rescue late writes: {e}");
+                    }
+                }
                 return self.read(false);
             }
         }
@@ -912,6 +925,40 @@ mod tests {
     }
 
     use daebug_test_files::append;
+
+    /// The torture test caught this: while the hub's write briefly stood
+    /// at the path (before a save that landed first was put back), the
+    /// agent opened the path and appended to it. The append is rescued.
+    #[test]
+    fn an_append_into_a_write_that_was_put_back_is_rescued() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shop-3f2a.md");
+        let tmp = dir.path().join(".shop-3f2a.md.tmp");
+        let ours = "# ours\n";
+        std::fs::write(&path, ours).unwrap();
+        std::fs::write(&tmp, "# their save\n").unwrap();
+        let ours_meta = std::fs::metadata(&path).unwrap();
+        let mut file = LogFile::new(path.clone());
+        // The agent opens the path while the hub's write stands there.
+        let mut agent = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let new = Seen {
+            base: 0,
+            text: ours.into(),
+        };
+        let read = file.put_back(&tmp, &ours_meta, &new).unwrap();
+        assert_eq!(read.seen.text, "# their save\n");
+        assert!(!tmp.exists());
+        // Its write lands in the hub's file, no longer at the path.
+        agent.write_all(b"```js\n1\n```\n").unwrap();
+        file.rescue();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "# their save\n```js\n1\n```\n"
+        );
+    }
 
     fn dispatches(effects: &[Effect]) -> usize {
         effects

@@ -17,7 +17,9 @@ use std::time::Duration;
 use daebug_protocol::{
     BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind,
 };
-use tokio::sync::mpsc;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -114,15 +116,15 @@ pub fn spawn(
     first: Option<LogMsg>,
 ) -> LogHandle {
     let (tx, rx) = mpsc::unbounded_channel();
-    let (realm, realm_rx) = mpsc::channel(REALM_INBOX);
+    let realm_slots = Arc::new(Semaphore::new(REALM_INBOX));
     let config = Config {
         default_timeout_ms: settings.default_timeout.as_millis() as u64,
         first_job: first_job(),
         ..Config::default()
     };
     let task = LogTask::new(stem, kind, settings, config);
-    tracker.spawn(task.run(rx, realm_rx, first));
-    LogHandle { tx, realm }
+    tracker.spawn(task.run(rx, first));
+    LogHandle { tx, realm_slots }
 }
 
 impl LogTask {
@@ -146,12 +148,7 @@ impl LogTask {
         }
     }
 
-    async fn run(
-        mut self,
-        mut inbox: mpsc::UnboundedReceiver<LogMsg>,
-        mut realm: mpsc::Receiver<Input>,
-        first: Option<LogMsg>,
-    ) {
+    async fn run(mut self, mut inbox: mpsc::UnboundedReceiver<LogMsg>, first: Option<LogMsg>) {
         if let Some(msg) = first {
             self.on(msg);
         }
@@ -167,19 +164,16 @@ impl LogTask {
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
-                // Attaches come before their realm's messages (the realm is
-                // welcomed after its attach is sent).
                 msg = inbox.recv() => match msg {
-                    Some(msg) => self.on(msg),
+                    Some(msg) => {
+                        let (msg, next) = coalesce(msg, &mut inbox);
+                        self.on(msg);
+                        if let Some(next) = next {
+                            self.on(next);
+                        }
+                    }
                     None => break,
                 },
-                Some(input) = realm.recv() => {
-                    let (input, next) = coalesce(input, &mut realm);
-                    self.on_realm(input);
-                    if let Some(next) = next {
-                        self.on_realm(next);
-                    }
-                }
                 () = sleep_until(retry), if retry.is_some() => {
                     self.retry = None;
                     self.drain();
@@ -193,9 +187,6 @@ impl LogTask {
         while let Ok(msg) = inbox.try_recv() {
             self.on(msg);
         }
-        while let Ok(input) = realm.try_recv() {
-            self.on_realm(input);
-        }
         self.flush_background();
         if !self.deferred.is_empty() {
             tracing::warn!(stem = %self.stem, "stopping with {} input(s) not written: {:?}", self.deferred.len(), self.deferred.iter().map(input_kind).collect::<Vec<_>>());
@@ -206,6 +197,8 @@ impl LogTask {
     fn on(&mut self, msg: LogMsg) {
         match msg {
             LogMsg::Changed => self.feed(Input::FileChanged),
+            // The slot is given back when the message is handled.
+            LogMsg::Realm(input, _slot) => self.on_realm(input),
             LogMsg::Attach {
                 conn,
                 kind,
@@ -251,12 +244,22 @@ impl LogTask {
         }
         // What the realm sent before this is written before it.
         self.flush_background();
-        match &input {
-            Input::Result(JobResult { job, .. }) => self.delivery.handle_result(*job),
+        let left = match &input {
+            Input::Result(JobResult { job, .. }) => {
+                self.delivery.handle_result(*job);
+                false
+            }
             Input::Left { .. } => self.delivery.handle_left(),
-            _ => {}
+            _ => false,
+        };
+        self.feed(input);
+        // The document is gone: nothing more goes to its connection; a
+        // job waits for the next document.
+        if left {
+            self.link = None;
+            let away = self.away_note("navigated away or closed");
+            self.feed(Input::Presence { away: Some(away) });
         }
-        self.feed(input)
     }
 
     /// Writes the background events held, if any.
@@ -530,16 +533,23 @@ fn off_the_worker<T>(long: bool, work: impl FnOnce() -> T) -> T {
 /// queued back to back only the last needs writing: a realm streaming
 /// faster than the disk costs one rewrite, not one per frame. Returns the
 /// message to handle and the one after it that ended the run, if any.
-fn coalesce(mut input: Input, inbox: &mut mpsc::Receiver<Input>) -> (Input, Option<Input>) {
-    while let Input::Progress(JobProgress { job, .. }) = &input {
+fn coalesce(
+    mut msg: LogMsg,
+    inbox: &mut mpsc::UnboundedReceiver<LogMsg>,
+) -> (LogMsg, Option<LogMsg>) {
+    while let LogMsg::Realm(Input::Progress(JobProgress { job, .. }), _) = &msg {
         let job = *job;
         match inbox.try_recv() {
-            Ok(next @ Input::Progress(JobProgress { job: j, .. })) if j == job => input = next,
-            Ok(other) => return (input, Some(other)),
+            Ok(LogMsg::Realm(next @ Input::Progress(JobProgress { job: j, .. }), slot))
+                if j == job =>
+            {
+                msg = LogMsg::Realm(next, slot);
+            }
+            Ok(other) => return (msg, Some(other)),
             Err(_) => break,
         }
     }
-    (input, None)
+    (msg, None)
 }
 
 /// Sleeps until `at`; never resolves for `None` (the branch is disabled).

@@ -3,7 +3,9 @@
 //! these messages and not on each other.
 
 use daebug_protocol::{HubMsg, JobId, RealmKind};
-use tokio::sync::{mpsc, oneshot};
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 use crate::engine::{Input, LogState};
 
@@ -58,6 +60,9 @@ pub type ConnId = u64;
 pub enum LogMsg {
     /// The watcher saw the file change.
     Changed,
+    /// A message from the realm about this log's jobs, holding one of the
+    /// log's [`REALM_INBOX`] slots until it is handled.
+    Realm(Input, OwnedSemaphorePermit),
     /// A realm connection now serves this log.
     Attach {
         conn: ConnId,
@@ -74,16 +79,28 @@ pub enum LogMsg {
 }
 
 /// How many messages of its realm a log task holds unread. A realm that
-/// sends faster than its log is written waits (its connection stops being
-/// read, so the socket pushes back): memory stays bounded and nothing is
-/// dropped here (floods are thinned where they are written, `flood.rs`).
+/// sends faster than its log is written waits for a slot (its connection
+/// stops being read, so the socket pushes back): memory stays bounded and
+/// nothing is dropped here (floods are thinned where they are written,
+/// `flood.rs`). One channel keeps every message in order (a realm's
+/// `leaving` before its detach, a detach before the next attach).
 pub const REALM_INBOX: usize = 256;
 
-/// The sending sides of a log task's inboxes.
+/// The sending side of a log task's inbox.
 #[derive(Debug, Clone)]
 pub struct LogHandle {
-    /// Changes, attaches and detaches: few, and never waited on.
     pub tx: mpsc::UnboundedSender<LogMsg>,
-    /// What the realm says about this log's jobs (bounded: [`REALM_INBOX`]).
-    pub realm: mpsc::Sender<Input>,
+    /// The slots for realm messages ([`REALM_INBOX`]).
+    pub realm_slots: Arc<Semaphore>,
+}
+
+impl LogHandle {
+    /// Sends a realm's message, waiting while the log's slots are taken.
+    /// False when the log task is gone.
+    pub async fn realm(&self, input: Input) -> bool {
+        match self.realm_slots.clone().acquire_owned().await {
+            Ok(slot) => self.tx.send(LogMsg::Realm(input, slot)).is_ok(),
+            Err(_) => false,
+        }
+    }
 }

@@ -191,7 +191,7 @@ where
                                 // the agent in the log: never a bare reset.
                                 let close = CloseFrame { code: close_code::SIZE, reason: why.clone().into() };
                                 let _ = sink.send(Message::Close(Some(close))).await;
-                                let _ = log.realm.send(Input::HubNote {
+                                log.realm(Input::HubNote {
                                     text: format!("the hub closed this realm's connection: {why} (WebSocket code 1009); it reconnects by itself"),
                                 }).await;
                                 linger(&state).await;
@@ -211,7 +211,7 @@ where
                         Ok(msg) => match input_of(msg) {
                             Some(input) => {
                                 // Waits while the log's inbox is full.
-                                let _ = log.realm.send(input).await;
+                                log.realm(input).await;
                             }
                             None => {
                                 let e = HubMsg::Error { message: "hello was already received on this connection".into() };
