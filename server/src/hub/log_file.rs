@@ -50,7 +50,9 @@ use tokio::time::Instant;
 
 use super::fsio::{exchange, remove_quietly, same_inode, write_temp_after};
 use super::history::{head_end, link_line, MIN_HISTORY, ROTATE_AT};
-use super::window::{anchor, appended, rewrite, touches_first_line, Anchor, LateWrite, Seen};
+use super::window::{
+    already_holds, anchor, appended, rewrite, touches_first_line, Anchor, LateWrite, Seen,
+};
 use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, LogEngine, Now};
 
@@ -788,8 +790,14 @@ fn late(path: &Path, orphan: &mut Orphan) -> io::Result<LateWrite> {
     Ok(rewrite(known, now, starts_log))
 }
 
-/// Appends to the log what was appended to a replaced copy of it.
+/// Appends to the log what was appended to a replaced copy of it, unless
+/// the log was saved since from a read that held it.
 fn append_rescued(path: &Path, orphan: &mut Orphan, extra: &str) -> io::Result<()> {
+    if already_holds(&orphan.seen, extra, &std::fs::read(path)?) {
+        tracing::debug!(path = %path.display(), "text appended to a replaced copy of the log is in the log already");
+        orphan.seen.text.push_str(extra);
+        return Ok(());
+    }
     tracing::warn!(path = %path.display(), "text was appended to the log while the hub replaced it; appending it again");
     let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
     f.write_all(extra.as_bytes())?;
@@ -925,6 +933,37 @@ mod tests {
     }
 
     use daebug_test_files::append;
+
+    /// The torture test caught this: the agent appended to the log just
+    /// before the hub replaced it, read it (with the append) and saved the
+    /// whole log from that read. The append is in the log once.
+    #[test]
+    fn an_append_the_agent_saved_again_is_not_rescued_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shop-3f2a.md");
+        let old = dir.path().join("old.md");
+        std::fs::write(&old, "# log\n").unwrap();
+        let mut file = LogFile::new(path.clone());
+        file.orphans.push(Orphan {
+            file: File::open(&old).unwrap(),
+            seen: Seen {
+                base: 0,
+                text: "# log\n".into(),
+            },
+            since: Instant::now(),
+        });
+        append(&old, "```js\n1\n```\n");
+        let saved = "# log\n```js\n1\n```\n```js\n2\n```\n";
+        std::fs::write(&path, saved).unwrap();
+        file.rescue();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
+        // An append the log does not hold is rescued.
+        append(&old, "```js\n3\n```\n");
+        file.rescue();
+        assert!(std::fs::read_to_string(&path)
+            .unwrap()
+            .ends_with("```js\n2\n```\n```js\n3\n```\n"));
+    }
 
     /// The torture test caught this: while the hub's write briefly stood
     /// at the path (before a save that landed first was put back), the

@@ -100,6 +100,17 @@ pub fn appended<'a>(known: &Seen, from_base: &'a str) -> Option<&'a str> {
         .filter(|extra| !extra.is_empty())
 }
 
+/// Whether the log at the path (`at_path`) already holds what was
+/// appended to a replaced file: an agent read that file (its text and the
+/// append) and saved the log from that read. Appending it again would
+/// write it twice.
+pub fn already_holds(known: &Seen, extra: &str, at_path: &[u8]) -> bool {
+    at_path.get(known.base..).is_some_and(|tail| {
+        tail.starts_with(known.text.as_bytes())
+            && tail[known.text.len()..].starts_with(extra.as_bytes())
+    })
+}
+
 /// A replaced file whose text is now `whole` and is not an append. When
 /// it is shorter than the hub's window starts, `starts_log` says whether
 /// the log starts with it (a rewrite that has only reached the window).
@@ -158,6 +169,17 @@ mod tests {
         assert!(touches_first_line("ab\ncd\n", &[edit(1)]));
         assert!(!touches_first_line("ab\ncd\n", &[edit(3)]));
         assert!(!touches_first_line("ab\ncd\n", &[]));
+    }
+
+    #[test]
+    fn an_append_is_not_rescued_twice() {
+        let known = seen(2, "ab\n");
+        // The log was saved from a read of the replaced file and its append.
+        assert!(already_holds(&known, "c\n", b"..ab\nc\nd\n"));
+        // The hub's own write (its edits) without it: append.
+        assert!(!already_holds(&known, "c\n", b"..aB\n"));
+        assert!(!already_holds(&known, "c\n", b"..ab\n"));
+        assert!(!already_holds(&known, "c\n", b"."));
     }
 
     #[test]
