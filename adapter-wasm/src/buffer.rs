@@ -35,7 +35,7 @@ impl Default for BufferLimits {
     fn default() -> BufferLimits {
         BufferLimits {
             cap: 50,
-            per_second: 100,
+            per_second: daebug_protocol::REALM_EVENTS_PER_SECOND,
             flush_at: 5,
             flush_every_ms: 3_000,
             progress_every_ms: 1_000,
@@ -43,16 +43,24 @@ impl Default for BufferLimits {
     }
 }
 
-/// Events and the count of those that had to go.
+/// Events and the counts of those that had to go.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Batch {
     pub events: Vec<BackgroundEvent>,
+    /// Left out to keep within the cap (the log shows them as omitted).
     pub dropped: u32,
+    /// Dropped at the door by the rate limit (the log says so apart).
+    pub limited: u32,
 }
 
 impl Batch {
     fn is_empty(&self) -> bool {
-        self.events.is_empty() && self.dropped == 0
+        self.events.is_empty() && self.dropped == 0 && self.limited == 0
+    }
+
+    /// What a progress report would say: new when it changed.
+    fn counts(&self) -> (usize, u32, u32) {
+        (self.events.len(), self.dropped, self.limited)
     }
 }
 
@@ -74,7 +82,7 @@ struct JobWindow {
     /// When progress was last sent, and how much it carried, so only news
     /// is reported.
     reported_at: Option<u64>,
-    reported: (usize, u32),
+    reported: (usize, u32, u32),
 }
 
 /// See the module docs.
@@ -121,9 +129,9 @@ impl EventBuffer {
         self.window_count = self.window_count.saturating_add(1);
         if !admitted {
             match self.job.as_mut() {
-                Some(job) => job.batch.dropped = job.batch.dropped.saturating_add(1),
+                Some(job) => job.batch.limited = job.batch.limited.saturating_add(1),
                 None => {
-                    self.background.dropped = self.background.dropped.saturating_add(1);
+                    self.background.limited = self.background.limited.saturating_add(1);
                     self.pending_since.get_or_insert(now);
                 }
             }
@@ -164,7 +172,7 @@ impl EventBuffer {
             started: now,
             batch: Batch::default(),
             reported_at: None,
-            reported: (0, 0),
+            reported: (0, 0, 0),
         });
         self.flush()
     }
@@ -186,17 +194,18 @@ impl EventBuffer {
     /// What is due at `now`, if anything.
     pub fn poll(&mut self, now: u64) -> Option<Outgoing> {
         if let Some(job) = self.job.as_mut() {
-            let news = (job.batch.events.len(), job.batch.dropped) != job.reported;
+            let news = job.batch.counts() != job.reported;
             let due = job
                 .reported_at
                 .is_none_or(|at| now.saturating_sub(at) >= self.limits.progress_every_ms);
             if news && due && !job.batch.is_empty() {
                 job.reported_at = Some(now);
-                job.reported = (job.batch.events.len(), job.batch.dropped);
+                job.reported = job.batch.counts();
                 return Some(Outgoing::Progress(JobProgress {
                     job: job.id,
                     events: job.batch.events.clone(),
                     dropped: job.batch.dropped,
+                    limited: job.batch.limited,
                     elapsed_ms: now.saturating_sub(job.started),
                 }));
             }
@@ -221,7 +230,7 @@ impl EventBuffer {
     pub fn next_wake(&self) -> Option<u64> {
         match &self.job {
             Some(job) => {
-                let news = (job.batch.events.len(), job.batch.dropped) != job.reported;
+                let news = job.batch.counts() != job.reported;
                 news.then(|| {
                     job.reported_at
                         .map_or(job.started, |at| at + self.limits.progress_every_ms)
@@ -359,7 +368,8 @@ mod tests {
         buf.push(ev(99), 1_500); // a new second admits again
         let b = buf.flush().unwrap();
         assert_eq!(b.events.len(), 11);
-        assert_eq!(b.dropped, 15);
+        // Counted apart from events left out to keep within the cap.
+        assert_eq!((b.dropped, b.limited), (0, 15));
         assert_eq!(b.events.last().unwrap().message, "e99");
     }
 
@@ -372,7 +382,7 @@ mod tests {
         let mut buf = EventBuffer::new(limits);
         buf.push(ev(0), 0);
         match buf.poll(3_000) {
-            Some(Outgoing::Background(b)) => assert_eq!((b.events.len(), b.dropped), (0, 1)),
+            Some(Outgoing::Background(b)) => assert_eq!((b.events.len(), b.limited), (0, 1)),
             other => panic!("{other:?}"),
         }
     }

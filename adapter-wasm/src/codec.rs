@@ -52,6 +52,9 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.num("job", p.job.0);
             w.raw("events", &events(&p.events));
             w.num("dropped", p.dropped as u64);
+            if p.limited > 0 {
+                w.num("limited", p.limited as u64);
+            }
             w.num("elapsed_ms", p.elapsed_ms);
         }
         RealmMsg::Result(r) => {
@@ -60,15 +63,22 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.raw("outcome", &outcome(&r.outcome));
             w.raw("events", &events(&r.events));
             w.num("dropped", r.dropped as u64);
+            if r.limited > 0 {
+                w.num("limited", r.limited as u64);
+            }
             w.num("duration_ms", r.duration_ms);
         }
         RealmMsg::Background {
             events: list,
             dropped,
+            limited,
         } => {
             w.str("type", "background");
             w.raw("events", &events(list));
             w.num("dropped", *dropped as u64);
+            if *limited > 0 {
+                w.num("limited", *limited as u64);
+            }
         }
         RealmMsg::Pong { seq } => {
             w.str("type", "pong");

@@ -205,6 +205,7 @@ impl Link {
             outcome,
             events: events.events,
             dropped: events.dropped,
+            limited: events.limited,
             duration_ms,
         }))
     }
@@ -215,6 +216,7 @@ impl Link {
             Outgoing::Background(b) => self.deliver(RealmMsg::Background {
                 events: b.events,
                 dropped: b.dropped,
+                limited: b.limited,
             }),
             // Progress is only worth something now.
             Outgoing::Progress(p) if self.welcomed => vec![Action::Send(RealmMsg::Progress(p))],
@@ -222,7 +224,7 @@ impl Link {
         }
     }
 
-    fn deliver(&mut self, msg: RealmMsg) -> Vec<Action> {
+    fn deliver(&mut self, mut msg: RealmMsg) -> Vec<Action> {
         if self.welcomed {
             return vec![Action::Send(msg)];
         }
@@ -234,7 +236,31 @@ impl Link {
                 .iter()
                 .position(|m| matches!(m, RealmMsg::Background { .. }))
             {
-                self.outbox.remove(i);
+                // Its events are counted in the next background batch:
+                // every limit says what it dropped.
+                if let Some(RealmMsg::Background {
+                    events, dropped, ..
+                }) = self.outbox.remove(i)
+                {
+                    let lost = u32::try_from(events.len()).unwrap_or(u32::MAX);
+                    let lost = lost.saturating_add(dropped);
+                    let next = self
+                        .outbox
+                        .iter_mut()
+                        .chain(std::iter::once(&mut msg))
+                        .find_map(|m| match m {
+                            RealmMsg::Background { dropped, .. } => Some(dropped),
+                            _ => None,
+                        });
+                    match next {
+                        Some(d) => *d = d.saturating_add(lost),
+                        None => self.outbox.push_back(RealmMsg::Background {
+                            events: Vec::new(),
+                            dropped: lost,
+                            limited: 0,
+                        }),
+                    }
+                }
             }
         }
         self.outbox.push_back(msg);
@@ -379,6 +405,7 @@ mod tests {
             l.events(Outgoing::Background(Batch {
                 events: vec![],
                 dropped: 1,
+                limited: 0,
             }));
         }
         match &l.on_open()[..] {
@@ -390,6 +417,17 @@ mod tests {
             .iter()
             .any(|a| matches!(a, Action::Send(RealmMsg::Result(r)) if r.job == JobId(5))));
         assert!(actions.len() <= OUTBOX + 1, "{}", actions.len());
+        // The batches that did not fit are still counted, all 200.
+        let counted: u32 = actions
+            .iter()
+            .map(|a| match a {
+                Action::Send(RealmMsg::Background {
+                    events, dropped, ..
+                }) => events.len() as u32 + dropped,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(counted, 200);
     }
 
     #[test]
@@ -439,13 +477,15 @@ mod tests {
             job: JobId(1),
             events: vec![],
             dropped: 0,
+            limited: 0,
             elapsed_ms: 1,
         });
         assert_eq!(l.events(progress), vec![]);
         assert_eq!(
             l.events(Outgoing::Background(Batch {
                 events: vec![],
-                dropped: 2
+                dropped: 2,
+                limited: 0,
             })),
             vec![]
         );

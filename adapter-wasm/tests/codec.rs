@@ -57,6 +57,7 @@ fn every_realm_message_is_what_serde_would_write() {
             job: JobId(3),
             events: events(),
             dropped: 4,
+            limited: 900,
             elapsed_ms: 1200,
         }),
         RealmMsg::Result(JobResult {
@@ -64,6 +65,7 @@ fn every_realm_message_is_what_serde_would_write() {
             outcome: Outcome::Ok(Value::Json("{\"a\":1}".into())),
             events: events(),
             dropped: 0,
+            limited: 0,
             duration_ms: 3,
         }),
         RealmMsg::Result(JobResult {
@@ -71,6 +73,7 @@ fn every_realm_message_is_what_serde_would_write() {
             outcome: Outcome::Ok(Value::Text("Map(0) {}".into())),
             events: vec![],
             dropped: 0,
+            limited: 0,
             duration_ms: 0,
         }),
         RealmMsg::Result(JobResult {
@@ -82,6 +85,7 @@ fn every_realm_message_is_what_serde_would_write() {
             }),
             events: vec![],
             dropped: 1,
+            limited: 0,
             duration_ms: 16,
         }),
         RealmMsg::Result(JobResult {
@@ -93,11 +97,13 @@ fn every_realm_message_is_what_serde_would_write() {
             }),
             events: vec![],
             dropped: 0,
+            limited: 0,
             duration_ms: 1,
         }),
         RealmMsg::Background {
             events: events(),
             dropped: 7,
+            limited: 12,
         },
         RealmMsg::Pong { seq: 9 },
         RealmMsg::Leaving {
@@ -152,6 +158,7 @@ fn a_pages_to_json_hooks_do_not_change_the_envelopes() {
     let msg = RealmMsg::Background {
         events: events(),
         dropped: 1,
+        limited: 0,
     };
     let text = encode(&msg);
     js_sys::eval("delete Array.prototype.toJSON; delete Object.prototype.toJSON").unwrap();

@@ -63,6 +63,7 @@ fn run(size: usize) -> Vec<Sample> {
             outcome: Outcome::Ok(Value::Json("\"Shop\"".into())),
             events: vec![],
             dropped: 0,
+            limited: 0,
             duration_ms: 2,
         });
         let t2 = Instant::now();

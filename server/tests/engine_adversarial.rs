@@ -117,6 +117,7 @@ impl H {
             outcome,
             events: vec![],
             dropped: 0,
+            limited: 0,
             duration_ms: 3,
         }));
     }
@@ -422,6 +423,7 @@ fn background_block_lost_to_stale_save() {
     h.step(Input::Background {
         events: vec![event("bg-event")],
         dropped: 0,
+        limited: 0,
         over_rate: 0,
     });
     assert!(h.text.contains("bg-event"), "{}", h.text);
@@ -535,6 +537,7 @@ fn progress_with_hub_shaped_lines_then_stale_save() {
         job: JobId(1),
         events: vec![event(&msg)],
         dropped: 0,
+        limited: 0,
         elapsed_ms: 10,
     }));
     h.save(format!("{stale}\n{}", block("B")));

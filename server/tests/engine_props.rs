@@ -140,15 +140,15 @@ proptest! {
                     } else {
                         Outcome::Error(JobError { name: "Error".into(), message: t, stack: None })
                     };
-                    Input::Result(JobResult { job, outcome, events: vec![event(1)], dropped: 0, duration_ms: 5 })
+                    Input::Result(JobResult { job, outcome, events: vec![event(1)], dropped: 0, limited: 0, duration_ms: 5 })
                 }
-                Step::Progress(n) => Input::Progress(JobProgress { job: engine.running().unwrap_or(JobId(0)), events: (0..n).map(event).collect(), dropped: 0, elapsed_ms: 0 }),
-                Step::Background(n) => Input::Background { events: (0..n).map(event).collect(), dropped: 1, over_rate: 0 },
+                Step::Progress(n) => Input::Progress(JobProgress { job: engine.running().unwrap_or(JobId(0)), events: (0..n).map(event).collect(), dropped: 0, limited: 0, elapsed_ms: 0 }),
+                Step::Background(n) => Input::Background { events: (0..n).map(event).collect(), dropped: 1, limited: 0, over_rate: 0 },
                 Step::Tick(ms) => {
                     mono += ms as u64;
                     Input::Tick
                 }
-                Step::Late => Input::Result(JobResult { job: JobId(1), outcome: Outcome::Ok(Value::Json("1".into())), events: vec![], dropped: 0, duration_ms: 99_000 }),
+                Step::Late => Input::Result(JobResult { job: JobId(1), outcome: Outcome::Ok(Value::Json("1".into())), events: vec![], dropped: 0, limited: 0, duration_ms: 99_000 }),
             };
             let now = Now { mono: Millis(mono), ..now };
             let out = engine.handle(&text, input, now);
@@ -174,8 +174,8 @@ proptest! {
                 0 => Input::FileChanged,
                 1 => Input::Startup,
                 2 => Input::Tick,
-                3 => Input::Result(JobResult { job: engine.running().unwrap_or(JobId(1)), outcome: Outcome::Ok(Value::Json("[1]".into())), events: vec![], dropped: 0, duration_ms: 1 }),
-                _ => Input::Progress(JobProgress { job: engine.running().unwrap_or(JobId(1)), events: vec![event(b)], dropped: 0, elapsed_ms: 0 }),
+                3 => Input::Result(JobResult { job: engine.running().unwrap_or(JobId(1)), outcome: Outcome::Ok(Value::Json("[1]".into())), events: vec![], dropped: 0, limited: 0, duration_ms: 1 }),
+                _ => Input::Progress(JobProgress { job: engine.running().unwrap_or(JobId(1)), events: vec![event(b)], dropped: 0, limited: 0, elapsed_ms: 0 }),
             };
             let out = engine.handle(&text, input, now);
             text = apply(&text, &out.edits);

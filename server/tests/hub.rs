@@ -78,6 +78,7 @@ async fn progress_swaps_the_region() {
                 job,
                 events,
                 dropped: 0,
+                limited: 0,
                 elapsed_ms: 10,
             }))
             .await;
@@ -105,6 +106,7 @@ async fn background_only_events_are_flushed_above_the_footer() {
         .send(&RealmMsg::Background {
             events: vec![log_event("hello from a timer")],
             dropped: 0,
+            limited: 0,
         })
         .await;
     let text = hub
@@ -128,6 +130,7 @@ async fn a_flood_of_background_events_is_bounded_and_counted() {
             .send(&RealmMsg::Background {
                 events: vec![log_event(&format!("flood {i}"))],
                 dropped: 0,
+                limited: 0,
             })
             .await;
     }
@@ -405,6 +408,7 @@ async fn malformed_frames_get_an_error_and_the_realm_keeps_working() {
             }),
             events: Vec::new(),
             dropped: 0,
+            limited: 0,
             duration_ms: 4,
         }))
         .await;
@@ -759,6 +763,7 @@ async fn appends_during_a_progress_storm_lose_nothing() {
                 job,
                 events: vec![log_event(&format!("tick {n}"))],
                 dropped: 0,
+                limited: 0,
                 elapsed_ms: 1,
             }))
             .await;
@@ -816,6 +821,7 @@ async fn an_emptied_log_is_started_afresh_when_the_realm_speaks() {
         .send(&RealmMsg::Background {
             events: vec![log_event("after the reset")],
             dropped: 0,
+            limited: 0,
         })
         .await;
     let text = hub

@@ -151,6 +151,28 @@ fn fifteen_events_keep_the_first_two_and_the_last_eight() {
     assert!(text.contains("(5 more"), "{text}");
 }
 
+/// 1,000 logs in one block: the realm keeps 100 a second and 50 a job.
+/// The reply says how many the rate limit dropped, apart from those left
+/// out of the display, so the loop does not look as if it stopped at 99.
+#[test]
+fn a_console_flood_counts_rate_limit_drops_apart() {
+    let world = page();
+    let log = world.log("life-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nfor (let i = 0; i < 1000; i++) console.log('m9 row', i);\n'm9-done'\n```\n",
+        1,
+    );
+    assert!(
+        text.contains("more background events omitted; 900 dropped at the 100/s limit) ..."),
+        "{text}"
+    );
+    assert!(
+        text.contains("m9 row 0\n") && text.contains("m9 row 99\n"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_long_job_shows_its_console_while_it_runs() {
     let world = page();

@@ -49,9 +49,13 @@ pub struct JobProgress {
     pub job: JobId,
     #[serde(default)]
     pub events: Vec<BackgroundEvent>,
-    /// Events the realm dropped because of its caps.
+    /// Events the realm left out because of its caps (shown as omitted).
     #[serde(default)]
     pub dropped: u32,
+    /// Events the realm dropped at its rate limit
+    /// ([`crate::REALM_EVENTS_PER_SECOND`]), counted apart.
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
+    pub limited: u32,
     /// Time since the job started, measured in the realm.
     #[serde(default)]
     pub elapsed_ms: u64,
@@ -66,6 +70,9 @@ pub struct JobResult {
     pub events: Vec<BackgroundEvent>,
     #[serde(default)]
     pub dropped: u32,
+    /// Dropped at the realm's rate limit, see [`JobProgress::limited`].
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
+    pub limited: u32,
     /// Measured inside the realm.
     pub duration_ms: u64,
 }

@@ -19,3 +19,12 @@ pub use wire::{HubMsg, RealmKind, RealmMsg};
 
 /// Version of the wire contract, exchanged in the realm's `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Events a realm sends a second at most; the rest are counted as
+/// `limited` (docs/wire-protocol.md).
+pub const REALM_EVENTS_PER_SECOND: u32 = 100;
+
+/// For serde: a count of zero is left out of the JSON.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}

@@ -53,6 +53,9 @@ pub enum RealmMsg {
         events: Vec<BackgroundEvent>,
         #[serde(default)]
         dropped: u32,
+        /// Dropped at the realm's rate limit, see [`JobProgress::limited`].
+        #[serde(default, skip_serializing_if = "crate::is_zero")]
+        limited: u32,
     },
     /// The answer to [`HubMsg::Ping`].
     Pong { seq: u64 },

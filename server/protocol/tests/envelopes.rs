@@ -62,6 +62,7 @@ fn realm_messages() {
             job: JobId(3),
             events: vec![tick()],
             dropped: 0,
+            limited: 0,
             elapsed_ms: 1200,
         }),
         r#"{"type":"progress","job":3,"events":[{"type":"console","level":"log","ts":"10:00:01","message":"tick"}],"dropped":0,"elapsed_ms":1200}"#,
@@ -72,6 +73,7 @@ fn realm_messages() {
             outcome: Outcome::Ok(Value::Json("2".into())),
             events: vec![],
             dropped: 0,
+            limited: 0,
             duration_ms: 3,
         }),
         r#"{"type":"result","job":3,"outcome":{"ok":{"json":"2"}},"events":[],"dropped":0,"duration_ms":3}"#,
@@ -86,6 +88,7 @@ fn realm_messages() {
             }),
             events: vec![],
             dropped: 2,
+            limited: 0,
             duration_ms: 16,
         }),
         r#"{"type":"result","job":4,"outcome":{"error":{"name":"TypeError","message":"x is undefined","stack":"TypeError: x is undefined\n    at <cell>:1:1"}},"events":[],"dropped":2,"duration_ms":16}"#,
@@ -96,6 +99,7 @@ fn realm_messages() {
             outcome: Outcome::Ok(Value::Text("Map(1) {\"a\" => 1}".into())),
             events: vec![],
             dropped: 0,
+            limited: 0,
             duration_ms: 0,
         }),
         r#"{"type":"result","job":5,"outcome":{"ok":{"text":"Map(1) {\"a\" => 1}"}},"events":[],"dropped":0,"duration_ms":0}"#,
@@ -104,6 +108,7 @@ fn realm_messages() {
         &RealmMsg::Background {
             events: vec![tick()],
             dropped: 5,
+            limited: 0,
         },
         r#"{"type":"background","events":[{"type":"console","level":"log","ts":"10:00:01","message":"tick"}],"dropped":5}"#,
     );
@@ -162,6 +167,7 @@ fn optional_fields_may_be_left_out_by_a_realm() {
             job: JobId(1),
             events: vec![],
             dropped: 0,
+            limited: 0,
             elapsed_ms: 0
         })
     );

@@ -23,9 +23,12 @@ pub enum Input {
     /// Events captured outside any job.
     Background {
         events: Vec<BackgroundEvent>,
-        /// Left out before the hub (the realm's own limits).
+        /// Left out before the hub (the realm's cap).
         #[serde(default)]
         dropped: u32,
+        /// Dropped at the realm's rate limit.
+        #[serde(default)]
+        limited: u32,
         /// Dropped by the hub, over [`super::render::EVENTS_PER_SECOND`].
         #[serde(default)]
         over_rate: u32,

@@ -57,6 +57,7 @@ pub use time::{ClockTime, Millis, Now};
 
 use ledger::{Ledger, Taken, TakenState};
 use markdown::{blocks, exec_info, Block};
+use render::Drops;
 use survey::is_placeholder;
 use tail::{chunks, end_base, line_is, next_request, ExecBlock};
 use template::FOOTER;
@@ -159,7 +160,7 @@ struct Running {
     timeout_ms: u64,
     /// Background events of this job so far (the latest progress).
     events: Vec<BackgroundEvent>,
-    dropped: u32,
+    drops: Drops,
     /// The elapsed seconds the placeholder shows, and when it was written.
     shown_secs: u64,
     shown_at: Millis,
@@ -395,11 +396,12 @@ impl LogEngine {
                 job,
                 events,
                 dropped,
+                limited,
                 elapsed_ms: _,
             }) => match self.job.as_mut() {
                 Some(j) if j.id == job => {
                     j.events = events;
-                    j.dropped = dropped;
+                    j.drops = Drops::new(dropped, limited);
                     self.update_region(text, true, now, out);
                 }
                 _ => out.effects.push(Effect::Notice(format!(
@@ -412,16 +414,22 @@ impl LogEngine {
                 outcome,
                 events,
                 dropped,
+                limited,
                 duration_ms,
-            }) => self.result(text, job, outcome, events, dropped, duration_ms, now, out),
+            }) => {
+                let drops = Drops::new(dropped, limited);
+                self.result(text, job, outcome, events, drops, duration_ms, now, out)
+            }
             Input::Background {
                 events,
                 dropped,
+                limited,
                 over_rate,
             } => {
-                if !events.is_empty() || dropped > 0 || over_rate > 0 {
+                let drops = Drops::new(dropped, limited);
+                if !events.is_empty() || !drops.is_none() || over_rate > 0 {
                     let header = format!("> **{}** background at {}\n", self.stem, now.clock);
-                    let mut block = header + &render::events(&events, dropped);
+                    let mut block = header + &render::events(&events, drops);
                     if over_rate > 0 {
                         block.push_str(&render::over_rate_note(over_rate));
                     }
@@ -651,7 +659,7 @@ impl LogEngine {
                     &Verdict::Error(0).suffix(),
                     &Outcome::Error(error),
                     &[],
-                    0,
+                    Drops::default(),
                     skipped,
                     out,
                 );
@@ -698,7 +706,7 @@ impl LogEngine {
             started: now.mono,
             timeout_ms,
             events: Vec::new(),
-            dropped: 0,
+            drops: Drops::default(),
             shown_secs: 0,
             shown_at: now.mono,
             away: self.away.clone(),
@@ -870,7 +878,7 @@ impl LogEngine {
             &Verdict::Error(elapsed).suffix(),
             &Outcome::Error(error),
             &job.events,
-            job.dropped,
+            job.drops,
             0,
             out,
         );
@@ -909,7 +917,7 @@ impl LogEngine {
         job: JobId,
         outcome: Outcome,
         events: Vec<BackgroundEvent>,
-        dropped: u32,
+        drops: Drops,
         duration_ms: u64,
         now: Now,
         out: &mut Output,
@@ -921,16 +929,14 @@ impl LogEngine {
             };
             if let Some(j) = self.job.as_mut() {
                 j.events = events;
-                j.dropped = dropped;
+                j.drops = drops;
             }
             return self.complete(text, verdict, Some(outcome), now, out);
         }
         if let Some(i) = self.closed.iter().position(|(id, _)| *id == job) {
             let (_, agent) = self.closed.remove(i).unwrap_or((job, "agent".into()));
             let suffix = format!("(late, {})", format_duration(duration_ms));
-            let reply = self.reply(
-                &agent, now.clock, &suffix, &outcome, &events, dropped, 0, out,
-            );
+            let reply = self.reply(&agent, now.clock, &suffix, &outcome, &events, drops, 0, out);
             self.pending.push(reply);
             remember(&mut self.finished, job);
             if self.job.is_none() {
@@ -969,7 +975,7 @@ impl LogEngine {
                     &verdict.suffix(),
                     &outcome,
                     &job.events,
-                    job.dropped,
+                    job.drops,
                     0,
                     out,
                 );
@@ -1013,7 +1019,7 @@ impl LogEngine {
             &verdict.suffix(),
             &outcome,
             &job.events,
-            job.dropped,
+            job.drops,
             skipped,
             out,
         );
@@ -1069,7 +1075,7 @@ impl LogEngine {
         suffix: &str,
         outcome: &Outcome,
         events: &[BackgroundEvent],
-        dropped: u32,
+        drops: Drops,
         skipped: usize,
         out: &mut Output,
     ) -> String {
@@ -1098,7 +1104,7 @@ impl LogEngine {
             }
             Outcome::Error(e) => s.push_str(&render::fenced("Error", &render::error_text(e))),
         }
-        s.push_str(&render::events(events, dropped));
+        s.push_str(&render::events(events, drops));
         if skipped > 0 {
             notes.push(skip_note(skipped));
         }
@@ -1139,7 +1145,7 @@ fn region_text(job: &Running) -> String {
     format!(
         "{}\n{}executing ({}s{})\n",
         job.exec_header,
-        render::events(&job.events, job.dropped),
+        render::events(&job.events, job.drops),
         job.shown_secs,
         job.away
             .as_ref()

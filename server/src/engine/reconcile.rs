@@ -314,7 +314,7 @@ impl LogEngine {
             "(**ERROR** result lost)",
             &Outcome::Error(error),
             &[],
-            0,
+            super::render::Drops::default(),
             0,
             out,
         );

@@ -171,16 +171,37 @@ fn event_text(e: &BackgroundEvent) -> String {
     }
 }
 
+/// Events a realm did not send: left out to keep within its cap (counted
+/// with those the log leaves out), or dropped at its rate limit (counted
+/// apart, so a flood does not read as a loop that stopped early).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Drops {
+    pub omitted: u32,
+    pub limited: u32,
+}
+
+impl Drops {
+    pub fn new(omitted: u32, limited: u32) -> Drops {
+        Drops { omitted, limited }
+    }
+
+    pub fn is_none(&self) -> bool {
+        self.omitted == 0 && self.limited == 0
+    }
+}
+
 /// The fenced blocks for a list of events: all of them when there are at
 /// most ten, else the first two, a line saying how many were left out
-/// (including `dropped` ones the realm never sent), and the last eight.
-pub fn events(events: &[BackgroundEvent], dropped: u32) -> String {
+/// (including those the realm left out) and how many the realm dropped
+/// at its rate limit, and the last eight.
+pub fn events(events: &[BackgroundEvent], drops: Drops) -> String {
     let mut out = String::new();
-    let omitted = events.len().saturating_sub(MAX_EVENTS_SHOWN) + dropped as usize;
+    let omitted = events.len().saturating_sub(MAX_EVENTS_SHOWN) + drops.omitted as usize;
+    let limited = drops.limited as usize;
     let (head, tail) = if events.len() > MAX_EVENTS_SHOWN {
         (&events[..HEAD], &events[events.len() - TAIL..])
     } else {
-        let split = if omitted > 0 {
+        let split = if omitted + limited > 0 {
             events.len().min(HEAD)
         } else {
             events.len()
@@ -190,11 +211,25 @@ pub fn events(events: &[BackgroundEvent], dropped: u32) -> String {
     for e in head {
         out.push_str(&fenced(&event_info(e), &event_text(e)));
     }
-    if omitted > 0 {
-        let noun = if omitted == 1 { "event" } else { "events" };
-        out.push_str(&format!(
-            "... ({omitted} more background {noun} omitted) ...\n"
-        ));
+    let per_second = daebug_protocol::REALM_EVENTS_PER_SECOND;
+    let limit = format!("dropped at the {per_second}/s limit");
+    let noun = |n: usize| if n == 1 { "event" } else { "events" };
+    match (omitted, limited) {
+        (0, 0) => {}
+        (o, 0) => out.push_str(&format!(
+            "... ({o} more background {} omitted) ...\n",
+            noun(o)
+        )),
+        (0, l) => out.push_str(&format!(
+            "... ({} background {} {limit}) ...\n",
+            thousands(l as u64),
+            noun(l)
+        )),
+        (o, l) => out.push_str(&format!(
+            "... ({o} more background {} omitted; {} {limit}) ...\n",
+            noun(o),
+            thousands(l as u64)
+        )),
     }
     for e in tail {
         out.push_str(&fenced(&event_info(e), &event_text(e)));
@@ -317,7 +352,7 @@ mod tests {
     #[test]
     fn truncation_keeps_first_two_and_last_eight() {
         let list: Vec<_> = (1..=15).map(|i| log(&format!("m{i}"))).collect();
-        let out = events(&list, 0);
+        let out = events(&list, Drops::default());
         assert!(out.contains("... (5 more background events omitted) ..."));
         assert!(
             out.contains("m1\n")
@@ -326,14 +361,35 @@ mod tests {
                 && out.contains("m15\n")
         );
         assert!(!out.contains("m3\n") && !out.contains("m7\n"));
-        let out = events(&list[..3], 1);
+        let out = events(&list[..3], Drops::new(1, 0));
         assert!(out.contains("m1\n") && out.contains("m2\n") && out.contains("m3\n"));
         assert!(out.contains("(1 more background event omitted)"));
     }
 
+    /// 1,000 logs in a block with the realm's limit at 100 a second: the
+    /// omission line says how many were dropped there, apart from those
+    /// left out of the display, so the loop does not look stopped.
+    #[test]
+    fn rate_limit_drops_are_counted_apart() {
+        let list: Vec<_> = (0..50).map(|i| log(&format!("m{i}"))).collect();
+        let out = events(&list, Drops::new(5, 900));
+        assert!(
+            out.contains(
+                "... (45 more background events omitted; 900 dropped at the 100/s limit) ...\n"
+            ),
+            "{out}"
+        );
+        let out = events(&list[..3], Drops::new(0, 1_240));
+        assert!(out.contains("m0\n") && out.contains("m1\n") && out.contains("m2\n"));
+        assert!(
+            out.contains("... (1,240 background events dropped at the 100/s limit) ...\n"),
+            "{out}"
+        );
+    }
+
     #[test]
     fn long_messages_are_cut() {
-        let out = events(&[log(&"é".repeat(10_000))], 0);
+        let out = events(&[log(&"é".repeat(10_000))], Drops::default());
         assert!(out.contains("more bytes)"));
         assert!(out.len() < 9_000);
     }

@@ -28,6 +28,8 @@ pub struct Flush {
     /// Dropped before the hub (the realm's own limits) or past
     /// [`MAX_HELD`].
     pub dropped: u32,
+    /// Dropped by the realm at its rate limit.
+    pub limited: u32,
     /// Dropped here, over [`EVENTS_PER_SECOND`].
     pub over_rate: u32,
 }
@@ -37,6 +39,7 @@ pub struct Flush {
 pub struct BackgroundGate {
     held: Vec<BackgroundEvent>,
     dropped: u32,
+    limited: u32,
     over_rate: u32,
     /// The current one-second window and how many events it kept.
     window: Option<(Instant, u32)>,
@@ -45,8 +48,15 @@ pub struct BackgroundGate {
 
 impl BackgroundGate {
     /// A realm's batch of background events arrived.
-    pub fn offer(&mut self, events: Vec<BackgroundEvent>, dropped: u32, now: Instant) {
+    pub fn offer(
+        &mut self,
+        events: Vec<BackgroundEvent>,
+        dropped: u32,
+        limited: u32,
+        now: Instant,
+    ) {
         self.dropped = self.dropped.saturating_add(dropped);
+        self.limited = self.limited.saturating_add(limited);
         for e in events {
             let (start, kept) = match self.window {
                 Some((start, kept)) if now.duration_since(start) < Duration::from_secs(1) => {
@@ -69,7 +79,7 @@ impl BackgroundGate {
 
     /// When the held events should be written (`None`: nothing held).
     pub fn due(&self) -> Option<Instant> {
-        if self.held.is_empty() && self.dropped == 0 && self.over_rate == 0 {
+        if self.held.is_empty() && self.dropped == 0 && self.limited == 0 && self.over_rate == 0 {
             return None;
         }
         Some(match self.last_flush {
@@ -87,6 +97,7 @@ impl BackgroundGate {
         Some(Flush {
             events: std::mem::take(&mut self.held),
             dropped: std::mem::take(&mut self.dropped),
+            limited: std::mem::take(&mut self.limited),
             over_rate: std::mem::take(&mut self.over_rate),
         })
     }
@@ -120,13 +131,13 @@ mod tests {
     fn a_flood_is_cut_at_the_rate_and_counted() {
         let t0 = Instant::now();
         let mut g = BackgroundGate::default();
-        g.offer((0..1_000).map(event).collect(), 3, t0);
+        g.offer((0..1_000).map(event).collect(), 3, 0, t0);
         let f = g.take(t0).unwrap();
         assert_eq!(f.events.len(), EVENTS_PER_SECOND as usize);
         assert_eq!((f.dropped, f.over_rate), (3, 800));
         // The next second keeps 200 again.
         let t1 = t0 + Duration::from_secs(1);
-        g.offer((0..300).map(event).collect(), 0, t1);
+        g.offer((0..300).map(event).collect(), 0, 0, t1);
         assert_eq!(g.due(), Some(t0 + FLUSH_EVERY));
         let f = g.take(t1).unwrap();
         assert_eq!((f.events.len(), f.over_rate), (200, 100));
@@ -138,14 +149,14 @@ mod tests {
         let t0 = Instant::now();
         let mut g = BackgroundGate::default();
         assert_eq!(g.due(), None);
-        g.offer(vec![event(1)], 0, t0);
+        g.offer(vec![event(1)], 0, 0, t0);
         assert!(g.due().unwrap() <= Instant::now());
         g.take(t0).unwrap();
-        g.offer(vec![event(2)], 0, t0 + Duration::from_millis(10));
+        g.offer(vec![event(2)], 0, 0, t0 + Duration::from_millis(10));
         assert_eq!(g.due(), Some(t0 + FLUSH_EVERY));
         g.take(t0 + FLUSH_EVERY).unwrap();
         g.idle(t0 + FLUSH_EVERY * 3);
-        g.offer(vec![event(3)], 0, t0 + FLUSH_EVERY * 3);
+        g.offer(vec![event(3)], 0, 0, t0 + FLUSH_EVERY * 3);
         assert!(g.due().unwrap() <= Instant::now());
     }
 }

@@ -1140,6 +1140,7 @@ mod tests {
                 stack: None,
             }],
             dropped: 0,
+            limited: 0,
             over_rate: 0,
         };
         match file.transact(&mut engine, &background, || at(0)) {
@@ -1195,6 +1196,7 @@ mod tests {
             outcome: crate::engine::Outcome::Ok(crate::engine::Value::Json("2".into())),
             events: Vec::new(),
             dropped: 0,
+            limited: 0,
             duration_ms: 1,
         })
     }

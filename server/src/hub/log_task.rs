@@ -234,12 +234,15 @@ impl LogTask {
         self.map_stacks(&mut input);
         let now = Instant::now();
         if let Input::Background {
-            events, dropped, ..
+            events,
+            dropped,
+            limited,
+            ..
         } = input
         {
             // Held for a write of many (see `flood`).
             self.background.idle(now);
-            self.background.offer(events, dropped, now);
+            self.background.offer(events, dropped, limited, now);
             return;
         }
         // What the realm sent before this is written before it.
@@ -268,6 +271,7 @@ impl LogTask {
             self.feed(Input::Background {
                 events: f.events,
                 dropped: f.dropped,
+                limited: f.limited,
                 over_rate: f.over_rate,
             });
         }
@@ -344,6 +348,7 @@ impl LogTask {
                         }),
                         events: Vec::new(),
                         dropped: 0,
+                        limited: 0,
                         duration_ms,
                     }));
                 }

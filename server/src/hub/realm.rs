@@ -329,9 +329,14 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
         RealmMsg::Started { job } => Input::Started { job },
         RealmMsg::Progress(p) => Input::Progress(p),
         RealmMsg::Result(r) => Input::Result(r),
-        RealmMsg::Background { events, dropped } => Input::Background {
+        RealmMsg::Background {
             events,
             dropped,
+            limited,
+        } => Input::Background {
+            events,
+            dropped,
+            limited,
             over_rate: 0,
         },
         // Only a page says it is leaving (a worker goes with its page).

@@ -294,6 +294,7 @@ impl FakeRealm {
             outcome: Outcome::Ok(Value::Json(json.into())),
             events: Vec::new(),
             dropped: 0,
+            limited: 0,
             duration_ms,
         }))
         .await;
