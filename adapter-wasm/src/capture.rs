@@ -1,12 +1,17 @@
 //! Background capture in the realm: console calls and global errors go
 //! into the [`EventBuffer`], and the page behaves as before.
 //!
-//! [`Capture`] is a RAII object (as in gloo): installing it wraps
-//! `console.log/info/warn/error/debug` (each wrapper records, then calls
-//! the original with the same `this` and arguments and returns its result)
-//! and listens to `error` and `unhandledrejection` on the global scope,
-//! Window or Worker alike. Dropping it puts the originals back (unless
-//! someone wrapped them again since) and removes the listeners.
+//! [`Capture`] is a RAII object (as in gloo): installing it wraps every
+//! console method (each wrapper records, then calls the original with the
+//! same `this` and arguments and returns its result) and listens to
+//! `error` and `unhandledrejection` on the global scope, Window or Worker
+//! alike. Dropping it puts the originals back (unless someone wrapped them
+//! again since) and removes the listeners.
+//!
+//! `log`, `info`, `warn`, `error` and `debug` are told apart by level;
+//! the others name their method in the event's `source`
+//! (`console.table`, …; docs/wire-protocol.md), and counters, timers and
+//! groups keep their state in a [`ConsoleState`].
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -17,19 +22,32 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::buffer::EventBuffer;
+use crate::console::{label, table, ConsoleState, TABLE_ROWS};
 use crate::inspect::{render, Rendered};
 use crate::walk::{cut_string, walk_now, WalkLimits};
 
 /// The buffer shared by the capture hooks and the link that sends it.
 pub type Shared = Rc<RefCell<EventBuffer>>;
 
-/// The console methods that are wrapped, and their levels.
-const METHODS: [(&str, Level); 5] = [
-    ("log", Level::Log),
-    ("info", Level::Info),
-    ("warn", Level::Warn),
-    ("error", Level::Error),
-    ("debug", Level::Debug),
+/// The console methods that are wrapped.
+const METHODS: [&str; 17] = [
+    "log",
+    "info",
+    "warn",
+    "error",
+    "debug",
+    "trace",
+    "assert",
+    "table",
+    "dir",
+    "count",
+    "countReset",
+    "time",
+    "timeLog",
+    "timeEnd",
+    "group",
+    "groupCollapsed",
+    "groupEnd",
 ];
 
 /// Console arguments are shown smaller than completion values.
@@ -60,7 +78,7 @@ pub struct Capture {
     global: JsValue,
     listeners: Vec<(&'static str, Listener)>,
     /// Kept alive while the wrappers may call it.
-    _sink: Closure<dyn FnMut(JsValue, Array)>,
+    _sink: Closure<dyn FnMut(JsValue, Array, JsValue)>,
 }
 
 /// `"window.onerror"` in a page, `"self.onerror"` in a worker.
@@ -126,6 +144,189 @@ fn thrown(value: &JsValue) -> (String, Option<String>) {
     (text, None)
 }
 
+/// What a console call records, decided before anything is formatted.
+enum Call {
+    /// `log`, `info`, `warn`, `error`, `debug`: the arguments, by level.
+    Plain(Level),
+    /// `trace`: the arguments and the caller's stack.
+    Trace,
+    /// A failed `assert`: `Assertion failed: …`.
+    Assert,
+    Table,
+    Dir,
+    /// A message made already (a counter, a timer, a warning), with the
+    /// method that made it (`None`: shown as a warning).
+    Made(Option<&'static str>, String),
+    /// `timeLog`: the timer's text, then the other arguments.
+    TimeLog(String),
+    /// `group` or `groupCollapsed`, whose label is the arguments.
+    Group(&'static str),
+}
+
+/// What `method` called with `args` records, if anything; counters,
+/// timers and groups change `state` here.
+fn console_call(state: &mut ConsoleState, method: &str, args: &Array) -> Option<Call> {
+    let first_label = || {
+        let first = args.get(0);
+        label((!first.is_undefined()).then(|| message_of(&Array::of1(&first))))
+    };
+    let now = || {
+        let global: JsValue = js_sys::global().into();
+        Reflect::get(&global, &"performance".into())
+            .ok()
+            .and_then(|p| Reflect::get(&p, &"now".into()).ok().map(|f| (p, f)))
+            .and_then(|(p, f)| f.dyn_into::<Function>().ok()?.call0(&p).ok())
+            .and_then(|v| v.as_f64())
+            .unwrap_or_else(js_sys::Date::now)
+    };
+    Some(match method {
+        "info" => Call::Plain(Level::Info),
+        "warn" => Call::Plain(Level::Warn),
+        "error" => Call::Plain(Level::Error),
+        "debug" => Call::Plain(Level::Debug),
+        "trace" => Call::Trace,
+        "assert" if args.get(0).is_truthy() => return None,
+        "assert" => Call::Assert,
+        "table" => Call::Table,
+        "dir" => Call::Dir,
+        "count" => Call::Made(Some("console.count"), state.count(&first_label())),
+        "countReset" => Call::Made(None, state.count_reset(&first_label())?),
+        "time" => Call::Made(None, state.time(&first_label(), now())?),
+        "timeLog" => Call::TimeLog(state.time_log(&first_label(), now(), false)),
+        "timeEnd" => Call::Made(
+            Some("console.timeEnd"),
+            state.time_log(&first_label(), now(), true),
+        ),
+        "group" => Call::Group("console.group"),
+        "groupCollapsed" => Call::Group("console.groupCollapsed"),
+        "groupEnd" => {
+            state.group_end();
+            return None;
+        }
+        _ => Call::Plain(Level::Log),
+    })
+}
+
+impl Call {
+    /// The event, formatted (indented to the current group).
+    fn event(self, state: &mut ConsoleState, args: &Array, trace: &JsValue) -> BackgroundEvent {
+        let rest = || {
+            let rest = args.slice(1, args.length());
+            (rest.length() > 0).then(|| message_of(&rest))
+        };
+        let (level, source, message, stack) = match self {
+            Call::Plain(level) => (level, None, message_of(args), None),
+            Call::Trace => {
+                let message = match args.length() {
+                    0 => "console.trace".to_string(),
+                    _ => message_of(args),
+                };
+                (
+                    Level::Log,
+                    Some("console.trace"),
+                    message,
+                    caller_stack(trace),
+                )
+            }
+            Call::Assert => {
+                let message = match rest() {
+                    Some(r) => format!("Assertion failed: {r}"),
+                    None => "Assertion failed".into(),
+                };
+                (Level::Error, Some("console.assert"), message, None)
+            }
+            Call::Table => (Level::Log, Some("console.table"), table_of(args), None),
+            Call::Dir => (
+                Level::Log,
+                Some("console.dir"),
+                message_of(&Array::of1(&args.get(0))),
+                None,
+            ),
+            Call::Made(Some(source), text) => (Level::Log, Some(source), text, None),
+            Call::Made(None, text) => (Level::Warn, None, text, None),
+            Call::TimeLog(text) => {
+                let message = match rest() {
+                    Some(r) => format!("{text} {r}"),
+                    None => text,
+                };
+                (Level::Log, Some("console.timeLog"), message, None)
+            }
+            Call::Group(source) => {
+                let message = match args.length() {
+                    0 => source.to_string(),
+                    _ => message_of(args),
+                };
+                // The label stands at the group's own level; what follows
+                // is inside it.
+                let message = state.indent(&message);
+                state.group();
+                return BackgroundEvent {
+                    kind: EventType::Console,
+                    level: Level::Log,
+                    source: Some(source.into()),
+                    ts: clock(),
+                    message,
+                    stack: None,
+                };
+            }
+        };
+        BackgroundEvent {
+            kind: EventType::Console,
+            level,
+            source: source.map(String::from),
+            ts: clock(),
+            message: state.indent(&message),
+            stack,
+        }
+    }
+}
+
+/// The stack of `console.trace`'s caller: the `Error` made in the
+/// wrapper, without its first line and the wrapper's own frame, and
+/// without the adapter's frames.
+fn caller_stack(error: &JsValue) -> Option<String> {
+    let stack = Reflect::get(error, &"stack".into()).ok()?.as_string()?;
+    let frames: Vec<&str> = stack
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at "))
+        .skip(1)
+        .collect();
+    let folded = crate::stack::fold(&frames.join("\n"));
+    (!folded.is_empty()).then_some(folded)
+}
+
+/// `console.table(data)` as a text table; anything that is not an object
+/// is shown as `console.log` would.
+fn table_of(args: &Array) -> String {
+    let data = args.get(0);
+    if !data.is_object() {
+        return message_of(args);
+    }
+    let cell = |v: &JsValue| match v.as_string() {
+        Some(s) => format!("'{}'", cut_string(v, 200).map_or(s, |(c, _)| c)),
+        None => message_of(&Array::of1(v)),
+    };
+    let keys = js_sys::Object::keys(data.unchecked_ref::<js_sys::Object>());
+    let mut rows = Vec::new();
+    for key in keys.iter().take(TABLE_ROWS) {
+        let index = key.as_string().unwrap_or_default();
+        let value = Reflect::get(&data, &key).unwrap_or(JsValue::UNDEFINED);
+        let cells = match value.is_object() && !value.is_function() {
+            true => js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>())
+                .iter()
+                .map(|k| {
+                    let v = Reflect::get(&value, &k).unwrap_or(JsValue::UNDEFINED);
+                    (k.as_string(), cell(&v))
+                })
+                .collect(),
+            false => vec![(None, cell(&value))],
+        };
+        rows.push((index, cells));
+    }
+    let more = (keys.length() as usize).saturating_sub(TABLE_ROWS);
+    table(&rows, more)
+}
+
 fn push(buffer: &Shared, event: BackgroundEvent) {
     // Formatting is done before this borrow, so a nested capture (from a
     // trap run while formatting) has already released it.
@@ -153,35 +354,32 @@ impl Capture {
         let console = Reflect::get(&global, &"console".into())?;
 
         let sink_buffer = buffer.clone();
-        let sink = Closure::<dyn FnMut(JsValue, Array)>::new(move |level: JsValue, args: Array| {
-            guarded(|| {
-                // Over the rate limit: counted, and not even formatted.
-                let admitted = sink_buffer
-                    .try_borrow_mut()
-                    .is_ok_and(|mut b| b.admit(now_ms()));
-                if !admitted {
-                    return;
-                }
-                let level = match level.as_string().as_deref() {
-                    Some("info") => Level::Info,
-                    Some("warn") => Level::Warn,
-                    Some("error") => Level::Error,
-                    Some("debug") => Level::Debug,
-                    _ => Level::Log,
-                };
-                let event = BackgroundEvent {
-                    kind: EventType::Console,
-                    level,
-                    source: None,
-                    ts: clock(),
-                    message: message_of(&args),
-                    stack: None,
-                };
-                if let Ok(mut b) = sink_buffer.try_borrow_mut() {
-                    b.store(event, now_ms());
-                }
-            })
-        });
+        let state = RefCell::new(ConsoleState::default());
+        let sink = Closure::<dyn FnMut(JsValue, Array, JsValue)>::new(
+            move |method: JsValue, args: Array, trace: JsValue| {
+                guarded(|| {
+                    let method = method.as_string().unwrap_or_default();
+                    let mut state = state.borrow_mut();
+                    let Some(call) = console_call(&mut state, &method, &args) else {
+                        return;
+                    };
+                    // Over the rate limit: counted, and not even formatted.
+                    let admitted = sink_buffer
+                        .try_borrow_mut()
+                        .is_ok_and(|mut b| b.admit(now_ms()));
+                    if !admitted {
+                        if matches!(call, Call::Group(_)) {
+                            state.group();
+                        }
+                        return;
+                    }
+                    let event = call.event(&mut state, &args, &trace);
+                    if let Ok(mut b) = sink_buffer.try_borrow_mut() {
+                        b.store(event, now_ms());
+                    }
+                })
+            },
+        );
         // The wrapper is JavaScript so that `this`, the arguments and the
         // return value pass through untouched, and so that nothing our
         // side does can throw into the page's call.
@@ -191,13 +389,13 @@ impl Capture {
         let make: Function = Reflect::construct(
             &function_ctor,
             &Array::of2(
-                &"orig, sink, level".into(),
-                &"return function (...args) { try { sink(level, args) } catch (e) {} return orig.apply(this, args) }".into(),
+                &"orig, sink, method".into(),
+                &"return function (...args) { try { sink(method, args, method === 'trace' ? new Error() : undefined) } catch (e) {} return orig.apply(this, args) }".into(),
             ),
         )?
         .dyn_into()?;
         let mut wrapped = Vec::new();
-        for (name, _) in METHODS {
+        for name in METHODS {
             let original = Reflect::get(&console, &name.into())?;
             if !original.is_function() {
                 continue;

@@ -38,6 +38,7 @@ pub mod buffer;
 pub mod capture;
 #[cfg(target_arch = "wasm32")]
 pub mod codec;
+pub mod console;
 pub mod identity;
 pub mod inspect;
 #[cfg(target_arch = "wasm32")]

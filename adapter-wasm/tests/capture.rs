@@ -151,3 +151,79 @@ fn a_revoked_proxy_in_a_console_call_leaves_capture_working() {
     assert_eq!(messages.len(), 2, "{messages:?}");
     assert_eq!(messages[1], "after");
 }
+
+/// Every console method records an event named by its method, as the
+/// log's fence info will show it (docs/log-format.md).
+#[wasm_bindgen_test]
+fn every_console_method_is_recorded_by_name() {
+    let buffer = shared();
+    let capture = Capture::install(buffer.clone()).expect("install");
+    run("console.count('a'); console.count('a'); console.countReset('a'); console.count('a');\
+         console.assert(1 === 1, 'fine'); console.assert(1 === 2, 'math', 3);\
+         console.time('t'); console.timeLog('t', 'step'); console.timeEnd('t');\
+         console.group('outer'); console.log('inside'); console.groupCollapsed(); console.info('deeper'); console.groupEnd(); console.groupEnd(); console.log('outside');\
+         console.table([{ a: 1, b: 'x' }, { a: 2 }]); console.dir({ k: [1] });\
+         (function traced() { console.trace('here') })()");
+    let events: Vec<_> = buffer.borrow_mut().flush().unwrap().events;
+    let shown: Vec<(Option<String>, String)> = events
+        .iter()
+        .map(|e| (e.source.clone(), e.message.clone()))
+        .collect();
+    let src = |s: &str| Some(s.to_string());
+    assert_eq!(shown[0], (src("console.count"), "a: 1".into()));
+    assert_eq!(shown[1], (src("console.count"), "a: 2".into()));
+    assert_eq!(shown[2], (src("console.count"), "a: 1".into()));
+    assert_eq!(
+        shown[3],
+        (src("console.assert"), "Assertion failed: math 3".into())
+    );
+    assert_eq!(events[3].level, Level::Error);
+    assert_eq!(shown[4].0, src("console.timeLog"));
+    assert!(
+        shown[4].1.starts_with("t: ") && shown[4].1.ends_with(" ms step"),
+        "{:?}",
+        shown[4]
+    );
+    assert_eq!(shown[5].0, src("console.timeEnd"));
+    assert!(
+        shown[5].1.starts_with("t: ") && shown[5].1.ends_with(" ms"),
+        "{:?}",
+        shown[5]
+    );
+    assert_eq!(shown[6], (src("console.group"), "outer".into()));
+    assert_eq!(shown[7], (None, "  inside".into()));
+    assert_eq!(
+        shown[8],
+        (
+            src("console.groupCollapsed"),
+            "  console.groupCollapsed".into()
+        )
+    );
+    assert_eq!(shown[9], (None, "    deeper".into()));
+    assert_eq!(events[9].level, Level::Info);
+    assert_eq!(shown[10], (None, "outside".into()));
+    assert_eq!(shown[11].0, src("console.table"));
+    assert!(
+        shown[11].1.contains("│ (index) │ a │ b   │"),
+        "{}",
+        shown[11].1
+    );
+    assert!(
+        shown[11].1.contains("│ 0       │ 1 │ 'x' │"),
+        "{}",
+        shown[11].1
+    );
+    assert_eq!(shown[12].0, src("console.dir"));
+    assert!(shown[12].1.contains("\"k\""), "{}", shown[12].1);
+    assert_eq!(shown[13], (src("console.trace"), "here".into()));
+    let stack = events[13].stack.clone().unwrap_or_default();
+    // It starts at the caller: no frame of the wrapper or the adapter's glue
+    // before it (the frames below are this test harness's).
+    assert!(
+        stack.lines().next().is_some_and(|l| l.contains("traced")),
+        "{stack}"
+    );
+    assert!(!stack.contains("__wbg_"), "{stack}");
+    assert_eq!(events.len(), 14, "{shown:?}");
+    drop(capture);
+}

@@ -173,6 +173,29 @@ fn a_console_flood_counts_rate_limit_drops_apart() {
     );
 }
 
+/// Every console method reaches the log with its own fence info.
+#[test]
+fn every_console_method_has_its_fence_info() {
+    let world = page();
+    let log = world.log("life-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nconsole.count('c'); console.count('c');\nconsole.assert(false, 'm10 broken');\nconsole.time('m10'); console.timeEnd('m10');\nconsole.group('m10 group'); console.log('m10 inside'); console.groupEnd();\nconsole.table([{ a: 1 }]);\nconsole.trace('m10 trace');\n'm10-done'\n```\n",
+        1,
+    );
+    for want in [
+        "```Text console.count\nc: 2\n```",
+        "```Error console.assert\nAssertion failed: m10 broken\n```",
+        "```Text console.timeEnd\nm10: ",
+        "```Text console.group\nm10 group\n```",
+        "```Text console.log\n  m10 inside\n```",
+        "```Text console.table\n┌─────────┬───┐\n│ (index) │ a │\n",
+        "```Text console.trace\nm10 trace\n    at ",
+    ] {
+        assert!(text.contains(want), "{want}\n{text}");
+    }
+}
+
 #[test]
 fn a_long_job_shows_its_console_while_it_runs() {
     let world = page();

@@ -88,6 +88,20 @@ pub fn error_text(e: &JobError) -> String {
     }
 }
 
+/// The console methods besides `log`, `info`, `warn`, `error` and
+/// `debug` that a console event may name as its source.
+pub const CONSOLE_METHODS: [&str; 9] = [
+    "console.trace",
+    "console.assert",
+    "console.table",
+    "console.dir",
+    "console.count",
+    "console.timeLog",
+    "console.timeEnd",
+    "console.group",
+    "console.groupCollapsed",
+];
+
 /// The error sources a realm may name (docs/log-format.md); any other is
 /// written as `Error event`.
 pub const KNOWN_SOURCES: [&str; 6] = [
@@ -136,6 +150,18 @@ pub fn event_info(e: &BackgroundEvent) -> String {
             Some(s) if KNOWN_SOURCES.contains(&s) => format!("Error {s}"),
             Some(_) => "Error event".into(),
         },
+        // The other console methods name themselves in `source`; only a
+        // known one may stand in a fence info string.
+        (EventType::Console, _) if e.source.as_deref() == Some("console.assert") => {
+            "Error console.assert".into()
+        }
+        (EventType::Console, _)
+            if e.source
+                .as_deref()
+                .is_some_and(|s| CONSOLE_METHODS.contains(&s)) =>
+        {
+            format!("Text {}", e.source.as_deref().unwrap_or_default())
+        }
         (EventType::Console, Level::Error) => "Error console.error".into(),
         (EventType::Console, Level::Warn) => "Text console.warn".into(),
         (EventType::Console, Level::Info) => "Text console.info".into(),
@@ -160,8 +186,10 @@ fn event_text(e: &BackgroundEvent) -> String {
                 .next()
                 .is_some_and(|first| e.message.ends_with(first))
     };
+    // A console.trace shows its message, then where it was called from.
+    let error = e.kind == EventType::Error;
     let text = match e.stack.as_deref().map(str::trim_end) {
-        Some(stack) if !stack.is_empty() && repeats(stack) => stack.to_string(),
+        Some(stack) if !stack.is_empty() && error && repeats(stack) => stack.to_string(),
         Some(stack) if !stack.is_empty() => format!("{}\n{stack}", e.message),
         _ => e.message.clone(),
     };
@@ -347,6 +375,21 @@ mod tests {
             ..log("boom")
         };
         assert_eq!(event_info(&rejection), "Error unhandledrejection");
+        let method = |source: &str| BackgroundEvent {
+            source: Some(source.into()),
+            ..log("x")
+        };
+        assert_eq!(event_info(&method("console.table")), "Text console.table");
+        assert_eq!(event_info(&method("console.count")), "Text console.count");
+        assert_eq!(
+            event_info(&method("console.assert")),
+            "Error console.assert"
+        );
+        // A page cannot name its own fence info.
+        assert_eq!(
+            event_info(&method("console.log\n```js")),
+            "Text console.log"
+        );
     }
 
     #[test]
