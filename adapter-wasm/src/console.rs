@@ -5,14 +5,13 @@
 //! come in, text comes out ([`crate::capture`] reads the JavaScript
 //! values).
 
-use std::collections::HashMap;
-
-/// Counters, timers and the group depth of one realm's console.
+/// Counters, timers and the group depth of one realm's console. (Lists,
+/// not hash maps: a page has a few labels, and the adapter's size counts.)
 #[derive(Debug, Default)]
 pub struct ConsoleState {
-    counts: HashMap<String, u64>,
+    counts: Vec<(String, u64)>,
     /// Start of each timer, in milliseconds on any monotonic scale.
-    timers: HashMap<String, f64>,
+    timers: Vec<(String, f64)>,
     depth: usize,
 }
 
@@ -25,15 +24,21 @@ pub fn label(first: Option<String>) -> String {
 impl ConsoleState {
     /// `console.count(label)`: `label: 3`.
     pub fn count(&mut self, label: &str) -> String {
-        let n = self.counts.entry(label.to_string()).or_insert(0);
+        let n = match self.counts.iter_mut().find(|(l, _)| l == label) {
+            Some((_, n)) => n,
+            None => {
+                self.counts.push((label.to_string(), 0));
+                &mut self.counts.last_mut().expect("just pushed").1
+            }
+        };
         *n += 1;
         format!("{label}: {n}")
     }
 
     /// `console.countReset(label)`; says so when there was no counter.
     pub fn count_reset(&mut self, label: &str) -> Option<String> {
-        match self.counts.get_mut(label) {
-            Some(n) => {
+        match self.counts.iter_mut().find(|(l, _)| l == label) {
+            Some((_, n)) => {
                 *n = 0;
                 None
             }
@@ -43,19 +48,21 @@ impl ConsoleState {
 
     /// `console.time(label)`; says so when that timer already runs.
     pub fn time(&mut self, label: &str, now: f64) -> Option<String> {
-        if self.timers.contains_key(label) {
+        if self.timers.iter().any(|(l, _)| l == label) {
             return Some(format!("Timer '{label}' already exists"));
         }
-        self.timers.insert(label.to_string(), now);
+        self.timers.push((label.to_string(), now));
         None
     }
 
     /// `console.timeLog(label)` (`end` false) or `console.timeEnd(label)`:
     /// `label: 182.4 ms`, or that there is no such timer.
     pub fn time_log(&mut self, label: &str, now: f64, end: bool) -> String {
-        let start = match end {
-            true => self.timers.remove(label),
-            false => self.timers.get(label).copied(),
+        let at = self.timers.iter().position(|(l, _)| l == label);
+        let start = match (at, end) {
+            (Some(i), true) => Some(self.timers.remove(i).1),
+            (Some(i), false) => Some(self.timers[i].1),
+            (None, _) => None,
         };
         match start {
             Some(start) => format!("{label}: {}", millis(now - start)),
@@ -87,12 +94,16 @@ impl ConsoleState {
     }
 }
 
-/// A duration as the console shows it: `182.4 ms`, `0.012 ms`.
+/// A duration as the console shows it: `182.4 ms`, `0.012 ms`. Made
+/// with integers: float formatting would add tens of KB to the adapter.
 fn millis(ms: f64) -> String {
     let ms = ms.max(0.0);
-    match ms >= 1.0 {
-        true => format!("{ms:.1} ms"),
-        false => format!("{ms:.3} ms"),
+    if ms >= 1.0 {
+        let tenths = (ms * 10.0).round() as u64;
+        format!("{}.{} ms", tenths / 10, tenths % 10)
+    } else {
+        let thousandths = (ms * 1000.0).round() as u64;
+        format!("0.{thousandths:03} ms")
     }
 }
 
