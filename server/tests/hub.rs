@@ -682,12 +682,7 @@ async fn a_debug_link_to_a_folder_keeps_the_logs_there() {
     let hub = TestHub::start_in(root, |_| {}).await;
     let mut realm = hub.realm("Shop", "11b0").await;
     let log = elsewhere.path().join(format!("{}.md", realm.stem));
-    hub.wait_file(&log, footer_last).await;
-    append(&log, &js("1"));
-    let (job, _) = realm.job().await;
-    realm.ok(job, "1", 1).await;
-    hub.wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))
-        .await;
+    hub.one_job(&mut realm, &log).await;
 }
 
 /// A hub killed mid-write leaves its temp files (`.<name>.<pid>-<seq>.tmp`)
@@ -859,12 +854,7 @@ async fn a_deleted_debug_folder_comes_back_and_is_watched() {
     std::fs::remove_dir_all(hub.root.path().join("debug")).unwrap();
     let mut realm = hub.realm("Shop", "1005").await;
     let log = hub.log(&realm.stem);
-    hub.wait_file(&log, footer_last).await;
-    append(&log, &js("1"));
-    let (job, _) = realm.job().await;
-    realm.ok(job, "1", 1).await;
-    hub.wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))
-        .await;
+    hub.one_job(&mut realm, &log).await;
 }
 
 #[tokio::test]

@@ -35,14 +35,14 @@ impl LogEngine {
     /// the fixed text when anything had to change.
     pub(super) fn reconcile(&mut self, text: &str, now: Now, out: &mut Output) -> Option<String> {
         let start = self.horizon(text, 0).unwrap_or(0);
-        if !self.read_once {
-            self.read_once = true;
-            self.find_history(text);
-        }
         let mut fixed: Option<String> = None;
         for pass in 0..PASSES {
             let cur = fixed.as_deref().unwrap_or(text);
             let s = survey(cur, start, &self.stem);
+            if !self.read_once {
+                self.read_once = true;
+                self.find_history(cur, &s, start);
+            }
             let matched = self.ledger.matches(cur, &s, start);
             let fixes = self.fixes(cur, &s, &matched, now, out);
             if fixes.is_empty() || pass + 1 == PASSES {
@@ -223,12 +223,21 @@ impl LogEngine {
         eol: Eol,
         out: &mut Output,
     ) -> Vec<Fix> {
-        let present: Vec<String> = s
+        // Runs on every input: nothing is copied unless the engine wrote
+        // hub blocks after a block of this survey.
+        let has_writes = |k: usize| self.ledger.writes_after(self.ledger.get(k).seq).next();
+        if !matched.iter().flatten().any(|&k| has_writes(k).is_some()) {
+            return Vec::new();
+        }
+        let present: Vec<std::borrow::Cow<'_, str>> = s
             .blocks
             .iter()
             .filter_map(|b| b.answer.as_ref())
             .chain(s.loose.iter())
-            .map(|h| text[h.start..h.end].replace("\r\n", "\n"))
+            .map(|h| match &text[h.start..h.end] {
+                t if t.contains('\r') => std::borrow::Cow::Owned(t.replace("\r\n", "\n")),
+                t => std::borrow::Cow::Borrowed(t),
+            })
             .collect();
         let mut fixes = Vec::new();
         for (b, k) in s.blocks.iter().zip(matched) {
@@ -237,7 +246,7 @@ impl LogEngine {
             let lost: String = self
                 .ledger
                 .writes_after(seq)
-                .filter(|w| !present.contains(&w.text))
+                .filter(|w| !present.iter().any(|p| *p == w.text))
                 .map(|w| eol.convert(&w.text) + eol.as_str())
                 .collect();
             if lost.is_empty() {
@@ -340,8 +349,17 @@ impl LogEngine {
     /// On the first read: the blocks above the footer ran under a stopped
     /// hub. They go in the ledger as found, so that a save from an older
     /// read cannot make one look new or take a later block's place.
-    fn find_history(&mut self, text: &str) {
-        let s = survey(text, 0, &self.stem);
+    /// `s` is the survey of `text` from `start`: whole, as a fresh engine
+    /// has no horizon (else the text is surveyed whole here).
+    fn find_history(&mut self, text: &str, s: &Survey, start: usize) {
+        let whole;
+        let s = match start {
+            0 => s,
+            _ => {
+                whole = survey(text, 0, &self.stem);
+                &whole
+            }
+        };
         let consumed = s.hub_end(0);
         let history_end = s
             .footers

@@ -41,7 +41,12 @@ impl JobMsg {
 
     /// The job an engine's effects dispatch, if any.
     pub fn dispatched(effects: &[Effect]) -> Option<JobMsg> {
-        effects.iter().find_map(|e| match e {
+        effects.iter().find_map(JobMsg::of)
+    }
+
+    /// The job one effect dispatches, if it is a dispatch.
+    fn of(effect: &Effect) -> Option<JobMsg> {
+        match effect {
             Effect::Dispatch {
                 job,
                 prepared,
@@ -52,7 +57,7 @@ impl JobMsg {
                 timeout_ms: *timeout_ms,
             }),
             _ => None,
-        })
+        }
     }
 }
 
@@ -198,13 +203,9 @@ impl Delivery {
     /// a run that did not stand is cancelled and its id skipped.
     pub fn handle_written(&mut self, effects: &[Effect], now: Instant) {
         for effect in effects {
-            match effect {
-                Effect::Dispatch { .. } => {
-                    if let Some(job) = JobMsg::dispatched(std::slice::from_ref(effect)) {
-                        self.dispatch(job, now);
-                    }
-                }
-                Effect::Cancel { job } => self.cancel(*job),
+            match (JobMsg::of(effect), effect) {
+                (Some(job), _) => self.dispatch(job, now),
+                (None, Effect::Cancel { job }) => self.cancel(*job),
                 _ => {}
             }
         }

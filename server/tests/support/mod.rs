@@ -108,6 +108,19 @@ impl TestHub {
         wait_file(path, pred).await
     }
 
+    /// One job through the hub: `1` appended to `log` once it is idle,
+    /// sent to `realm`, answered, and its reply on disk with the footer
+    /// last. Returns the log's text then.
+    pub async fn one_job(&self, realm: &mut FakeRealm, log: &Path) -> String {
+        let idle = |t: &str| t.trim_end().ends_with(daebug::engine::template::FOOTER);
+        self.wait_file(log, idle).await;
+        append(log, &js("1"));
+        let (job, _) = realm.job().await;
+        realm.ok(job, "1", 1).await;
+        self.wait_file(log, |t| t.contains("(1ms)") && idle(t))
+            .await
+    }
+
     /// Connects a fake page realm.
     pub async fn realm(&self, name: &str, id: &str) -> FakeRealm {
         FakeRealm::connect(self, RealmKind::Page, name, id, Vec::new()).await
