@@ -20,8 +20,10 @@
 //! One window stays: an agent holding a handle opened before the rename
 //! can still write into the old file after step 6. So the old file is kept
 //! open for a while ([`LogFile::rescue`]): text appended to it later is
-//! appended to the log (and anything else found there is saved next to
-//! the log and reported), never dropped.
+//! appended to the log, a whole save landing in it while the path still
+//! holds the hub's write is taken as the log (the agent's save, a moment
+//! late), and anything else found there is saved next to the log and
+//! reported; nothing is dropped.
 //!
 //! **Large logs cost what their tail costs.** The engine only looks at
 //! the end of a log (from its [`LogEngine::horizon`] on), so once the hub
@@ -126,6 +128,11 @@ pub struct LogFile {
     /// The files the last write renamed over, still open: late writes into
     /// them are rescued.
     orphans: Vec<Orphan>,
+    /// A whole save found in a replaced file while the path still held
+    /// the hub's own last write: the agent truncated the file just before
+    /// the hub replaced it and wrote just after. It is their save of the
+    /// log, a moment late; the next input runs on it.
+    late_save: Option<String>,
 }
 
 /// A replaced file kept open, and the text the hub knows it holds.
@@ -175,6 +182,7 @@ impl LogFile {
             written: None,
             empty_since: None,
             orphans: Vec::new(),
+            late_save: None,
         }
     }
 
@@ -192,6 +200,19 @@ impl LogFile {
         now: impl Fn() -> Now,
     ) -> Result<Step, Later> {
         self.rescue();
+        if let Some(text) = self.late_save.take() {
+            match self.last_seen.clone().filter(|_| self.holds_own_write()) {
+                Some(at_path) => {
+                    let read = Read0 {
+                        source: Source::Orphan { at_path },
+                        seen: Seen { base: 0, text },
+                    };
+                    return self.run(engine, input.clone(), read, 0, now);
+                }
+                // The agent saved the path too since: no safe merge.
+                None => save_rescued(&self.path, &text).map_err(Later::Failed)?,
+            }
+        }
         if matches!(input, Input::FileChanged) && self.written.is_some() {
             if self.written == stamp(&self.path) {
                 return Ok(Step::Done(Vec::new()));
@@ -686,14 +707,44 @@ impl LogFile {
         !self.orphans.is_empty()
     }
 
+    /// Whether [`LogFile::rescue`] found a save to run the next input on.
+    pub fn has_late_save(&self) -> bool {
+        self.late_save.is_some()
+    }
+
+    /// Whether the path still holds the hub's last write.
+    fn holds_own_write(&self) -> bool {
+        self.written.is_some() && self.written == stamp(&self.path)
+    }
+
     /// Looks into the files the last write replaced. Text appended to
     /// one since (through a handle the agent opened before the rename) is
-    /// appended to the log; any other change is saved as
+    /// appended to the log. A whole save written into one while the path
+    /// still holds the hub's last write is the agent's save, landed a
+    /// moment late: it is kept for the next input to run on (see
+    /// [`LogFile::has_late_save`]). Any other change is saved as
     /// `<stem>.rescued-<ms>.md` next to the log and reported.
     pub fn rescue(&mut self) {
         let mut gone = Vec::new();
         for mut o in std::mem::take(&mut self.orphans) {
-            match rescue_one(&self.path, &mut o) {
+            let looked = late(&self.path, &mut o).and_then(|found| match found {
+                LateWrite::Unchanged => Ok(()),
+                LateWrite::Appended(extra) => append_rescued(&self.path, &mut o, &extra),
+                LateWrite::Rewritten(text) => {
+                    o.seen = Seen {
+                        base: 0,
+                        text: text.clone(),
+                    };
+                    if self.late_save.is_none() && self.holds_own_write() {
+                        tracing::info!(path = %self.path.display(), "a save landed in the file the hub had just replaced; taking it as the log");
+                        self.late_save = Some(text);
+                        Ok(())
+                    } else {
+                        save_rescued(&self.path, &text)
+                    }
+                }
+            });
+            match looked {
                 Ok(()) if o.since.elapsed() < ORPHAN_LIFE => self.orphans.push(o),
                 Ok(()) => gone.push(o.file),
                 Err(e) => {
@@ -729,18 +780,6 @@ fn close_later(files: Vec<File>) {
     if let Some(tx) = closer {
         let _ = tx.send(files);
     }
-}
-
-fn rescue_one(path: &Path, orphan: &mut Orphan) -> io::Result<()> {
-    match late(path, orphan)? {
-        LateWrite::Unchanged => {}
-        LateWrite::Appended(extra) => append_rescued(path, orphan, &extra)?,
-        LateWrite::Rewritten(text) => {
-            save_rescued(path, &text)?;
-            orphan.seen = Seen { base: 0, text };
-        }
-    }
-    Ok(())
 }
 
 /// Whether the first `n` bytes of `file` are those of the log at `path`
@@ -1121,6 +1160,61 @@ mod tests {
         assert_eq!(text.matches("# 👾").count(), 1, "{text}");
     }
 
+    /// The torture test caught this: the agent's whole save truncated the
+    /// file just before the hub replaced it (writing a reply) and wrote
+    /// into it just after, so the save landed in the replaced file. It is
+    /// the agent's save of the log: its new block runs, and the reply the
+    /// hub wrote after the agent's read is not lost.
+    #[test]
+    fn a_save_that_lands_in_the_replaced_file_is_taken_as_the_log() {
+        let (dir, mut file, mut engine) = setup();
+        append(&file.path, "\n```js\n1+1\n```\n");
+        // The agent reads the log back before the hub takes the block.
+        let read = std::fs::read_to_string(&file.path).unwrap();
+        let effects = file
+            .transact(&mut engine, &Input::FileChanged, || at(0))
+            .unwrap();
+        let job = effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::Dispatch { job, .. } => Some(*job),
+                _ => None,
+            })
+            .unwrap();
+        // Its save opens the file, and truncates it after the hub checked.
+        let mut held = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file.path)
+            .unwrap();
+        file.transact(&mut engine, &result(job), || at(5)).unwrap();
+        held.set_len(0).unwrap();
+        file.rescue();
+        assert!(!file.has_late_save(), "an emptied file is a save under way");
+        held.write_all((read + "\n```js\n'second'\n```\n").as_bytes())
+            .unwrap();
+        drop(held);
+        file.rescue();
+        assert!(file.has_late_save());
+        let effects = file
+            .transact(&mut engine, &Input::FileChanged, || at(10))
+            .unwrap();
+        assert_eq!(dispatches(&effects), 1, "{effects:?}");
+        let text = std::fs::read_to_string(&file.path).unwrap();
+        assert!(
+            text.contains("```JSON\n2\n```"),
+            "the reply is kept: {text}"
+        );
+        assert!(text.contains("'second'"), "{text}");
+        let rescued = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().contains("rescued"))
+            })
+            .count();
+        assert_eq!(rescued, 0, "nothing is set aside");
+    }
+
     #[test]
     fn an_emptied_file_is_left_alone_until_something_must_be_written() {
         let (_dir, mut file, mut engine) = setup();
@@ -1280,6 +1374,8 @@ mod tests {
             before.len()
         );
         append(&file.path, "\n```js\n1+1\n```\n");
+        // The agent reads the log back before the hub takes the block.
+        let read = std::fs::read_to_string(&file.path).unwrap();
         let effects = file
             .transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
@@ -1389,6 +1485,11 @@ mod tests {
         drop(held);
         file.rescue();
         file.rescue();
+        // As the log task does: a save found there is read as a change.
+        if file.has_late_save() {
+            file.transact(&mut engine, &Input::FileChanged, || at(0))
+                .unwrap();
+        }
         let log = std::fs::read_to_string(&file.path).unwrap();
         let saved: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()

@@ -480,6 +480,11 @@ impl LogTask {
             (Some(after), true) => Some(Instant::now() + *after),
             _ => None,
         };
+        // A save that landed in the replaced file is the agent's: it is
+        // read as the change it is.
+        if self.file.has_late_save() {
+            self.feed(Input::FileChanged);
+        }
     }
 
     fn perform(&mut self, effect: Effect) {
