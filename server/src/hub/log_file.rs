@@ -1374,8 +1374,6 @@ mod tests {
             before.len()
         );
         append(&file.path, "\n```js\n1+1\n```\n");
-        // The agent reads the log back before the hub takes the block.
-        let read = std::fs::read_to_string(&file.path).unwrap();
         let effects = file
             .transact(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
