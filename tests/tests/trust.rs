@@ -224,9 +224,7 @@ fn stale_save_torture() {
         }
         // The agent reads its block back; the hub writes after that read
         // (the region, a reply, events), so the next save is stale.
-        read = wait_for(&log.path, "the block just written", |t| {
-            t.contains(&code(i))
-        });
+        read = read_back(&log.path, &code(i));
         poll_briefly(|| log.text() != read);
     }
     let text = wait_for(&log.path, "every reply", |t| {
@@ -271,13 +269,38 @@ fn stale_save_torture() {
     );
 }
 
+/// The log once it holds `code` and two reads a few milliseconds apart
+/// agree. When a save lands between the hub's check and its swap, the
+/// hub's write stands at the path for the microseconds until the save is
+/// put back (docs/log-format.md, "Stale saves"): an agent polling every
+/// few milliseconds under load can read that instant, and a save from it
+/// would drop its own block, which no hub could tell from a deletion.
+fn read_back(path: &std::path::Path, code: &str) -> String {
+    loop {
+        let first = wait_for(path, "the block just written", |t| t.contains(code));
+        let mut again = String::new();
+        poll_for(4, || {
+            again = std::fs::read_to_string(path).unwrap_or_default();
+            again != first
+        });
+        if again == first {
+            return first;
+        }
+    }
+}
+
 /// Polls `changed` for up to 50 ms: long enough for the hub's next write
 /// to land, short enough that most saves do not wait for replies.
-fn poll_briefly(changed: impl Fn() -> bool) {
-    let end = std::time::Instant::now() + std::time::Duration::from_millis(50);
+fn poll_briefly(changed: impl FnMut() -> bool) {
+    poll_for(50, changed)
+}
+
+/// Polls `changed` for up to `ms` milliseconds.
+fn poll_for(ms: u64, mut changed: impl FnMut() -> bool) {
+    let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
     while std::time::Instant::now() < end && !changed() {
         // The poll interval of this bounded wait.
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 
