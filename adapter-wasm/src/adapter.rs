@@ -246,9 +246,7 @@ impl Adapter {
                 String::new(),
             )
         };
-        let warn = global_get("console")
-            .and_then(|c| Reflect::get(&c, &"warn".into()).ok())
-            .and_then(|f| f.dyn_into::<Function>().ok());
+        let warn = crate::capture::original_console("warn");
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
         Adapter {

@@ -139,6 +139,19 @@ impl EventBuffer {
         admitted
     }
 
+    /// Counts `n` events left out before they reached the buffer (the
+    /// loader keeps at most 1,000 calls until the adapter is ready).
+    pub fn omit(&mut self, n: u32, now: u64) {
+        let b = match self.job.as_mut() {
+            Some(job) => &mut job.batch,
+            None => {
+                self.pending_since.get_or_insert(now);
+                &mut self.background
+            }
+        };
+        b.dropped = b.dropped.saturating_add(n);
+    }
+
     /// Keeps an admitted event, within the cap.
     pub fn store(&mut self, event: BackgroundEvent, now: u64) {
         let cap = self.limits.cap.max(3);

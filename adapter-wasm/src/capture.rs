@@ -8,6 +8,11 @@
 //! alike. Dropping it puts the originals back (unless someone wrapped them
 //! again since) and removes the listeners.
 //!
+//! Loaded by `daebug.js`, the console is already wrapped (the loader does
+//! it on its first line, and keeps what it sees until the adapter is
+//! ready): capture then attaches to those wrappers instead, takes what they
+//! kept, and replays it (with the time of each call, for timers).
+//!
 //! `log`, `info`, `warn`, `error` and `debug` are told apart by level;
 //! the others name their method in the event's `source`
 //! (`console.table`, …; docs/wire-protocol.md), and counters, timers and
@@ -77,8 +82,34 @@ pub struct Capture {
     wrapped: Vec<(&'static str, JsValue, JsValue)>,
     global: JsValue,
     listeners: Vec<(&'static str, Listener)>,
+    /// The loader's hooks this capture is attached to, if any.
+    early: Option<JsValue>,
     /// Kept alive while the wrappers may call it.
-    _sink: Closure<dyn FnMut(JsValue, Array, JsValue)>,
+    _sink: Closure<dyn FnMut(JsValue, Array, JsValue, JsValue)>,
+}
+
+/// The loader's early hooks (`daebug.js`): its console wrappers, what
+/// they kept, and the console's originals.
+fn early_hooks(global: &JsValue) -> Option<JsValue> {
+    let key: JsValue = js_sys::Symbol::for_("daebug.early").into();
+    Reflect::get(global, &key).ok().filter(JsValue::is_object)
+}
+
+/// The console's own `method`, as it was before anyone wrapped it (the
+/// loader keeps them): for the adapter's own notes, which are not the
+/// page's events.
+pub fn original_console(method: &str) -> Option<Function> {
+    let global: JsValue = js_sys::global().into();
+    let from_loader = early_hooks(&global)
+        .and_then(|e| Reflect::get(&e, &"originals".into()).ok())
+        .and_then(|o| Reflect::get(&o, &method.into()).ok());
+    from_loader
+        .filter(JsValue::is_function)
+        .or_else(|| {
+            let console = Reflect::get(&global, &"console".into()).ok()?;
+            Reflect::get(&console, &method.into()).ok()
+        })
+        .and_then(|f| f.dyn_into::<Function>().ok())
 }
 
 /// `"window.onerror"` in a page, `"self.onerror"` in a worker.
@@ -165,12 +196,20 @@ enum Call {
 
 /// What `method` called with `args` records, if anything; counters,
 /// timers and groups change `state` here.
-fn console_call(state: &mut ConsoleState, method: &str, args: &Array) -> Option<Call> {
+fn console_call(
+    state: &mut ConsoleState,
+    method: &str,
+    args: &Array,
+    at: Option<f64>,
+) -> Option<Call> {
     let first_label = || {
         let first = args.get(0);
         label((!first.is_undefined()).then(|| message_of(&Array::of1(&first))))
     };
     let now = || {
+        if let Some(at) = at {
+            return at;
+        }
         let global: JsValue = js_sys::global().into();
         Reflect::get(&global, &"performance".into())
             .ok()
@@ -355,12 +394,13 @@ impl Capture {
 
         let sink_buffer = buffer.clone();
         let state = RefCell::new(ConsoleState::default());
-        let sink = Closure::<dyn FnMut(JsValue, Array, JsValue)>::new(
-            move |method: JsValue, args: Array, trace: JsValue| {
+        // `at`: when the call was made, for a call the loader kept.
+        let sink = Closure::<dyn FnMut(JsValue, Array, JsValue, JsValue)>::new(
+            move |method: JsValue, args: Array, trace: JsValue, at: JsValue| {
                 guarded(|| {
                     let method = method.as_string().unwrap_or_default();
                     let mut state = state.borrow_mut();
-                    let Some(call) = console_call(&mut state, &method, &args) else {
+                    let Some(call) = console_call(&mut state, &method, &args, at.as_f64()) else {
                         return;
                     };
                     // Over the rate limit: counted, and not even formatted.
@@ -380,35 +420,16 @@ impl Capture {
                 })
             },
         );
-        // The wrapper is JavaScript so that `this`, the arguments and the
-        // return value pass through untouched, and so that nothing our
-        // side does can throw into the page's call.
-        // `new Function` throws on pages whose CSP forbids eval: then
-        // there is no console capture, but the adapter still runs.
-        let function_ctor: Function = Reflect::get(&global, &"Function".into())?.dyn_into()?;
-        let make: Function = Reflect::construct(
-            &function_ctor,
-            &Array::of2(
-                &"orig, sink, method".into(),
-                &"return function (...args) { try { sink(method, args, method === 'trace' ? new Error() : undefined) } catch (e) {} return orig.apply(this, args) }".into(),
-            ),
-        )?
-        .dyn_into()?;
-        let mut wrapped = Vec::new();
-        for name in METHODS {
-            let original = Reflect::get(&console, &name.into())?;
-            if !original.is_function() {
-                continue;
-            }
-            let wrapper = make.call3(
-                &JsValue::UNDEFINED,
-                &original,
-                sink.as_ref(),
-                &JsValue::from_str(name),
-            )?;
-            Reflect::set(&console, &name.into(), &wrapper)?;
-            wrapped.push((name, original, wrapper));
+        let early = early_hooks(&global);
+        let mut kept = JsValue::UNDEFINED;
+        if let Some(early) = &early {
+            let attach: Function = Reflect::get(early, &"attach".into())?.dyn_into()?;
+            kept = attach.call1(early, sink.as_ref())?;
         }
+        let wrapped = match &early {
+            Some(_) => Vec::new(),
+            None => wrap_console(&global, &console, &sink)?,
+        };
 
         let source = error_source(&global);
         let on_error = {
@@ -463,12 +484,46 @@ impl Capture {
             wrapped,
             global,
             listeners: Vec::new(),
+            early,
             _sink: sink,
         };
         for (kind, listener) in [("error", on_error), ("unhandledrejection", on_rejection)] {
             capture.listen(kind, listener)?;
         }
+        capture.replay(&buffer, &kept);
         Ok(capture)
+    }
+
+    /// What the loader kept before the adapter was ready, through the
+    /// same paths as a live call or event, in order.
+    fn replay(&self, buffer: &Shared, kept: &JsValue) {
+        let get = |v: &JsValue, k: &str| Reflect::get(v, &k.into()).unwrap_or_default();
+        let records: Array = get(kept, "records").dyn_into().unwrap_or_default();
+        let sink: &Function = self._sink.as_ref().unchecked_ref();
+        for record in records.iter() {
+            let event = get(&record, "event");
+            if event.is_object() {
+                let kind = get(&event, "type").as_string().unwrap_or_default();
+                if let Some((_, listener)) = self.listeners.iter().find(|(k, _)| *k == kind) {
+                    let f: &Function = listener.as_ref().unchecked_ref();
+                    let _ = f.call1(&JsValue::UNDEFINED, &event);
+                }
+                continue;
+            }
+            let args = [
+                get(&record, "m"),
+                get(&record, "args"),
+                get(&record, "trace"),
+                get(&record, "at"),
+            ];
+            let _ = sink.apply(&JsValue::UNDEFINED, &args.iter().collect());
+        }
+        let dropped = get(kept, "dropped").as_f64().unwrap_or(0.0) as u32;
+        if dropped > 0 {
+            if let Ok(mut b) = buffer.try_borrow_mut() {
+                b.omit(dropped, now_ms());
+            }
+        }
     }
 
     fn listen(&mut self, kind: &'static str, listener: Listener) -> Result<(), JsValue> {
@@ -479,8 +534,54 @@ impl Capture {
     }
 }
 
+/// Wraps every console method so calls reach `sink` (when the adapter was
+/// not loaded by `daebug.js`, which wraps them itself). The wrapper is
+/// JavaScript so that `this`, the arguments and the return value pass
+/// through untouched, and so that nothing our side does can throw into the
+/// page's call. `new Function` throws on pages whose CSP forbids eval:
+/// then there is no console capture, but the adapter still runs.
+fn wrap_console(
+    global: &JsValue,
+    console: &JsValue,
+    sink: &Closure<dyn FnMut(JsValue, Array, JsValue, JsValue)>,
+) -> Result<Vec<(&'static str, JsValue, JsValue)>, JsValue> {
+    let function_ctor: Function = Reflect::get(global, &"Function".into())?.dyn_into()?;
+    let make: Function = Reflect::construct(
+        &function_ctor,
+        &Array::of2(
+            &"orig, sink, method".into(),
+            &"return function (...args) { try { sink(method, args, method === 'trace' ? new Error() : undefined) } catch (e) {} return orig.apply(this, args) }".into(),
+        ),
+    )?
+    .dyn_into()?;
+    let mut wrapped = Vec::new();
+    for name in METHODS {
+        let original = Reflect::get(console, &name.into())?;
+        if !original.is_function() {
+            continue;
+        }
+        let wrapper = make.call3(
+            &JsValue::UNDEFINED,
+            &original,
+            sink.as_ref(),
+            &JsValue::from_str(name),
+        )?;
+        Reflect::set(console, &name.into(), &wrapper)?;
+        wrapped.push((name, original, wrapper));
+    }
+    Ok(wrapped)
+}
+
 impl Drop for Capture {
     fn drop(&mut self) {
+        // The loader's wrappers stay; they stop calling us.
+        if let Some(early) = &self.early {
+            if let Ok(detach) =
+                Reflect::get(early, &"detach".into()).and_then(|f| f.dyn_into::<Function>())
+            {
+                let _ = detach.call0(early);
+            }
+        }
         for (name, original, wrapper) in &self.wrapped {
             // Put the original back only where ours is still in place: a
             // wrapper installed on top of ours keeps working (ours then

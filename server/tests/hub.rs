@@ -484,7 +484,7 @@ async fn logs_registry_and_dotfiles_are_not_served() {
     }
     let (code, body) = hub.get("/index.html", &[]).await;
     assert_eq!(code, 200);
-    let tag = r#"<script type="module" src="/daebug.js"></script>"#;
+    let tag = r#"<script src="/daebug.js"></script>"#;
     assert!(body.contains(tag), "{body}");
     let (code, body) = hub.get("/daebug.js", &[]).await;
     assert_eq!(code, 200, "{body}");

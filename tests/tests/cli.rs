@@ -31,7 +31,7 @@ fn serves_prints_the_script_tag_and_stops_cleanly_on_sigterm() {
     let tag = hub.line_with("<script");
     assert_eq!(
         tag.trim(),
-        format!(r#"<script type="module" src="{base}/daebug.js"></script>"#)
+        format!(r#"<script src="{base}/daebug.js"></script>"#)
     );
     let adapter = get(&base, "/daebug.js");
     assert!(adapter.starts_with("HTTP/1.1 200"), "{adapter}");

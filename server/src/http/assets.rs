@@ -86,8 +86,10 @@ pub fn routes() -> Router<HttpState> {
             router.route(
                 file.path,
                 get(
-                    move |State(state): State<HttpState>, headers: HeaderMap| async move {
-                        serve(&state, index, file, &headers)
+                    move |State(state): State<HttpState>,
+                          uri: axum::http::Uri,
+                          headers: HeaderMap| async move {
+                        serve(&state, index, file, &headers, &uri)
                     },
                 )
                 .options(
@@ -104,14 +106,51 @@ pub fn welcome_page(script_url: &str) -> String {
     WELCOME_TEMPLATE.replace("{{script_url}}", &escape_html(script_url))
 }
 
+/// Where the hub writes the loader's own URL into it (see [`loader`]).
+const SELF_PLACEHOLDER: &str = "\"__DAEBUG_SELF__\"";
+
+/// The loader with its own URL written in: as a classic script (the tag
+/// that captures from a page's first line) it has no `import.meta.url`,
+/// and it loads the adapter from next to itself and passes the URL's
+/// options (`?name=`, `?token=`) on. The URL is the one it was requested
+/// by: `Host` was checked by the guard before this runs; without one, the
+/// hub's own address stands in.
+pub fn loader(state: &HttpState, headers: &HeaderMap, uri: &axum::http::Uri) -> String {
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(String::from)
+        .or_else(|| {
+            let rest = state.script_url.strip_prefix("http://")?;
+            Some(rest.split('/').next()?.to_string())
+        })
+        .unwrap_or_default();
+    let path = uri.path_and_query().map_or("/daebug.js", |p| p.as_str());
+    let url = format!("http://{host}{path}");
+    let quoted = serde_json::to_string(&url).unwrap_or_else(|_| "\"\"".into());
+    let shim = std::str::from_utf8(ADAPTER_FILES[0].body).unwrap_or_default();
+    shim.replacen(SELF_PLACEHOLDER, &quoted, 1)
+}
+
 /// GET/HEAD of an adapter file (axum drops the body for HEAD).
-fn serve(state: &HttpState, index: usize, file: &AdapterFile, headers: &HeaderMap) -> Response {
+fn serve(
+    state: &HttpState,
+    index: usize,
+    file: &AdapterFile,
+    headers: &HeaderMap,
+    uri: &axum::http::Uri,
+) -> Response {
     let allow_origin = match state.guard.cors_origin(headers) {
         Cors::Refuse(origin) => return state.guard.refuse_origin(&origin),
         Cors::Allow(origin) => Some(origin),
         Cors::NotNeeded => None,
     };
-    let etag = etag(index);
+    // The loader is small and differs by the URL it was asked by.
+    let loader = (index == 0).then(|| loader(state, headers, uri));
+    let loader_etag = loader
+        .as_ref()
+        .map(|l| format!("\"{:016x}\"", fnv1a(l.as_bytes())));
+    let etag = loader_etag.as_deref().unwrap_or_else(|| etag(index));
     let fresh = headers
         .get(IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -121,6 +160,8 @@ fn serve(state: &HttpState, index: usize, file: &AdapterFile, headers: &HeaderMa
         });
     let mut res = if fresh {
         StatusCode::NOT_MODIFIED.into_response()
+    } else if let Some(loader) = loader {
+        Body::from(loader).into_response()
     } else {
         Body::from(file.body).into_response()
     };
@@ -231,7 +272,12 @@ mod tests {
             let body = axum::body::to_bytes(res.into_body(), usize::MAX)
                 .await
                 .expect("body");
-            assert_eq!(&body[..], file.body, "{}", file.path);
+            if file.path == "/daebug.js" {
+                let text = std::str::from_utf8(&body).expect("utf-8");
+                assert!(!text.contains("__DAEBUG_SELF__"), "{text}");
+            } else {
+                assert_eq!(&body[..], file.body, "{}", file.path);
+            }
         }
         let res = request(&app, Method::GET, "/daebug.js", &[]).await;
         assert_eq!(
@@ -240,6 +286,29 @@ mod tests {
         );
         let res = request(&app, Method::GET, "/daebug_adapter_bg.wasm", &[]).await;
         assert_eq!(header(&res, "content-type"), "application/wasm");
+    }
+
+    #[tokio::test]
+    async fn the_loader_knows_the_url_it_was_asked_by() {
+        let (_dir, app) = router_for(&[]);
+        let res = request(
+            &app,
+            Method::GET,
+            "/daebug.js?name=checkout&dialogs=native",
+            &[("host", "localhost:8302")],
+        )
+        .await;
+        let text = body_text(res).await;
+        assert!(
+            text.contains(
+                r#"const self = "http://localhost:8302/daebug.js?name=checkout&dialogs=native";"#
+            ),
+            "{text}"
+        );
+        // Another URL is another file to a cache.
+        let a = request(&app, Method::GET, "/daebug.js?name=a", &[]).await;
+        let b = request(&app, Method::GET, "/daebug.js?name=b", &[]).await;
+        assert_ne!(header(&a, "etag"), header(&b, "etag"));
     }
 
     #[tokio::test]
@@ -264,9 +333,10 @@ mod tests {
         let res = request(&app, Method::HEAD, "/daebug.js", &[]).await;
         assert_eq!(res.status(), StatusCode::OK);
         assert_eq!(header(&res, "content-type"), JS);
+        let served = request(&app, Method::GET, "/daebug.js", &[]).await;
         assert_eq!(
             header(&res, "content-length"),
-            ADAPTER_FILES[0].body.len().to_string()
+            body_text(served).await.len().to_string()
         );
         assert_eq!(body_text(res).await, "");
     }

@@ -257,10 +257,9 @@ pub fn injected_tag(state: &HttpState) -> String {
         Some(t) => format!("/daebug.js?{}", token::query_param(t)),
         None => "/daebug.js".to_owned(),
     };
-    format!(
-        r#"<script type="module" src="{}"></script>"#,
-        escape_html(&src)
-    )
+    // Classic, not a module: it runs before the page's own scripts, so
+    // capture starts at the page's first line.
+    format!(r#"<script src="{}"></script>"#, escape_html(&src))
 }
 
 /// Add `tag` (see [`injected_tag`]) to an HTML document so the page
@@ -356,7 +355,7 @@ mod tests {
     use super::*;
     use crate::http::test_util::{body_text, header, request, router_for, router_with};
 
-    const TAG: &str = r#"<script type="module" src="/daebug.js"></script>"#;
+    const TAG: &str = r#"<script src="/daebug.js"></script>"#;
 
     fn write(root: &Path, rel: &str, text: &str) {
         let path = root.join(rel);
@@ -410,11 +409,11 @@ mod tests {
         assert_eq!(injected_tag(&lan_state(root, None)), TAG);
         assert_eq!(
             injected_tag(&lan_state(root, Some("abc"))),
-            r#"<script type="module" src="/daebug.js?token=abc"></script>"#
+            r#"<script src="/daebug.js?token=abc"></script>"#
         );
         assert_eq!(
             injected_tag(&lan_state(root, Some("a&b\"<"))),
-            r#"<script type="module" src="/daebug.js?token=a%26b%22%3C"></script>"#
+            r#"<script src="/daebug.js?token=a%26b%22%3C"></script>"#
         );
     }
 
@@ -424,8 +423,7 @@ mod tests {
         write(dir.path(), "index.html", "<head></head>");
         let ws = axum::Router::new();
         let app = crate::http::router(lan_state(dir.path(), Some("s3cret")), ws);
-        let tagged =
-            r#"<head><script type="module" src="/daebug.js?token=s3cret"></script></head>"#;
+        let tagged = r#"<head><script src="/daebug.js?token=s3cret"></script></head>"#;
         let res = get(&app, "/?token=s3cret").await;
         assert_eq!(res.status(), StatusCode::OK);
         assert_eq!(body_text(res).await, tagged);

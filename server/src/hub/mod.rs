@@ -180,12 +180,11 @@ impl Hub {
         }
     }
 
-    /// The line to paste into a page.
+    /// The line to paste into a page: a classic script, which runs as
+    /// the parser reaches it, so capture starts before the page's own
+    /// scripts (a module script would wait for the whole document).
     pub fn script_tag(&self) -> String {
-        format!(
-            r#"<script type="module" src="{}"></script>"#,
-            self.script_url()
-        )
+        format!(r#"<script src="{}"></script>"#, self.script_url())
     }
 
     /// Serves until `signal` resolves, then stops every task cleanly.
