@@ -4,7 +4,7 @@
 //! timers, listeners, console hooks) is a RAII value released on drop, not
 //! a forgotten closure.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use daebug_protocol::{JobId, RealmKind};
@@ -163,7 +163,11 @@ struct Adapter {
     /// The console's own `warn`, taken before capture wraps it, so the
     /// adapter's notes are not captured as the page's events.
     warn: Option<Function>,
+    /// Whether the hub welcomed this realm and the socket is open: dialogs
+    /// are answered for the page only then.
+    attached: Rc<Cell<bool>>,
     _capture: Option<Capture>,
+    _dialogs: Option<crate::dialogs::Dialogs>,
 }
 
 fn global_get(key: &str) -> Option<JsValue> {
@@ -249,6 +253,11 @@ impl Adapter {
         let warn = crate::capture::original_console("warn");
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
+        let attached = Rc::new(Cell::new(false));
+        let dialogs = match identity::query_param(script_url, "dialogs").as_deref() {
+            Some("native") => None,
+            _ => crate::dialogs::Dialogs::install(buffer.clone(), attached.clone()),
+        };
         Adapter {
             link: Link::new(Identity {
                 kind,
@@ -265,7 +274,9 @@ impl Adapter {
             listeners: Vec::new(),
             navigating_to: None,
             warn,
+            attached,
             _capture: capture,
+            _dialogs: dialogs,
         }
     }
 
@@ -358,6 +369,7 @@ impl Adapter {
             Adapter::perform(rc, actions);
         });
         let on_close = handler(|rc, _| {
+            rc.borrow().attached.set(false);
             rc.borrow_mut().socket = None;
             let actions = rc.borrow_mut().link.on_close(js_sys::Math::random());
             Adapter::perform(rc, actions);
@@ -392,6 +404,7 @@ impl Adapter {
                 Action::Run { job, code } => Adapter::run(rc, job, code),
                 Action::KeepId(id) => {
                     mark("daebug:welcomed");
+                    rc.borrow().attached.set(true);
                     if rc.borrow().is_page {
                         keep_tab_id(&id);
                     }

@@ -121,7 +121,7 @@ fn error_source(global: &JsValue) -> &'static str {
 }
 
 /// The realm's local time, `HH:MM:SS`.
-fn clock() -> String {
+pub fn clock() -> String {
     let d = js_sys::Date::new_0();
     format!(
         "{:02}:{:02}:{:02}",

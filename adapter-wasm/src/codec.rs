@@ -186,6 +186,7 @@ fn events(list: &[BackgroundEvent]) -> String {
                 match e.kind {
                     EventType::Console => "console",
                     EventType::Error => "error",
+                    EventType::Browser => "browser",
                 },
             );
             w.str(

@@ -7,6 +7,10 @@
 //! (`tests/web.rs`, `tests/worker.rs`).
 //!
 //! - [`backoff`]: reconnection waits with jitter.
+//! - [`browser_lines`]: dialogs, requests and the browser's reports as
+//!   the log's lines.
+//! - `dialogs` (wasm32 only): `alert`/`confirm`/`prompt` answered at once
+//!   and recorded while attached; `daebug.dialogs.answer`.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
 //! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
@@ -33,12 +37,15 @@ use wasm_bindgen::prelude::*;
 #[cfg(target_arch = "wasm32")]
 pub mod adapter;
 pub mod backoff;
+pub mod browser_lines;
 pub mod buffer;
 #[cfg(target_arch = "wasm32")]
 pub mod capture;
 #[cfg(target_arch = "wasm32")]
 pub mod codec;
 pub mod console;
+#[cfg(target_arch = "wasm32")]
+pub mod dialogs;
 pub mod identity;
 pub mod inspect;
 #[cfg(target_arch = "wasm32")]

@@ -14,6 +14,10 @@ pub enum EventType {
     Console,
     /// A global `error` event or an `unhandledrejection`.
     Error,
+    /// What the browser saw that is neither: a failed request
+    /// (`source: "network"`), a dialog answered for the page (`"dialog"`),
+    /// a `ReportingObserver` report (`"report"`).
+    Browser,
 }
 
 /// Severity, as the console method's name.
@@ -37,7 +41,9 @@ pub struct BackgroundEvent {
     /// Console level; global errors use `error`.
     pub level: Level,
     /// Where a global error came from: `window.onerror` or
-    /// `unhandledrejection`. `None` for console events.
+    /// `unhandledrejection`; for a console event the method when it is not
+    /// told by the level (`console.table`); for a browser event what it
+    /// is (`network`, `dialog`, `report`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// Realm-local wall time `HH:MM:SS`, for people reading the wire; the

@@ -60,6 +60,7 @@ fn every_level_and_kind_has_a_lowercase_name() {
     }
     assert_eq!(serde_json::to_value(EventType::Console).unwrap(), "console");
     assert_eq!(serde_json::to_value(EventType::Error).unwrap(), "error");
+    assert_eq!(serde_json::to_value(EventType::Browser).unwrap(), "browser");
 }
 
 #[test]

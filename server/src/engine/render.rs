@@ -113,6 +113,10 @@ pub const KNOWN_SOURCES: [&str; 6] = [
     "csp",
 ];
 
+/// What the browser reports besides errors (docs/log-format.md), each
+/// written as `Text <source>`; any other as `Text event`.
+pub const BROWSER_SOURCES: [&str; 3] = ["network", "dialog", "report"];
+
 /// Background events a realm may send a second; the hub counts and drops
 /// the rest (docs/log-format.md, "Floods").
 pub const EVENTS_PER_SECOND: u32 = 200;
@@ -162,6 +166,11 @@ pub fn event_info(e: &BackgroundEvent) -> String {
         {
             format!("Text {}", e.source.as_deref().unwrap_or_default())
         }
+        // Known sources only, as above.
+        (EventType::Browser, _) => match e.source.as_deref() {
+            Some(s) if BROWSER_SOURCES.contains(&s) => format!("Text {s}"),
+            _ => "Text event".into(),
+        },
         (EventType::Console, Level::Error) => "Error console.error".into(),
         (EventType::Console, Level::Warn) => "Text console.warn".into(),
         (EventType::Console, Level::Info) => "Text console.info".into(),

@@ -1,0 +1,165 @@
+//! Dialogs never freeze the agent: while the page is attached to the hub,
+//! `alert`, `confirm` and `prompt` return at once and are recorded
+//! (`Text dialog`). Answers: `alert` → nothing, `confirm` → `true`,
+//! `prompt` → its default value (`""` without one), unless a block queued
+//! others with `daebug.dialogs.answer(value)` (one answer per `confirm` or
+//! `prompt`; `alert` takes none). Detached (the hub is away), the browser's
+//! own dialogs show; `daebug.js?dialogs=native` keeps them always.
+//!
+//! [`Dialogs`] is a RAII object: installing it replaces the three
+//! functions and adds `daebug.dialogs`; dropping it puts the originals
+//! back (unless someone replaced them again since).
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use daebug_protocol::{BackgroundEvent, EventType, Level};
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::browser_lines::{dialog, prompt_answer};
+use crate::capture::{now_ms, Shared};
+
+/// The functions replaced.
+const KINDS: [&str; 3] = ["alert", "confirm", "prompt"];
+
+/// A replacement dialog function: (message, default) → answer.
+type DialogFn = Closure<dyn FnMut(JsValue, JsValue) -> JsValue>;
+
+/// Installed dialogs; see the module docs.
+pub struct Dialogs {
+    global: JsValue,
+    /// Each function's original and the replacement put in its place.
+    replaced: Vec<(&'static str, JsValue, DialogFn)>,
+    /// The `daebug` object when this created it, else the one it added
+    /// `dialogs` to.
+    namespace: (JsValue, bool),
+    _answer: Closure<dyn FnMut(JsValue) -> JsValue>,
+}
+
+/// `String(value)`, as the browser shows a dialog's message.
+fn string_of(value: &JsValue) -> String {
+    if value.is_undefined() {
+        return String::new();
+    }
+    value
+        .as_string()
+        .unwrap_or_else(|| String::from(js_sys::JsString::from(value.clone())))
+}
+
+impl Dialogs {
+    /// Replaces the global scope's dialogs (a worker has none: `None`).
+    /// `attached` says whether the hub is there to see them.
+    pub fn install(buffer: Shared, attached: Rc<Cell<bool>>) -> Option<Dialogs> {
+        let global: JsValue = js_sys::global().into();
+        if !Reflect::get(&global, &"confirm".into()).ok()?.is_function() {
+            return None;
+        }
+        let queue: Rc<RefCell<VecDeque<JsValue>>> = Rc::default();
+        let mut replaced = Vec::new();
+        for kind in KINDS {
+            let original = Reflect::get(&global, &kind.into()).ok()?;
+            let (queue, buffer, attached) = (queue.clone(), buffer.clone(), attached.clone());
+            let native = original.clone();
+            let f: DialogFn = Closure::new(move |message: JsValue, default: JsValue| {
+                if !attached.get() {
+                    let native: &Function = native.unchecked_ref();
+                    return native
+                        .call2(&JsValue::UNDEFINED, &message, &default)
+                        .unwrap_or(JsValue::UNDEFINED);
+                }
+                let text = string_of(&message);
+                let default_text = (!default.is_undefined()).then(|| string_of(&default));
+                let queued = || queue.borrow_mut().pop_front();
+                let (answer, shown) = match kind {
+                    "confirm" => {
+                        let yes = queued().is_none_or(|v| v.is_truthy());
+                        (JsValue::from_bool(yes), Some(yes.to_string()))
+                    }
+                    "prompt" => {
+                        let value = match queued() {
+                            Some(v) if v.is_null() || v.is_undefined() || v == JsValue::FALSE => {
+                                None
+                            }
+                            Some(v) => Some(string_of(&v)),
+                            None => Some(default_text.clone().unwrap_or_default()),
+                        };
+                        let shown = prompt_answer(value.as_deref());
+                        (value.map_or(JsValue::NULL, JsValue::from), Some(shown))
+                    }
+                    _ => (JsValue::UNDEFINED, None),
+                };
+                let line = dialog(kind, &text, default_text.as_deref(), shown.as_deref());
+                if let Ok(mut b) = buffer.try_borrow_mut() {
+                    b.push(
+                        BackgroundEvent {
+                            kind: EventType::Browser,
+                            level: Level::Log,
+                            source: Some("dialog".into()),
+                            ts: crate::capture::clock(),
+                            message: line,
+                            stack: None,
+                        },
+                        now_ms(),
+                    );
+                }
+                answer
+            });
+            Reflect::set(&global, &kind.into(), f.as_ref()).ok()?;
+            replaced.push((kind, original, f));
+        }
+        let answer = {
+            let queue = queue.clone();
+            Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |value: JsValue| {
+                queue.borrow_mut().push_back(value);
+                JsValue::from(queue.borrow().len() as u32)
+            })
+        };
+        let namespace = Self::namespace(&global, &answer)?;
+        Some(Dialogs {
+            global,
+            replaced,
+            namespace,
+            _answer: answer,
+        })
+    }
+
+    /// `daebug.dialogs = { answer }`, creating `daebug` when the page has
+    /// none.
+    fn namespace(
+        global: &JsValue,
+        answer: &Closure<dyn FnMut(JsValue) -> JsValue>,
+    ) -> Option<(JsValue, bool)> {
+        let existing = Reflect::get(global, &"daebug".into()).ok()?;
+        let (ns, created) = match existing.is_object() {
+            true => (existing, false),
+            false => (Object::new().into(), true),
+        };
+        let dialogs = Object::new();
+        Reflect::set(&dialogs, &"answer".into(), answer.as_ref()).ok()?;
+        Reflect::set(&ns, &"dialogs".into(), &dialogs).ok()?;
+        if created {
+            Reflect::set(global, &"daebug".into(), &ns).ok()?;
+        }
+        Some((ns, created))
+    }
+}
+
+impl Drop for Dialogs {
+    fn drop(&mut self) {
+        for (kind, original, f) in &self.replaced {
+            let current = Reflect::get(&self.global, &(*kind).into()).unwrap_or_default();
+            if Object::is(&current, f.as_ref()) {
+                let _ = Reflect::set(&self.global, &(*kind).into(), original);
+            }
+        }
+        let (ns, created) = &self.namespace;
+        if *created {
+            let _ =
+                Reflect::delete_property(self.global.unchecked_ref::<Object>(), &"daebug".into());
+        } else {
+            let _ = Reflect::delete_property(ns.unchecked_ref::<Object>(), &"dialogs".into());
+        }
+    }
+}
