@@ -26,6 +26,7 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::browser_lines::{csp, report, resource, RequestOutcome};
 use crate::buffer::EventBuffer;
 use crate::console::{label, table, ConsoleState, TABLE_ROWS};
 use crate::inspect::{render, Rendered};
@@ -86,6 +87,139 @@ pub struct Capture {
     early: Option<JsValue>,
     /// Kept alive while the wrappers may call it.
     _sink: Closure<dyn FnMut(JsValue, Array, JsValue, JsValue)>,
+    /// Where the loader's request wrappers report (see [`net_sink`]).
+    _net: Option<NetSink>,
+    /// The `ReportingObserver`, disconnected on drop.
+    reports: Option<(JsValue, Listener)>,
+}
+
+/// The loader's request wrappers call this: `("start", id, method, url,
+/// at)` and `("end", id, status, status text or reason, at)`.
+type NetSink = Closure<dyn FnMut(JsValue, f64, JsValue, JsValue, f64)>;
+
+/// Requests from the loader's wrappers into the buffer, with their URLs
+/// made absolute against the realm's own.
+fn net_sink(buffer: Shared) -> NetSink {
+    Closure::new(
+        move |phase: JsValue, id: f64, a: JsValue, b: JsValue, at: f64| {
+            guarded(|| {
+                let id = id as u32;
+                let Ok(mut buf) = buffer.try_borrow_mut() else {
+                    return;
+                };
+                if phase.as_string().as_deref() == Some("start") {
+                    let method = a.as_string().unwrap_or_default().to_uppercase();
+                    let url = absolute(&b.as_string().unwrap_or_default());
+                    buf.request_started(id, &method, &url, at);
+                    return;
+                }
+                let text = b.as_string().unwrap_or_default();
+                let outcome = match a.as_f64().unwrap_or(0.0) as u16 {
+                    0 => RequestOutcome::Failed(text),
+                    code => RequestOutcome::Status(code, text),
+                };
+                buf.request_ended(id, &outcome, at, clock(), now_ms());
+            })
+        },
+    )
+}
+
+/// `url` resolved against the realm's location (as the request was).
+fn absolute(url: &str) -> String {
+    let global: JsValue = js_sys::global().into();
+    let base = Reflect::get(&global, &"location".into())
+        .and_then(|l| Reflect::get(&l, &"href".into()))
+        .unwrap_or_default();
+    Reflect::get(&global, &"URL".into())
+        .and_then(|c| c.dyn_into::<Function>())
+        .and_then(|c| Reflect::construct(&c, &Array::of2(&url.into(), &base)))
+        .and_then(|u| Reflect::get(&u, &"href".into()))
+        .ok()
+        .and_then(|h| h.as_string())
+        .unwrap_or_else(|| url.to_string())
+}
+
+/// A resource that failed to load: its element's tag and URL, when the
+/// `error` event's target is an element (not the global scope).
+fn failed_resource(event: &JsValue) -> Option<String> {
+    let target = Reflect::get(event, &"target".into()).ok()?;
+    let tag = Reflect::get(&target, &"tagName".into()).ok()?.as_string()?;
+    let url = ["currentSrc", "src", "href"]
+        .iter()
+        .filter_map(|k| Reflect::get(&target, &(*k).into()).ok()?.as_string())
+        .find(|u| !u.is_empty())
+        .unwrap_or_default();
+    Some(resource(&tag.to_lowercase(), &url))
+}
+
+/// A `securitypolicyviolation` event as its line.
+fn violation(event: &JsValue) -> String {
+    let get = |k: &str| {
+        Reflect::get(event, &k.into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default()
+    };
+    csp(
+        &get("effectiveDirective"),
+        &get("blockedURI"),
+        &get("originalPolicy"),
+    )
+}
+
+/// Browser reports (deprecations, interventions) as events, with the
+/// ones made before the observer existed (`buffered`).
+fn observe_reports(buffer: &Shared, global: &JsValue) -> Option<(JsValue, Listener)> {
+    let ctor: Function = Reflect::get(global, &"ReportingObserver".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let buffer = buffer.clone();
+    let callback = Closure::<dyn FnMut(JsValue)>::new(move |reports: JsValue| {
+        guarded(|| {
+            let Ok(reports) = reports.dyn_into::<Array>() else {
+                return;
+            };
+            for r in reports.iter() {
+                let get = |v: &JsValue, k: &str| Reflect::get(v, &k.into()).unwrap_or_default();
+                let body = get(&r, "body");
+                let kind = get(&r, "type").as_string().unwrap_or_default();
+                let message = get(&body, "message").as_string().unwrap_or_default();
+                // A call the loader wraps (a synchronous XHR) is reported
+                // at the wrapper: no place is better than a wrong one.
+                let at = get(&body, "sourceFile")
+                    .as_string()
+                    .filter(|f| !f.contains("/daebug.js"))
+                    .map(|f| {
+                        let n = |k| get(&body, k).as_f64().map_or(0, |n| n as u64);
+                        format!("{f}:{}:{}", n("lineNumber"), n("columnNumber"))
+                    });
+                push(
+                    &buffer,
+                    BackgroundEvent {
+                        kind: EventType::Browser,
+                        level: Level::Warn,
+                        source: Some("report".into()),
+                        ts: clock(),
+                        message: report(&kind, &message, at.as_deref()),
+                        stack: None,
+                    },
+                );
+            }
+        })
+    });
+    // CSP violations come as their own event, with more detail.
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"buffered".into(), &JsValue::TRUE).ok()?;
+    let types = Array::of2(&"deprecation".into(), &"intervention".into());
+    Reflect::set(&options, &"types".into(), &types).ok()?;
+    let observer = Reflect::construct(&ctor, &Array::of2(callback.as_ref(), &options)).ok()?;
+    let observe: Function = Reflect::get(&observer, &"observe".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    observe.call0(&observer).ok()?;
+    Some((observer, callback))
 }
 
 /// The loader's early hooks (`daebug.js`): its console wrappers, what
@@ -366,6 +500,18 @@ fn table_of(args: &Array) -> String {
     table(&rows, more)
 }
 
+/// A `Text network` event made here (a resource that failed to load).
+fn network_event(message: String) -> BackgroundEvent {
+    BackgroundEvent {
+        kind: EventType::Browser,
+        level: Level::Warn,
+        source: Some("network".into()),
+        ts: clock(),
+        message,
+        stack: None,
+    }
+}
+
 fn push(buffer: &Shared, event: BackgroundEvent) {
     // Formatting is done before this borrow, so a nested capture (from a
     // trap run while formatting) has already released it.
@@ -422,9 +568,12 @@ impl Capture {
         );
         let early = early_hooks(&global);
         let mut kept = JsValue::UNDEFINED;
+        let mut net = None;
         if let Some(early) = &early {
             let attach: Function = Reflect::get(early, &"attach".into())?.dyn_into()?;
-            kept = attach.call1(early, sink.as_ref())?;
+            let n = net_sink(buffer.clone());
+            kept = attach.call2(early, sink.as_ref(), n.as_ref())?;
+            net = Some(n);
         }
         let wrapped = match &early {
             Some(_) => Vec::new(),
@@ -436,6 +585,9 @@ impl Capture {
             let buffer = buffer.clone();
             Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
                 guarded(|| {
+                    if let Some(line) = failed_resource(&event) {
+                        return push(&buffer, network_event(line));
+                    }
                     let get =
                         |k: &str| Reflect::get(&event, &k.into()).unwrap_or(JsValue::UNDEFINED);
                     let error = get("error");
@@ -479,6 +631,25 @@ impl Capture {
                 })
             })
         };
+        let on_violation = {
+            let buffer = buffer.clone();
+            Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+                guarded(|| {
+                    push(
+                        &buffer,
+                        BackgroundEvent {
+                            kind: EventType::Error,
+                            level: Level::Error,
+                            source: Some("csp".into()),
+                            ts: clock(),
+                            message: violation(&event),
+                            stack: None,
+                        },
+                    );
+                })
+            })
+        };
+        let reports = observe_reports(&buffer, &global);
         let mut capture = Capture {
             console,
             wrapped,
@@ -486,8 +657,14 @@ impl Capture {
             listeners: Vec::new(),
             early,
             _sink: sink,
+            _net: net,
+            reports,
         };
-        for (kind, listener) in [("error", on_error), ("unhandledrejection", on_rejection)] {
+        for (kind, listener) in [
+            ("error", on_error),
+            ("unhandledrejection", on_rejection),
+            ("securitypolicyviolation", on_violation),
+        ] {
             capture.listen(kind, listener)?;
         }
         capture.replay(&buffer, &kept);
@@ -501,6 +678,12 @@ impl Capture {
         let records: Array = get(kept, "records").dyn_into().unwrap_or_default();
         let sink: &Function = self._sink.as_ref().unchecked_ref();
         for record in records.iter() {
+            let net = get(&record, "net");
+            if let (Some(sink), true) = (&self._net, net.is_object()) {
+                let f: &Function = sink.as_ref().unchecked_ref();
+                let _ = f.apply(&JsValue::UNDEFINED, net.unchecked_ref());
+                continue;
+            }
             let event = get(&record, "event");
             if event.is_object() {
                 let kind = get(&event, "type").as_string().unwrap_or_default();
@@ -528,7 +711,14 @@ impl Capture {
 
     fn listen(&mut self, kind: &'static str, listener: Listener) -> Result<(), JsValue> {
         let add: Function = Reflect::get(&self.global, &"addEventListener".into())?.dyn_into()?;
-        add.call2(&self.global, &kind.into(), listener.as_ref())?;
+        // Capture phase: a resource's `error` does not bubble to the
+        // global scope.
+        add.call3(
+            &self.global,
+            &kind.into(),
+            listener.as_ref(),
+            &JsValue::TRUE,
+        )?;
         self.listeners.push((kind, listener));
         Ok(())
     }
@@ -574,6 +764,13 @@ fn wrap_console(
 
 impl Drop for Capture {
     fn drop(&mut self) {
+        if let Some((observer, _)) = &self.reports {
+            if let Ok(f) =
+                Reflect::get(observer, &"disconnect".into()).and_then(|f| f.dyn_into::<Function>())
+            {
+                let _ = f.call0(observer);
+            }
+        }
         // The loader's wrappers stay; they stop calling us.
         if let Some(early) = &self.early {
             if let Ok(detach) =
@@ -595,7 +792,12 @@ impl Drop for Capture {
             .and_then(|f| f.dyn_into::<Function>())
         {
             for (kind, listener) in &self.listeners {
-                let _ = remove.call2(&self.global, &(*kind).into(), listener.as_ref());
+                let _ = remove.call3(
+                    &self.global,
+                    &(*kind).into(),
+                    listener.as_ref(),
+                    &JsValue::TRUE,
+                );
             }
         }
     }

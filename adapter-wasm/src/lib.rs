@@ -28,6 +28,8 @@
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`link`]: the realm's side of the protocol as a pure state machine
 //!   (hello, jobs once, cancels, pings, reconnects, outbox).
+//! - [`network`]: requests on their way, failures as lines, a job's
+//!   request list.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
@@ -51,6 +53,7 @@ pub mod inspect;
 #[cfg(target_arch = "wasm32")]
 pub mod job;
 pub mod link;
+pub mod network;
 pub mod stack;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]

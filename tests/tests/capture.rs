@@ -23,7 +23,7 @@ fn what_a_page_and_a_worker_do_before_the_adapter_loads_is_in_the_log() {
             ),
             (
                 "worker.js",
-                "import '/daebug.js?name=early-worker';\nconsole.log('worker first line');\n",
+                "import '/daebug.js?name=early-worker';\nconsole.log('worker first line');\nfetch('/worker-missing.json');\n",
             ),
         ],
         "index.html",
@@ -41,8 +41,9 @@ fn what_a_page_and_a_worker_do_before_the_adapter_loads_is_in_the_log() {
         assert!(text.contains(want), "{want}\n{text}");
     }
     let worker = world.log("early-worker-");
-    wait_for(&worker.path, "the worker's first line", |t| {
+    wait_for(&worker.path, "the worker's first line and request", |t| {
         t.contains("```Text console.log\nworker first line\n```")
+            && t.contains("/worker-missing.json → 404 Not Found (")
     });
 }
 
@@ -97,4 +98,77 @@ fn dialogs_are_answered_at_once_and_recorded() {
         text.contains("```JSON\n[true,\"undefined\"]\n```"),
         "{text}"
     );
+}
+
+/// Failed requests (fetch and XHR, 404 and no answer) and resources that
+/// fail to load are `Text network` events, and under each reply the
+/// requests its job started are listed; a CSP violation is `Error csp`
+/// and a deprecation the browser reports is `Text report`.
+#[test]
+fn requests_resources_and_the_browser_reports_reach_the_log() {
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Net</title>\
+                 <meta http-equiv=\"Content-Security-Policy\" content=\"img-src 'self'\"></head>\
+                 <body><img src=\"/early-missing.png\"></body></html>",
+            ),
+            ("data.json", "{\"ok\": true}"),
+        ],
+        "index.html",
+    );
+    let log = world.log("net-");
+    wait_for(&log.path, "the early image", |t| {
+        t.contains("img http://") && t.contains("/early-missing.png failed to load")
+    });
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nconst a = await fetch('/missing.json').then((r) => r.status);\nconst b = await fetch('data.json').then((r) => r.json());\nconst c = await fetch('http://127.0.0.1:1/').catch((e) => e.name);\nconst d = await new Promise((done) => {\n  const x = new XMLHttpRequest();\n  x.open('GET', '/gone.txt');\n  x.onloadend = () => done(x.status);\n  x.send();\n});\n[a, b.ok, c, d]\n```\n",
+        1,
+    );
+    let base = &world.base;
+    assert!(
+        text.contains("```JSON\n[404,true,\"TypeError\",404]\n```"),
+        "{text}"
+    );
+    for want in [
+        format!("```Text network\nGET {base}/missing.json → 404 Not Found ("),
+        format!("```Text network\nGET {base}/gone.txt → 404 Not Found ("),
+        "```Text network\nGET http://127.0.0.1:1/ → failed: TypeError: Failed to fetch (".into(),
+    ] {
+        assert!(text.contains(&want), "{want}\n{text}");
+    }
+    // The job's summary: every request it started, in order.
+    let reply = &text[text.rfind("```JSON\n[404").unwrap()..];
+    let summary = reply
+        .split("```Text network\n")
+        .last()
+        .and_then(|s| s.split("\n```").next())
+        .unwrap();
+    let lines: Vec<&str> = summary.lines().collect();
+    assert_eq!(lines.len(), 4, "{summary}");
+    assert!(
+        lines[1].starts_with(&format!("GET {base}/data.json → 200 OK (")),
+        "{summary}"
+    );
+
+    // A CSP violation and a deprecation report.
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nconst img = document.createElement('img');\nimg.src = 'http://localhost:1/blocked.png';\ndocument.body.append(img);\nconst x = new XMLHttpRequest();\nx.open('GET', '/data.json', false);\nx.send();\nawait new Promise((r) => setTimeout(r, 300));\n'reported'\n```\n",
+        1,
+    );
+    assert!(
+        text.contains("```Error csp\nRefused img-src http://localhost:1/blocked.png (policy: img-src 'self')\n```"),
+        "{text}"
+    );
+    let text = wait_for(&log.path, "a deprecation report", |t| {
+        t.contains("```Text report\ndeprecation: ")
+    });
+    assert!(
+        text.contains("Synchronous `XMLHttpRequest` on the main thread"),
+        "{text}"
+    );
+    assert!(!text.contains("csp-violation"), "{text}");
 }
