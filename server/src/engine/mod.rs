@@ -1085,7 +1085,7 @@ impl LogEngine {
         let mut notes = Vec::new();
         match outcome {
             Outcome::Ok(v) => {
-                let (info, content) = render::value(v);
+                let (info, content) = render::value(v, self.config.inline_limit);
                 match render::cut(&content, self.config.inline_limit) {
                     (kept, true) => {
                         let path = format!("archive/{}-{}.txt", self.stem, self.next_job);
