@@ -24,6 +24,8 @@
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`link`]: the realm's side of the protocol as a pure state machine
 //!   (hello, jobs once, cancels, pings, reconnects, outbox).
+//! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
+//!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
@@ -44,6 +46,7 @@ pub mod inspect;
 #[cfg(target_arch = "wasm32")]
 pub mod job;
 pub mod link;
+pub mod reply;
 pub mod stack;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]
