@@ -108,7 +108,7 @@ fn lay_json(json: &serde_json::Value, indent: usize, lead: usize, out: &mut Stri
         J::Object(o) => o.len(),
         _ => 0,
     };
-    let mut item = |i: usize, key: Option<&str>, v: &J, out: &mut String| {
+    let item = |i: usize, key: Option<&str>, v: &J, out: &mut String| {
         out.push_str(&pad);
         let mut lead = pad.len();
         if let Some(k) = key {
