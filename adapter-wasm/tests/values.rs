@@ -192,9 +192,15 @@ async fn job_limits_follow_the_fence_options() {
         }
     };
     let default = shown(None, false).await;
-    assert!(default.contains("[Object]") && !default.contains("bottom"), "{default}");
+    assert!(
+        default.contains("[Object]") && !default.contains("bottom"),
+        "{default}"
+    );
     let eight = shown(Some(8), false).await;
-    assert!(eight.contains("bottom") && !eight.contains("[Object]"), "{eight}");
+    assert!(
+        eight.contains("bottom") && !eight.contains("[Object]"),
+        "{eight}"
+    );
     assert_eq!(shown(None, true).await, eight);
     // Strings are whole in a job (the hub archives what is long).
     let long = eval("return 'x'.repeat(300000) + '\\u00e9\\u{1F600}'");
@@ -211,8 +217,17 @@ async fn job_limits_follow_the_fence_options() {
     let want: Vec<String> = (0..250).map(|i| i.to_string()).collect();
     assert_eq!(all, Rendered::Json(format!("[{}]", want.join(","))));
     let cut = render(&walk(&eval(many), WalkLimits::job(None, false)).await);
-    assert!(matches!(&cut, Rendered::Text(t) if t.ends_with("... 150 more items\n]")), "{cut:?}");
+    assert!(
+        matches!(&cut, Rendered::Text(t) if t.ends_with("... 150 more items\n]")),
+        "{cut:?}"
+    );
     // Still cycle-safe.
-    let cyc = render(&walk(&eval("const a = { name: 'a' }; a.self = a; return a"), WalkLimits::job(None, true)).await);
+    let cyc = render(
+        &walk(
+            &eval("const a = { name: 'a' }; a.self = a; return a"),
+            WalkLimits::job(None, true),
+        )
+        .await,
+    );
     assert_eq!(cyc, text(r#"<ref *1> { name: "a", self: [Circular *1] }"#));
 }
