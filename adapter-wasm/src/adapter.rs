@@ -401,7 +401,12 @@ impl Adapter {
                         let _ = s.ws.send_with_str(&crate::codec::encode(&msg));
                     }
                 }
-                Action::Run { job, code } => Adapter::run(rc, job, code),
+                Action::Run {
+                    job,
+                    code,
+                    depth,
+                    full,
+                } => Adapter::run(rc, job, code, (depth, full)),
                 Action::KeepId(id) => {
                     mark("daebug:welcomed");
                     rc.borrow().attached.set(true);
@@ -442,7 +447,8 @@ impl Adapter {
     }
 
     /// Starts a job as its own task: the link never waits for it.
-    fn run(rc: &Rc<RefCell<Adapter>>, job: JobId, code: String) {
+    /// `view`: the fence options `depth=N` and `full`.
+    fn run(rc: &Rc<RefCell<Adapter>>, job: JobId, code: String, view: (Option<u32>, bool)) {
         let pending = rc.borrow().buffer.borrow_mut().start_job(job, now_ms());
         if let Some(b) = pending {
             let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
@@ -450,7 +456,7 @@ impl Adapter {
         }
         let weak = Rc::downgrade(rc);
         wasm_bindgen_futures::spawn_local(async move {
-            let ran = crate::job::run(&code).await;
+            let ran = crate::job::run(&code, view.0, view.1).await;
             let Some(rc) = weak.upgrade() else { return };
             let events = rc.borrow().buffer.borrow_mut().finish_job(job);
             let actions = rc

@@ -139,6 +139,9 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
             job: JobId(number(&v, "job")? as u64),
             code: string(&v, "code")?,
             timeout_ms: number(&v, "timeout_ms")? as u64,
+            // Fence options, absent when default.
+            depth: number(&v, "depth").ok().map(|d| d as u32),
+            full: field(&v, "full").is_ok_and(|f| f.is_truthy()),
         },
         "cancel" => HubMsg::Cancel {
             job: JobId(number(&v, "job")? as u64),

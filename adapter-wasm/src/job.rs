@@ -11,7 +11,10 @@ use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+use daebug_protocol::MAX_REPLY_BYTES;
+
 use crate::inspect::{render, Rendered};
+use crate::reply::cap;
 use crate::walk::{walk, WalkLimits};
 
 /// How a job ended, measured in the realm.
@@ -38,8 +41,9 @@ fn async_function() -> Result<Function, JsValue> {
     Reflect::get(&sample, &"constructor".into())?.dyn_into()
 }
 
-/// Runs `code` once and renders what it returned or threw.
-pub async fn run(code: &str) -> Ran {
+/// Runs `code` once and renders what it returned or threw, within the
+/// limits of its fence options `depth=N` and `full`.
+pub async fn run(code: &str, depth: Option<u32>, full: bool) -> Ran {
     let start = now();
     let settled = async {
         let ctor = async_function()?;
@@ -51,10 +55,13 @@ pub async fn run(code: &str) -> Ran {
     .await;
     let duration_ms = (now() - start).max(0.0).round() as u64;
     let outcome = match settled {
-        Ok(value) => Outcome::Ok(match render(&walk(&value, WalkLimits::default()).await) {
-            Rendered::Json(j) => Value::Json(j),
-            Rendered::Text(t) => Value::Text(t),
-        }),
+        Ok(value) => {
+            let tree = walk(&value, WalkLimits::job(depth, full)).await;
+            Outcome::Ok(match cap(render(&tree), MAX_REPLY_BYTES) {
+                Rendered::Json(j) => Value::Json(j),
+                Rendered::Text(t) => Value::Text(t),
+            })
+        }
         Err(thrown) => Outcome::Error(error_of(&thrown)),
     };
     Ran {

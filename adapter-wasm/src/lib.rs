@@ -30,6 +30,8 @@
 //!   (hello, jobs once, cancels, pings, reconnects, outbox).
 //! - [`network`]: requests on their way, failures as lines, a job's
 //!   request list.
+//! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
+//!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
@@ -54,6 +56,7 @@ pub mod inspect;
 pub mod job;
 pub mod link;
 pub mod network;
+pub mod reply;
 pub mod stack;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]

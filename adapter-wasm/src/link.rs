@@ -48,7 +48,13 @@ pub enum Action {
     Send(RealmMsg),
     /// Start running a job (the binding reports back with
     /// [`Link::job_done`]).
-    Run { job: JobId, code: String },
+    Run {
+        job: JobId,
+        code: String,
+        /// Fence options `depth=N` and `full` (see [`crate::reply`]).
+        depth: Option<u32>,
+        full: bool,
+    },
     /// Remember this tab id (sessionStorage), so a reload continues the
     /// same log.
     KeepId(String),
@@ -137,7 +143,13 @@ impl Link {
                 actions.extend(self.outbox.drain(..).map(Action::Send));
                 actions
             }
-            HubMsg::Job { job, code, .. } => {
+            HubMsg::Job {
+                job,
+                code,
+                depth,
+                full,
+                ..
+            } => {
                 if self.seen.contains(&job) {
                     return Vec::new();
                 }
@@ -146,7 +158,12 @@ impl Link {
                 }
                 self.seen.push_back(job);
                 self.running.insert(job);
-                vec![Action::Run { job, code }]
+                vec![Action::Run {
+                    job,
+                    code,
+                    depth,
+                    full,
+                }]
             }
             HubMsg::Cancel { job } => match self.running.contains(&job) {
                 true => vec![Action::EndJob(job)],
@@ -315,6 +332,23 @@ mod tests {
     }
 
     #[test]
+    fn a_jobs_fence_options_reach_its_run() {
+        let mut l = link();
+        l.on_open();
+        l.on_message(msg(&welcome("3f2a")));
+        let job = r#"{"type":"job","job":8,"code":"x","timeout_ms":60000,"depth":8,"full":true}"#;
+        assert_eq!(
+            l.on_message(msg(job)),
+            vec![Action::Run {
+                job: JobId(8),
+                code: "x".into(),
+                depth: Some(8),
+                full: true,
+            }]
+        );
+    }
+
+    #[test]
     fn a_job_runs_once_and_its_result_is_sent() {
         let mut l = link();
         l.on_open();
@@ -324,7 +358,9 @@ mod tests {
             l.on_message(msg(job)),
             vec![Action::Run {
                 job: JobId(7),
-                code: "1 + 1".into()
+                code: "1 + 1".into(),
+                depth: None,
+                full: false,
             }]
         );
         assert_eq!(

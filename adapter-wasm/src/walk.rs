@@ -27,9 +27,10 @@ extern "C" {
 /// Nodes one walk may visit: wide and deep values stop here instead of
 /// freezing the page (100 items at each of 4 levels would be 100 million).
 const BUDGET: usize = 10_000;
-/// Characters of string content one walk may copy in all, so a rendering
-/// stays far below the hub's frame limit (the hub archives long replies).
-const TEXT_BUDGET: usize = 1_000_000;
+/// Bytes of string content one walk may copy in all: a reply's cap (the
+/// hub archives long replies; [`crate::reply::cap`] cuts the rendering
+/// exactly).
+const TEXT_BUDGET: usize = daebug_protocol::MAX_REPLY_BYTES;
 
 /// `value`'s text when it is a string, cut to `limit` UTF-16 units inside
 /// JavaScript (a 200 MB string is never copied into the module), with its
@@ -56,6 +57,18 @@ pub struct WalkLimits {
     pub items: usize,
     /// Characters shown per string.
     pub string: usize,
+}
+
+impl WalkLimits {
+    /// A job's limits for its fence options `depth=N` and `full`.
+    pub fn job(depth: Option<u32>, full: bool) -> WalkLimits {
+        let l = crate::reply::job_limits(depth, full);
+        WalkLimits {
+            depth: l.depth,
+            items: l.items,
+            string: l.string,
+        }
+    }
 }
 
 impl Default for WalkLimits {
@@ -217,7 +230,11 @@ impl Walker {
             ancestors: Vec::new(),
             refs: Vec::new(),
             promises: Vec::new(),
-            budget: BUDGET,
+            // `full` (no item limit) may visit more nodes.
+            budget: match limits.items {
+                usize::MAX => crate::reply::FULL_NODES,
+                _ => BUDGET,
+            },
             text: TEXT_BUDGET,
         }
     }
@@ -465,9 +482,11 @@ impl Walker {
             .map(|c| Box::new(self.node(&c, depth + 1)));
         // `name` lives on the prototype; `stack` is the engine's own.
         let name = text(get(value, "name"), 200);
-        let message = text(own("message"), self.limits.string);
+        // An error's text keeps its own cut, whole strings or not.
+        let limit = self.limits.string.min(crate::capture::ERROR_TEXT);
+        let message = text(own("message"), limit);
         let stack = get(value, "stack")
-            .and_then(|v| cut_string(&v, self.limits.string))
+            .and_then(|v| cut_string(&v, limit))
             .map(|(s, _)| s);
         Node::Error {
             name,

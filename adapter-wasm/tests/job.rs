@@ -10,14 +10,14 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn a_value_is_returned_and_rendered() {
-    let ran = run("return 1 + 1").await;
+    let ran = run("return 1 + 1", None, false).await;
     assert_eq!(ran.outcome, Outcome::Ok(Value::Json("2".into())));
-    let ran = run("const m = new Map([['a', 1]]); return m").await;
+    let ran = run("const m = new Map([['a', 1]]); return m", None, false).await;
     assert_eq!(
         ran.outcome,
         Outcome::Ok(Value::Text(r#"Map(1) {"a" => 1}"#.into()))
     );
-    let ran = run("window.__runs = (window.__runs || 0) + 1").await;
+    let ran = run("window.__runs = (window.__runs || 0) + 1", None, false).await;
     assert_eq!(ran.outcome, Outcome::Ok(Value::Text("undefined".into())));
     assert_eq!(
         js_sys::eval("window.__runs").unwrap().as_f64(),
@@ -28,14 +28,24 @@ async fn a_value_is_returned_and_rendered() {
 
 #[wasm_bindgen_test]
 async fn top_level_await_and_the_duration_is_measured_in_the_realm() {
-    let ran = run("await new Promise(r => setTimeout(r, 30)); return 'done'").await;
+    let ran = run(
+        "await new Promise(r => setTimeout(r, 30)); return 'done'",
+        None,
+        false,
+    )
+    .await;
     assert_eq!(ran.outcome, Outcome::Ok(Value::Json("\"done\"".into())));
     assert!(ran.duration_ms >= 25, "{}", ran.duration_ms);
 }
 
 #[wasm_bindgen_test]
 async fn errors_are_reported_with_name_message_and_a_folded_stack() {
-    let ran = run("function inner() { throw new TypeError('x is undefined') }\ninner()").await;
+    let ran = run(
+        "function inner() { throw new TypeError('x is undefined') }\ninner()",
+        None,
+        false,
+    )
+    .await;
     let Outcome::Error(e) = ran.outcome else {
         panic!("expected an error")
     };
@@ -50,13 +60,13 @@ async fn errors_are_reported_with_name_message_and_a_folded_stack() {
         "{stack}"
     );
 
-    let ran = run("throw 42").await;
+    let ran = run("throw 42", None, false).await;
     let Outcome::Error(e) = ran.outcome else {
         panic!("expected an error")
     };
     assert_eq!((e.name.as_str(), e.message.as_str()), ("Uncaught", "42"));
 
-    let ran = run("return (").await;
+    let ran = run("return (", None, false).await;
     let Outcome::Error(e) = ran.outcome else {
         panic!("expected an error")
     };
@@ -66,9 +76,9 @@ async fn errors_are_reported_with_name_message_and_a_folded_stack() {
 #[wasm_bindgen_test]
 async fn a_job_that_never_settles_blocks_nothing() {
     wasm_bindgen_futures::spawn_local(async {
-        let _ = run("await new Promise(() => {})").await;
+        let _ = run("await new Promise(() => {})", None, false).await;
         panic!("a never-settling job settled");
     });
-    let ran = run("return 'next'").await;
+    let ran = run("return 'next'", None, false).await;
     assert_eq!(ran.outcome, Outcome::Ok(Value::Json("\"next\"".into())));
 }

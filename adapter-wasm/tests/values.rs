@@ -180,3 +180,54 @@ async fn exotic_values_never_throw_run_page_code_or_run_away() {
     .await;
     assert!(matches!(got, Rendered::Text(ref t) if t.contains("[…]")));
 }
+
+/// A job's limits (fence options `depth=N`, `full`): strings whole,
+/// `depth=8` shows what the default depth cuts, `full` every item.
+#[wasm_bindgen_test]
+async fn job_limits_follow_the_fence_options() {
+    let deep = "let o = { v: 'bottom' }; for (let i = 0; i < 7; i++) o = { n: o }; return o";
+    let shown = |depth, full| async move {
+        match render(&walk(&eval(deep), WalkLimits::job(depth, full)).await) {
+            Rendered::Json(t) | Rendered::Text(t) => t,
+        }
+    };
+    let default = shown(None, false).await;
+    assert!(
+        default.contains("[Object]") && !default.contains("bottom"),
+        "{default}"
+    );
+    let eight = shown(Some(8), false).await;
+    assert!(
+        eight.contains("bottom") && !eight.contains("[Object]"),
+        "{eight}"
+    );
+    assert_eq!(shown(None, true).await, eight);
+    // Strings are whole in a job (the hub archives what is long).
+    let long = eval("return 'x'.repeat(300000) + '\\u00e9\\u{1F600}'");
+    match render(&walk(&long, WalkLimits::job(None, false)).await) {
+        Rendered::Json(j) => {
+            let back: String = serde_json::from_str(&j).unwrap();
+            assert_eq!(back, format!("{}é\u{1F600}", "x".repeat(300_000)));
+        }
+        other => panic!("{other:?}"),
+    }
+    // `full` has no item limit; the default shows 100.
+    let many = "return Array.from({ length: 250 }, (_, i) => i)";
+    let all = render(&walk(&eval(many), WalkLimits::job(None, true)).await);
+    let want: Vec<String> = (0..250).map(|i| i.to_string()).collect();
+    assert_eq!(all, Rendered::Json(format!("[{}]", want.join(","))));
+    let cut = render(&walk(&eval(many), WalkLimits::job(None, false)).await);
+    assert!(
+        matches!(&cut, Rendered::Text(t) if t.ends_with("... 150 more items\n]")),
+        "{cut:?}"
+    );
+    // Still cycle-safe.
+    let cyc = render(
+        &walk(
+            &eval("const a = { name: 'a' }; a.self = a; return a"),
+            WalkLimits::job(None, true),
+        )
+        .await,
+    );
+    assert_eq!(cyc, text(r#"<ref *1> { name: "a", self: [Circular *1] }"#));
+}

@@ -4,9 +4,11 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Largest frame a realm may send (results are cut by the realm long
-/// before this; a bigger frame is refused with a clear close reason).
-pub const MAX_FRAME: usize = 16 * 1024 * 1024;
+/// Largest frame a realm may send: a reply's text of at most
+/// [`daebug_protocol::MAX_REPLY_BYTES`] (the realm cuts there and says
+/// so), with room for its events and envelope. A bigger frame is refused
+/// with a clear close reason.
+pub const MAX_FRAME: usize = daebug_protocol::MAX_REPLY_BYTES + 8 * 1024 * 1024;
 
 /// Everything a [`crate::Hub`] needs to start.
 #[derive(Debug, Clone)]

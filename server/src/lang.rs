@@ -19,4 +19,29 @@ pub struct ExecInfo {
     /// `Some(Ok(ms))` for a valid `timeout=…`, `Some(Err(token))` for an
     /// invalid one (answered with an error instead of running).
     pub timeout: Option<Result<u64, String>>,
+    /// `Some(Ok(n))` for a valid `depth=N` (1 to 20), `Some(Err(token))`
+    /// for an invalid one (answered with an error, like a bad timeout).
+    pub depth: Option<Result<u32, String>>,
+    /// The `full` option: the whole value, without depth or item limits.
+    pub full: bool,
+}
+
+impl ExecInfo {
+    /// The first option the block cannot run with, and how to write it
+    /// instead (the reply's error message).
+    pub fn invalid(&self) -> Option<String> {
+        if let Some(Err(token)) = &self.timeout {
+            return Some(format!(
+                "invalid fence option `{token}`; write it as timeout=120s, timeout=500ms or timeout=2m"
+            ));
+        }
+        if let Some(Err(token)) = &self.depth {
+            return Some(format!(
+                "invalid fence option `{token}`; write it as depth=8 (1 to {}, {} when absent), or full for the whole value",
+                daebug_protocol::MAX_DEPTH,
+                daebug_protocol::DEFAULT_DEPTH
+            ));
+        }
+        None
+    }
 }

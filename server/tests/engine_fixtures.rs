@@ -102,9 +102,14 @@ fn show_effects(effects: &[Effect]) -> String {
                 job,
                 prepared,
                 timeout_ms,
+                depth,
+                full,
             } => {
                 let code = prepared.map.source();
-                format!("dispatch job={job} timeout={timeout_ms}ms code={code:?}")
+                // Value options only when given, as on the wire.
+                let depth = depth.map(|d| format!(" depth={d}")).unwrap_or_default();
+                let full = if *full { " full" } else { "" };
+                format!("dispatch job={job} timeout={timeout_ms}ms{depth}{full} code={code:?}")
             }
             Effect::Cancel { job } => format!("cancel job={job}"),
             Effect::WakeAt(at) => format!("wake at={}", at.0),

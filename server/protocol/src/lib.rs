@@ -24,6 +24,23 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// `limited` (docs/wire-protocol.md).
 pub const REALM_EVENTS_PER_SECOND: u32 = 100;
 
+/// Nesting levels a value shows without a `depth=` fence option.
+pub const DEFAULT_DEPTH: u32 = 4;
+
+/// The deepest `depth=` a fence may ask for.
+pub const MAX_DEPTH: u32 = 20;
+
+/// String text one reply may carry, in bytes as they go on the wire (the
+/// realm stops copying strings there and says how much it left out); the
+/// hub archives what does not fit inline. The hub's frame limit leaves
+/// room above it for the rest of the message.
+pub const MAX_REPLY_BYTES: usize = 64 * 1024 * 1024;
+
+/// For serde: `false` is left out of the JSON.
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// For serde: a count of zero is left out of the JSON.
 fn is_zero(n: &u32) -> bool {
     *n == 0

@@ -91,6 +91,15 @@ pub enum HubMsg {
         job: JobId,
         code: String,
         timeout_ms: u64,
+        /// Fence option `depth=N`: nesting levels the value shows (1 to
+        /// [`crate::MAX_DEPTH`]); absent for the default,
+        /// [`crate::DEFAULT_DEPTH`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        depth: Option<u32>,
+        /// Fence option `full`: the whole value, without depth or item
+        /// limits (still cycle-safe, still within [`crate::MAX_REPLY_BYTES`]).
+        #[serde(default, skip_serializing_if = "crate::is_false")]
+        full: bool,
     },
     /// Stop waiting for this job: it timed out or its log gave up on it.
     Cancel { job: JobId },

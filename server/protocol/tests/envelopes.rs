@@ -130,8 +130,22 @@ fn hub_messages() {
             job: JobId(3),
             code: "1 + 1\n".into(),
             timeout_ms: 60000,
+            depth: None,
+            full: false,
         },
         r#"{"type":"job","job":3,"code":"1 + 1\n","timeout_ms":60000}"#,
+    );
+    // Fence options `depth=8` and `full` travel only when given, so a job
+    // frame of the first version is still one.
+    round_trip(
+        &HubMsg::Job {
+            job: JobId(4),
+            code: "x".into(),
+            timeout_ms: 60000,
+            depth: Some(8),
+            full: true,
+        },
+        r#"{"type":"job","job":4,"code":"x","timeout_ms":60000,"depth":8,"full":true}"#,
     );
     round_trip(
         &HubMsg::Cancel { job: JobId(3) },

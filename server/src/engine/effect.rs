@@ -25,6 +25,10 @@ pub enum Effect {
         prepared: Prepared,
         /// How long the realm may take (`timeout=` or the default).
         timeout_ms: u64,
+        /// Fence option `depth=N`, when given.
+        depth: Option<u32>,
+        /// Fence option `full`.
+        full: bool,
     },
     /// Tell the realm to stop waiting for this job.
     Cancel { job: JobId },

@@ -141,13 +141,31 @@ pub fn exec_info(info: &str) -> Option<ExecInfo> {
             lang
         }
     };
-    let mut timeout = None;
+    let (mut timeout, mut depth, mut full) = (None, None, false);
     for token in tokens {
         if let Some(value) = token.strip_prefix("timeout=") {
             timeout = Some(parse_timeout(value).ok_or_else(|| token.to_string()));
+        } else if let Some(value) = token.strip_prefix("depth=") {
+            depth = Some(parse_depth(value).ok_or_else(|| token.to_string()));
+        } else if token == "full" {
+            full = true;
         }
     }
-    Some(ExecInfo { lang, timeout })
+    Some(ExecInfo {
+        lang,
+        timeout,
+        depth,
+        full,
+    })
+}
+
+/// `8` → 8: a `depth=` value, 1 to [`daebug_protocol::MAX_DEPTH`].
+fn parse_depth(value: &str) -> Option<u32> {
+    if value.is_empty() || value.len() > 2 || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = value.parse().ok()?;
+    (1..=daebug_protocol::MAX_DEPTH).contains(&n).then_some(n)
 }
 
 /// A request, reply or background header line.
@@ -276,6 +294,35 @@ mod tests {
             exec_info("timeout=soon").unwrap().timeout,
             Some(Err("timeout=soon".into()))
         );
+    }
+
+    /// `depth=N` and `full`, in any order with `timeout=`; a bad depth is
+    /// kept as its token so the reply can name it.
+    #[test]
+    fn value_options() {
+        let info = exec_info("js full depth=8 timeout=90s").unwrap();
+        assert_eq!(
+            (info.timeout, info.depth, info.full),
+            (Some(Ok(90_000)), Some(Ok(8)), true)
+        );
+        let info = exec_info("ts").unwrap();
+        assert_eq!((info.depth, info.full), (None, false));
+        assert_eq!(exec_info("depth=1").unwrap().depth, Some(Ok(1)));
+        assert_eq!(exec_info("js depth=20").unwrap().depth, Some(Ok(20)));
+        for bad in ["0", "21", "99", "x", "", "-1", "8.5", "008", "1e1"] {
+            let token = format!("depth={bad}");
+            let info = exec_info(&format!("js {token}")).unwrap();
+            assert_eq!(info.depth, Some(Err(token.clone())), "{bad}");
+            let message = info.invalid().unwrap();
+            assert!(message.contains(&format!("`{token}`")), "{message}");
+            assert!(message.contains("depth=8 (1 to 20, 4 when absent)"));
+        }
+        // `fuller` is no option (unknown options are ignored, as before).
+        assert!(!exec_info("js fuller").unwrap().full);
+        // A bad timeout is named first, as before.
+        let info = exec_info("js depth=0 timeout=soon").unwrap();
+        assert!(info.invalid().unwrap().contains("`timeout=soon`"));
+        assert_eq!(exec_info("js depth=3 full").unwrap().invalid(), None);
     }
 
     #[test]

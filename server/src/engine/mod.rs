@@ -636,13 +636,13 @@ impl LogEngine {
             Some(Ok(ms)) => ms,
             _ => self.config.default_timeout_ms,
         };
-        let prepared = match &block.info.timeout {
-            Some(Err(token)) => Err(JobError {
+        let prepared = match block.info.invalid() {
+            Some(message) => Err(JobError {
                 name: "SyntaxError".into(),
-                message: format!("invalid fence option `{token}`; write it as timeout=120s, timeout=500ms or timeout=2m"),
+                message,
                 stack: None,
             }),
-            _ => self.config.preparer.prepare(&code, block.info.lang, id),
+            None => self.config.preparer.prepare(&code, block.info.lang, id),
         };
         let opener = lines_from(&w.buf, block.start)
             .next()
@@ -723,6 +723,8 @@ impl LogEngine {
             job: id,
             prepared,
             timeout_ms,
+            depth: block.info.depth.clone().and_then(Result::ok),
+            full: block.info.full,
         });
         out.effects.push(Effect::State(LogState::Executing));
         true
@@ -1083,7 +1085,7 @@ impl LogEngine {
         let mut notes = Vec::new();
         match outcome {
             Outcome::Ok(v) => {
-                let (info, content) = render::value(v);
+                let (info, content) = render::value(v, self.config.inline_limit);
                 match render::cut(&content, self.config.inline_limit) {
                     (kept, true) => {
                         let path = format!("archive/{}-{}.txt", self.stem, self.next_job);

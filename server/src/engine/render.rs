@@ -50,27 +50,145 @@ pub fn cut(s: &str, max: usize) -> (&str, bool) {
     (&s[..end], true)
 }
 
-/// The fence info and content for a completion value.
-pub fn value(v: &Value) -> (&'static str, String) {
+/// The fence info and content for a completion value. A string whose
+/// JSON would be longer than `inline_limit` bytes is its raw text in a
+/// `Text` fence, so what is archived when it is cut is the string itself,
+/// byte for byte, not its JSON escape.
+pub fn value(v: &Value, inline_limit: usize) -> (&'static str, String) {
     match v {
         Value::Text(t) => ("Text", t.clone()),
         Value::Json(raw) => match serde_json::from_str::<serde_json::Value>(raw) {
-            Ok(serde_json::Value::String(s)) if s.contains('\n') => ("Text", s),
-            Ok(json) => {
-                let compact = json.to_string();
-                if compact.chars().count() <= COMPACT_JSON_WIDTH {
-                    ("JSON", compact)
-                } else {
-                    (
-                        "JSON",
-                        serde_json::to_string_pretty(&json).unwrap_or(compact),
-                    )
-                }
+            Ok(serde_json::Value::String(s)) if s.contains('\n') || raw.len() > inline_limit => {
+                ("Text", s)
             }
+            Ok(json) => ("JSON", json_layout(&json)),
             // Not JSON after all: show it as the realm sent it.
             Err(_) => ("Text", raw.clone()),
         },
     }
+}
+
+/// JSON laid out as Node's inspect lays out values (`breakLength` 80):
+/// an array or object that fits on its line, at its indentation and after
+/// its key, stays there in compact form; one that does not has one item a
+/// line, indented by 2 more, each laid out the same way.
+pub fn json_layout(json: &serde_json::Value) -> String {
+    let mut out = String::new();
+    lay_json(json, 0, 0, &mut out);
+    out
+}
+
+/// Writes `json` at `indent` levels, `lead` columns into its line (the
+/// indentation and key), with `tail` columns after it (a comma).
+fn lay_json(json: &serde_json::Value, indent: usize, lead: usize, out: &mut String) {
+    use serde_json::Value as J;
+    let room = COMPACT_JSON_WIDTH.saturating_sub(lead);
+    let (open, close, empty) = match json {
+        J::Array(a) => ('[', ']', a.is_empty()),
+        J::Object(o) => ('{', '}', o.is_empty()),
+        _ => {
+            out.push_str(&json.to_string());
+            return;
+        }
+    };
+    if empty {
+        out.push(open);
+        out.push(close);
+        return;
+    }
+    if let Some(one) = compact_within(json, room) {
+        out.push_str(&one);
+        return;
+    }
+    let pad = "  ".repeat(indent + 1);
+    out.push(open);
+    out.push('\n');
+    let last = match json {
+        J::Array(a) => a.len(),
+        J::Object(o) => o.len(),
+        _ => 0,
+    };
+    let item = |i: usize, key: Option<&str>, v: &J, out: &mut String| {
+        out.push_str(&pad);
+        let mut lead = pad.len();
+        if let Some(k) = key {
+            let k = J::String(k.to_string()).to_string();
+            lead += k.chars().count() + 2;
+            out.push_str(&k);
+            out.push_str(": ");
+        }
+        // Room for the comma that follows all but the last item.
+        let comma = usize::from(i + 1 < last);
+        lay_json(v, indent + 1, lead + comma, out);
+        if comma == 1 {
+            out.push(',');
+        }
+        out.push('\n');
+    };
+    match json {
+        J::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| item(i, None, v, out)),
+        J::Object(o) => o
+            .iter()
+            .enumerate()
+            .for_each(|(i, (k, v))| item(i, Some(k), v, out)),
+        _ => {}
+    }
+    out.push_str(&"  ".repeat(indent));
+    out.push(close);
+}
+
+/// `json` in compact form when it takes at most `room` columns; stops
+/// writing as soon as it cannot, so a huge value costs no more than its
+/// first `room` columns at each level.
+fn compact_within(json: &serde_json::Value, room: usize) -> Option<String> {
+    let mut s = String::new();
+    write_within(json, room, &mut s).then_some(s)
+}
+
+fn write_within(json: &serde_json::Value, room: usize, s: &mut String) -> bool {
+    use serde_json::Value as J;
+    match json {
+        J::Array(a) => {
+            s.push('[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                if over(s, room) || !write_within(v, room, s) {
+                    return false;
+                }
+            }
+            s.push(']');
+        }
+        J::Object(o) => {
+            s.push('{');
+            for (i, (k, v)) in o.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                s.push_str(&J::String(k.clone()).to_string());
+                s.push(':');
+                if over(s, room) || !write_within(v, room, s) {
+                    return false;
+                }
+            }
+            s.push('}');
+        }
+        // A scalar: a long string is not copied to be measured (a char
+        // takes at most 4 bytes).
+        J::String(t) if t.len() > 4 * room => return false,
+        scalar => s.push_str(&scalar.to_string()),
+    }
+    !over(s, room)
+}
+
+/// Whether `s` takes more than `room` columns (bytes bound them from
+/// above, so characters are counted only near the edge).
+fn over(s: &str, room: usize) -> bool {
+    s.len() > room && s.chars().count() > room
 }
 
 /// The content of an `Error` fence: `Name: message` then the stack, without
@@ -323,6 +441,7 @@ mod tests {
 
     #[test]
     fn values() {
+        let value = |v: &Value| super::value(v, 32 * 1024);
         assert_eq!(value(&Value::Json("2".into())), ("JSON", "2".into()));
         assert_eq!(
             value(&Value::Json("\"a\\nb\"".into())),
@@ -340,6 +459,79 @@ mod tests {
             value(&Value::Text("undefined".into())),
             ("Text", "undefined".into())
         );
+    }
+
+    /// A string too long to inline is its raw text, so the archive holds
+    /// the string byte for byte; a short one stays a JSON string.
+    #[test]
+    fn long_strings_are_raw_text() {
+        let s = format!("{}é\u{1F600}\"\\\t", "x".repeat(300_000));
+        let raw = serde_json::Value::String(s.clone()).to_string();
+        assert_eq!(value(&Value::Json(raw.clone()), 32 * 1024), ("Text", s));
+        assert_eq!(
+            value(&Value::Json(raw.clone()), raw.len()),
+            ("JSON", raw.clone())
+        );
+        assert_eq!(
+            value(&Value::Json("\"a\\tb\"".into()), 4),
+            ("Text", "a\tb".into())
+        );
+    }
+
+    /// Node's layout: what fits in 80 columns stays on one line, at any
+    /// level; the rest breaks one item a line.
+    #[test]
+    fn json_layout_keeps_what_fits_on_one_line() {
+        let lay = |raw: &str| json_layout(&serde_json::from_str(raw).unwrap());
+        // The issue's case: 12 small objects, 12 lines and the brackets
+        // (serde's pretty form took 62).
+        let items: Vec<String> = (1..=12)
+            .map(|i| format!(r#"{{"id":{i},"title":"a","done":false}}"#))
+            .collect();
+        let out = lay(&format!("[{}]", items.join(",")));
+        let want = format!("[\n  {}\n]", items.join(",\n  "));
+        assert_eq!(out, want);
+        assert_eq!(out.lines().count(), 14);
+        // Fits whole: compact, as before.
+        assert_eq!(
+            lay(r#"{"a": 1, "b": ["x", null]}"#),
+            r#"{"a":1,"b":["x",null]}"#
+        );
+        assert_eq!(lay("[]"), "[]");
+        assert_eq!(lay("{}"), "{}");
+        // Keys and commas count: an item of exactly 80 columns fits, one
+        // more does not.
+        let fill = |n: usize| "y".repeat(n);
+        // `  "k": ` is 7 columns, `["…"]` 4 more, and the comma 1.
+        let at = |n: usize| lay(&format!(r#"{{"k":["{}"],"z":1}}"#, fill(n)));
+        assert_eq!(
+            at(68),
+            format!("{{\n  \"k\": [\"{}\"],\n  \"z\": 1\n}}", fill(68))
+        );
+        assert_eq!(
+            at(69),
+            format!("{{\n  \"k\": [\n    \"{}\"\n  ],\n  \"z\": 1\n}}", fill(69))
+        );
+        // Nested breaks go as deep as they must, no deeper.
+        let deep = format!(r#"{{"a":{{"b":{{"c":"{}","d":[1,2]}}}}}}"#, fill(70));
+        assert_eq!(
+            lay(&deep),
+            format!(
+                "{{\n  \"a\": {{\n    \"b\": {{\n      \"c\": \"{}\",\n      \"d\": [1,2]\n    }}\n  }}\n}}",
+                fill(70)
+            )
+        );
+        // Columns are characters, not bytes.
+        let wide = format!(r#"["{}"]"#, "é".repeat(76));
+        assert_eq!(lay(&wide), wide.replace(' ', ""));
+        // Always valid JSON, equal to what was laid out.
+        for raw in [deep.as_str(), &format!("[{}]", items.join(","))] {
+            let back: serde_json::Value = serde_json::from_str(&lay(raw)).unwrap();
+            assert_eq!(
+                back,
+                serde_json::from_str::<serde_json::Value>(raw).unwrap()
+            );
+        }
     }
 
     #[test]

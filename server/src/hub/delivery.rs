@@ -28,6 +28,9 @@ pub struct JobMsg {
     pub job: JobId,
     pub code: String,
     pub timeout_ms: u64,
+    /// Fence options `depth=N` and `full`.
+    pub depth: Option<u32>,
+    pub full: bool,
 }
 
 impl JobMsg {
@@ -36,6 +39,8 @@ impl JobMsg {
             job: self.job,
             code: self.code.clone(),
             timeout_ms: self.timeout_ms,
+            depth: self.depth,
+            full: self.full,
         }
     }
 
@@ -51,10 +56,14 @@ impl JobMsg {
                 job,
                 prepared,
                 timeout_ms,
+                depth,
+                full,
             } => Some(JobMsg {
                 job: *job,
                 code: prepared.code.clone(),
                 timeout_ms: *timeout_ms,
+                depth: *depth,
+                full: *full,
             }),
             _ => None,
         }
@@ -240,6 +249,8 @@ impl Delivery {
             job,
             code,
             timeout_ms,
+            depth,
+            full,
         } = msg
         else {
             return;
@@ -256,6 +267,8 @@ impl Delivery {
             job,
             code,
             timeout_ms,
+            depth,
+            full,
         });
     }
 
@@ -317,6 +330,8 @@ mod tests {
             job: JobId(id),
             code: code.into(),
             timeout_ms: 1000,
+            depth: None,
+            full: false,
         }
     }
 
@@ -326,6 +341,8 @@ mod tests {
             job: JobId(id),
             prepared,
             timeout_ms: 1000,
+            depth: None,
+            full: false,
         }
     }
 

@@ -370,7 +370,7 @@ mod tests {
         );
         assert_eq!(
             too_big("Message too long", MAX_FRAME).as_deref(),
-            Some("a message is over the 16 MiB limit")
+            Some("a message is over the 72 MiB limit")
         );
         assert_eq!(too_big("Connection reset by peer", MAX_FRAME), None);
         // A close reason fits in 123 bytes.
