@@ -108,7 +108,7 @@ fn net_sink(buffer: Shared) -> NetSink {
                     return;
                 };
                 if phase.as_string().as_deref() == Some("start") {
-                    let method = a.as_string().unwrap_or_default().to_uppercase();
+                    let method = a.as_string().unwrap_or_default().to_ascii_uppercase();
                     let url = absolute(&b.as_string().unwrap_or_default());
                     buf.request_started(id, &method, &url, at);
                     return;
@@ -149,7 +149,7 @@ fn failed_resource(event: &JsValue) -> Option<String> {
         .filter_map(|k| Reflect::get(&target, &(*k).into()).ok()?.as_string())
         .find(|u| !u.is_empty())
         .unwrap_or_default();
-    Some(resource(&tag.to_lowercase(), &url))
+    Some(resource(&tag.to_ascii_lowercase(), &url))
 }
 
 /// A `securitypolicyviolation` event as its line.

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::{append, stems_in, wait_for, World};
+use support::{append, stems_in, wait_for, World, Write};
 
 /// Jobs measured per realm, after the warm-up.
 const JOBS: usize = 100;
@@ -56,13 +56,15 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 7] = [
+    let scenarios: [(&str, Scenario); 9] = [
         ("latency", latency),
         ("navigation_mid_job", navigation_mid_job),
         ("large_log", large_log),
         ("flood_into_large_log", flood_into_large_log),
         ("many_realms", many_realms),
         ("console_flood", console_flood),
+        ("request_hooks", request_hooks),
+        ("first_line", first_line),
         ("adapter_size", adapter_size),
     ];
     let mut rows = Vec::new();
@@ -505,6 +507,96 @@ fn console_flood(rows: &mut Vec<Row>) {
             ms(respond)
         ),
         goal: "the page stays responsive".into(),
+    });
+}
+
+/// What the loader's `fetch` and `XMLHttpRequest` hooks cost a request:
+/// 300 requests of a small file one after another, through the page's
+/// hooked functions and through those of an iframe without daebug.
+fn request_hooks(rows: &mut Vec<Row>) {
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Hooks</title></head><body></body></html>",
+            ),
+            ("data.json", "{\"ok\": true}"),
+        ],
+        "index.html",
+    );
+    let log = world.log("hooks-");
+    let code = "\n```js timeout=120s\nconst frame = document.createElement('iframe');\ndocument.body.append(frame);\n\
+         const w = frame.contentWindow;\n\
+         const viaFetch = async (f) => { const t0 = performance.now(); for (let i = 0; i < 300; i++) await f('/data.json'); return (performance.now() - t0) / 300 * 1000; };\n\
+         const viaXhr = async (X) => { const t0 = performance.now(); for (let i = 0; i < 300; i++) await new Promise((done) => { const x = new X(); x.open('GET', '/data.json'); x.onloadend = done; x.send(); }); return (performance.now() - t0) / 300 * 1000; };\n\
+         // Each twice: the first rounds warm up.\n\
+         await viaFetch(w.fetch.bind(w)); await viaFetch(fetch); await viaXhr(w.XMLHttpRequest); await viaXhr(XMLHttpRequest);\n\
+         [await viaFetch(w.fetch.bind(w)), await viaFetch(fetch), await viaXhr(w.XMLHttpRequest), await viaXhr(XMLHttpRequest)].map(Math.round)\n```\n";
+    let text = log.exchange(Write::Append, code, 1);
+    let reply = &text[text.rfind("```JSON\n").map_or(0, |i| i + 8)..];
+    let n: Vec<f64> = reply
+        .trim_start_matches('[')
+        .split([',', ']'])
+        .take(4)
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let at = |i: usize| n.get(i).copied().unwrap_or(0.0);
+    rows.push(Row {
+        what: "a request of a small file, awaited one after another: µs, own / hooked, `fetch` and `XMLHttpRequest`".into(),
+        value: format!("fetch {:.0} / {:.0}, XHR {:.0} / {:.0}", at(0), at(1), at(2), at(3)),
+        goal: "almost nothing over the original".into(),
+    });
+}
+
+/// From a page's first `console.log` (an inline script right after the
+/// loader, before the adapter's WebAssembly has loaded) to its event on
+/// disk: the page logs its wall-clock time, the bench notes when the line
+/// shows up in the log.
+fn first_line(rows: &mut Vec<Row>) {
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let world = World::new(
+            &[(
+                "index.html",
+                "<!doctype html><html><head><title>First</title>\
+                 <script>console.log('first line at', Date.now())</script></head><body></body></html>",
+            )],
+            "index.html",
+        );
+        let registry = world.root.path().join("debug.md");
+        let listed = wait_for(&registry, "the page", |t| !stems_in(t).is_empty());
+        let stem = stems_in(&listed).remove(0);
+        let path = world.root.path().join("debug").join(format!("{stem}.md"));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let (text, seen) = loop {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains("first line at ") {
+                break (text, std::time::SystemTime::now());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no first line in {}",
+                path.display()
+            );
+            // The resolution of this measurement.
+            std::thread::sleep(Duration::from_micros(200));
+        };
+        let logged: u64 = text
+            .split("first line at ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let seen_ms = seen
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        times.push(Duration::from_millis(seen_ms.saturating_sub(logged)));
+    }
+    times.sort();
+    rows.push(Row {
+        what: "a page's first `console.log` (before the adapter loads) → its event on disk, median of 5 page loads".into(),
+        value: ms(times[times.len() / 2]),
+        goal: "—".into(),
     });
 }
 
