@@ -165,6 +165,14 @@ impl EventBuffer {
         admitted
     }
 
+    /// Pending background events go out at the next poll: they have
+    /// waited already (the loader kept them while the adapter loaded).
+    pub fn flush_soon(&mut self, now: u64) {
+        if self.pending_since.is_some() {
+            self.pending_since = Some(now.saturating_sub(self.limits.flush_every_ms));
+        }
+    }
+
     /// Counts `n` events left out before they reached the buffer (the
     /// loader keeps at most 1,000 calls until the adapter is ready).
     pub fn omit(&mut self, n: u32, now: u64) {
@@ -299,6 +307,31 @@ fn network_event(message: String, ts: String) -> BackgroundEvent {
         ts,
         message,
         stack: None,
+    }
+}
+
+#[cfg(test)]
+mod flush_soon_tests {
+    use super::*;
+
+    #[test]
+    fn events_kept_before_the_adapter_go_out_at_the_next_poll() {
+        let mut b = EventBuffer::new(BufferLimits::default());
+        let event = BackgroundEvent {
+            kind: EventType::Console,
+            level: Level::Log,
+            source: None,
+            ts: String::new(),
+            message: "early".into(),
+            stack: None,
+        };
+        b.push(event, 10_000);
+        assert_eq!(b.poll(10_001), None, "one event waits for company");
+        b.flush_soon(10_001);
+        assert!(matches!(b.poll(10_001), Some(Outgoing::Background(_))));
+        // Nothing pending: nothing to hurry.
+        b.flush_soon(10_002);
+        assert_eq!(b.poll(10_002), None);
     }
 }
 

@@ -702,10 +702,11 @@ impl Capture {
             let _ = sink.apply(&JsValue::UNDEFINED, &args.iter().collect());
         }
         let dropped = get(kept, "dropped").as_f64().unwrap_or(0.0) as u32;
-        if dropped > 0 {
-            if let Ok(mut b) = buffer.try_borrow_mut() {
+        if let Ok(mut b) = buffer.try_borrow_mut() {
+            if dropped > 0 {
                 b.omit(dropped, now_ms());
             }
+            b.flush_soon(now_ms());
         }
     }
 
