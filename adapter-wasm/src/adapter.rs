@@ -410,6 +410,9 @@ impl Adapter {
                 Action::KeepId(id) => {
                     mark("daebug:welcomed");
                     rc.borrow().attached.set(true);
+                    // What was captured before (the loader's first lines)
+                    // goes out now, not at the next tick.
+                    Adapter::tick(rc);
                     if rc.borrow().is_page {
                         keep_tab_id(&id);
                     }

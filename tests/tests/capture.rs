@@ -23,7 +23,7 @@ fn what_a_page_and_a_worker_do_before_the_adapter_loads_is_in_the_log() {
             ),
             (
                 "worker.js",
-                "import '/daebug.js?name=early-worker';\nconsole.log('worker first line');\nfetch('/worker-missing.json');\n",
+                "import '/daebug.js?name=first-worker';\nconsole.log('worker first line');\nfetch('/worker-missing.json');\n",
             ),
         ],
         "index.html",
@@ -40,7 +40,7 @@ fn what_a_page_and_a_worker_do_before_the_adapter_loads_is_in_the_log() {
     ] {
         assert!(text.contains(want), "{want}\n{text}");
     }
-    let worker = world.log("early-worker-");
+    let worker = world.log("first-worker-");
     wait_for(&worker.path, "the worker's first line and request", |t| {
         t.contains("```Text console.log\nworker first line\n```")
             && t.contains("/worker-missing.json → 404 Not Found (")
