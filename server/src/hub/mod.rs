@@ -208,6 +208,7 @@ impl Hub {
             clock: clock::Clock::start(),
             directory: dir_tx.clone(),
             shutdown: shutdown.clone(),
+            sourcemaps: crate::sourcemap::SourceMaps::new(),
         };
         let watch =
             watcher::watch(&self.root, dir_tx.clone()).map_err(|source| HubError::Watch {

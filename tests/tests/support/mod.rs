@@ -320,7 +320,9 @@ impl World {
     pub fn new(files: &[(&str, &str)], open: &str) -> World {
         let root = TempDir::new("world");
         for (name, content) in files {
-            std::fs::write(root.path().join(name), content).unwrap();
+            let path = root.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
         }
         let mut hub = Running::start(&["--port", "0"], &root);
         let base = base_of(&hub.line_with("serving"));
