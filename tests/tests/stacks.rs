@@ -5,7 +5,7 @@
 
 mod support;
 
-use support::{wait_for, World, Write, FOOTER};
+use support::{wait_for, Log, World, Write, FOOTER};
 
 /// The fixture's files, as esbuild 0.24 wrote them from `src/stats.ts`
 /// (`--sourcemap` and `--sourcemap=inline`).
@@ -23,7 +23,16 @@ import { load } from './dist/stats.js';\
 import { load as loadInline } from './dist/inline.js';\
 import { boom } from './nomap.js';\
 window.stats = { load, loadInline, boom };\
-</script></head><body></body></html>";
+</script></head><body>\
+<script>new Worker('/worker.js', { type: 'module' })</script></body></html>";
+
+/// A module worker with the same scripts: its log is `crunch-…`.
+const WORKER: &str = "import '/daebug.js?name=crunch';
+import { load } from '/dist/stats.js';
+import { load as loadInline } from '/dist/inline.js';
+import { boom } from '/nomap.js';
+self.stats = { load, loadInline, boom };
+";
 
 fn page() -> World {
     World::new(
@@ -34,6 +43,7 @@ fn page() -> World {
             ("dist/stats.js.map", STATS_MAP),
             ("dist/inline.js", INLINE_JS),
             ("nomap.js", NO_MAP_JS),
+            ("worker.js", WORKER),
         ],
         "index.html",
     )
@@ -58,8 +68,12 @@ fn assert_clean(stack: &str, whole: &str) {
 #[test]
 fn frames_of_scripts_with_a_source_map_name_the_original_lines() {
     let world = page();
-    let log = world.log("stacks-");
+    for log in [world.log("stacks-"), world.log("crunch-")] {
+        source_mapped(&world, &log);
+    }
+}
 
+fn source_mapped(world: &World, log: &Log) {
     // A map next to the script (`//# sourceMappingURL=stats.js.map`):
     // `throw` is on line 11 of stats.js, line 22 of src/stats.ts.
     let text = log.exchange(
@@ -99,8 +113,12 @@ fn frames_of_scripts_with_a_source_map_name_the_original_lines() {
 #[test]
 fn no_stack_carries_daebugs_frames() {
     let world = page();
-    let log = world.log("stacks-");
+    for log in [world.log("stacks-"), world.log("crunch-")] {
+        no_daebug_frames(&log);
+    }
+}
 
+fn no_daebug_frames(log: &Log) {
     // Errors inside values: in an object, in an array, made in a function.
     let text = log.exchange(
         Write::Append,
