@@ -46,14 +46,20 @@ fn serve(files: Vec<(String, String)>) -> String {
             let n = stream.read(&mut buf).unwrap_or(0);
             let request = String::from_utf8_lossy(&buf[..n]);
             let path = request.split(' ').nth(1).unwrap_or("/");
-            let body = files.iter().find(|(p, _)| p == path).map(|(_, b)| b.as_str());
+            let body = files
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, b)| b.as_str());
             let _ = match body {
                 Some(b) => write!(
                     stream,
                     "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
                     b.len()
                 ),
-                None => write!(stream, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+                None => write!(
+                    stream,
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                ),
             };
         }
     });
@@ -65,7 +71,10 @@ fn stack(origin: &str, scripts: usize) -> String {
     let mut s = String::from("Error: boom");
     for i in 0..10 {
         let line = 100 + i * 400;
-        s.push_str(&format!("\n    at f{i} ({origin}/dist/s{}.js:{line}:11)", i % scripts));
+        s.push_str(&format!(
+            "\n    at f{i} ({origin}/dist/s{}.js:{line}:11)",
+            i % scripts
+        ));
     }
     s
 }
@@ -79,12 +88,18 @@ fn main() {
     let (script, map) = script_and_map("s");
     let mut files = Vec::new();
     for i in 0..10 {
-        let script = script.replace("sourceMappingURL=s.js.map", &format!("sourceMappingURL=s{i}.js.map"));
+        let script = script.replace(
+            "sourceMappingURL=s.js.map",
+            &format!("sourceMappingURL=s{i}.js.map"),
+        );
         files.push((format!("/dist/s{i}.js"), script));
         files.push((format!("/dist/s{i}.js.map"), map.clone()));
     }
     let origin = serve(files);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
 
     println!(
         "source-mapping a 10-frame stack ({LINES}-line scripts, map {} KB, {} mappings each)\n",

@@ -38,15 +38,37 @@ const SCRIPT_LIMIT: usize = 32 << 20;
 /// ...and the largest map.
 const MAP_LIMIT: usize = 64 << 20;
 
+/// Which origins the hub may read scripts from (`http://host:port`).
+pub type Readable = Box<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// The hub's source maps, shared by its log tasks.
-#[derive(Debug, Default)]
 pub struct SourceMaps {
     cache: Mutex<MapCache>,
+    /// A realm names any URL it likes in a stack: the hub reads only
+    /// origins a page could connect from (see [`crate::http::guard`]).
+    readable: Readable,
+}
+
+impl std::fmt::Debug for SourceMaps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceMaps")
+            .field("cache", &self.cache)
+            .finish()
+    }
 }
 
 impl SourceMaps {
+    /// Maps read from any origin (tests and benches).
     pub fn new() -> Arc<SourceMaps> {
-        Arc::new(SourceMaps::default())
+        SourceMaps::reading(Box::new(|_| true))
+    }
+
+    /// Maps read only from the origins `readable` admits.
+    pub fn reading(readable: Readable) -> Arc<SourceMaps> {
+        Arc::new(SourceMaps {
+            cache: Mutex::default(),
+            readable,
+        })
     }
 
     /// `stack` without daebug's frames, and frames of scripts with a
@@ -109,6 +131,10 @@ impl SourceMaps {
     /// [`Known::NoMap`], logged at debug).
     pub async fn load(&self, scripts: Vec<String>) {
         let loads = scripts.into_iter().map(|url| async move {
+            if !url::origin(&url).is_some_and(|o| (self.readable)(o)) {
+                tracing::debug!(%url, "no source map: not an origin the hub reads");
+                return (url, Known::NoMap);
+            }
             let found = match tokio::time::timeout(LOAD_TIME, read_map(&url)).await {
                 Ok(Ok(map)) => Known::Map(Arc::new(map)),
                 Ok(Err(e)) => {
@@ -151,4 +177,46 @@ async fn read_map(url: &str) -> Result<ParsedMap, ReadError> {
             ParsedMap::parse(&json, &map_url)?
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STACK: &str = "Error: x\n    at f (http://127.0.0.1:9/a.js:1:1)";
+
+    #[tokio::test]
+    async fn origins_not_readable_are_not_fetched() {
+        let maps = SourceMaps::reading(Box::new(|_| false));
+        let unknown = maps.unknown([STACK], Instant::now());
+        assert_eq!(unknown, ["http://127.0.0.1:9/a.js"]);
+        maps.load(unknown).await;
+        assert!(
+            maps.unknown([STACK], Instant::now()).is_empty(),
+            "remembered as a miss"
+        );
+        assert_eq!(maps.map(STACK, Instant::now()), STACK);
+    }
+
+    /// A server that accepts and never answers: the message waits at most
+    /// `LOAD_TIME`, and its frames stay.
+    #[tokio::test]
+    async fn a_silent_server_costs_at_most_the_load_time() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let _held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((s, _)) = listener.accept().await {
+                open.push(s);
+            }
+        });
+        let stack = format!("Error: x\n    at f (http://{addr}/a.js:1:1)");
+        let maps = SourceMaps::new();
+        let start = std::time::Instant::now();
+        maps.load(maps.unknown([stack.as_str()], Instant::now()))
+            .await;
+        let took = start.elapsed();
+        assert!(took >= LOAD_TIME && took < LOAD_TIME * 2, "{took:?}");
+        assert_eq!(maps.map(&stack, Instant::now()), stack);
+    }
 }
