@@ -5,7 +5,9 @@
 
 mod support;
 
-use support::{wait_for, Log, World, Write, FOOTER};
+use support::{
+    base_of, log_in, serve_files, wait_for, Browser, Log, Running, TempDir, World, Write, FOOTER,
+};
 
 /// The fixture's files, as esbuild 0.24 wrote them from `src/stats.ts`
 /// (`--sourcemap` and `--sourcemap=inline`).
@@ -13,6 +15,10 @@ const STATS_TS: &str = include_str!("fixtures/sourcemap/src/stats.ts");
 const STATS_JS: &str = include_str!("fixtures/sourcemap/dist/stats.js");
 const STATS_MAP: &str = include_str!("fixtures/sourcemap/dist/stats.js.map");
 const INLINE_JS: &str = include_str!("fixtures/sourcemap/dist/inline.js");
+/// `src/stats.ts` as a dev server like Vite serves it at `/src/stats.ts`:
+/// compiled, with an inline map whose `sources` are relative to the
+/// module (`["stats.ts"]`; esbuild 0.24, `--outfile` beside the source).
+const SERVED_TS: &str = include_str!("fixtures/sourcemap/src/stats.ts.served.js");
 
 /// A script without a map: its frames stay as the browser wrote them.
 const NO_MAP_JS: &str = "export function boom() {\n  throw new Error('m3-plain');\n}\n";
@@ -159,4 +165,39 @@ fn no_daebug_frames(log: &Log) {
         assert!(stack.contains(frame), "{frame} for {marker}:\n{text}");
         assert_clean(stack, &text);
     }
+}
+
+/// A page of another dev server (another origin, as Vite's): its module
+/// `/src/stats.ts` is compiled JavaScript with an inline map. The frame
+/// names the TypeScript line, not the compiled one.
+#[test]
+fn a_dev_servers_typescript_module_is_mapped_cross_origin() {
+    let root = TempDir::new("vite");
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let app = serve_files(vec![
+        (
+            "/",
+            format!(
+                "<!doctype html><html><head><title>Vite</title>\
+                 <script type=module src=\"{base}/daebug.js?name=vite\"></script>\
+                 <script type=module>import {{ load }} from '/src/stats.ts'; window.stats = {{ load }};</script>\
+                 </head><body></body></html>"
+            ),
+        ),
+        ("/src/stats.ts", SERVED_TS.to_string()),
+    ]);
+    let _browser = Browser::open(&format!("{app}/"));
+    let log = log_in(root.path(), "vite-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nstats.load({ label: 'm7-empty', values: [] })\n```\n",
+        1,
+    );
+    let stack = fenced(&text, "Error: no values for m7-empty");
+    assert!(
+        stack.contains("at Object.load (src/stats.ts:22:11)"),
+        "{text}"
+    );
+    assert_clean(stack, &text);
 }
