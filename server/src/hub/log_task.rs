@@ -304,9 +304,14 @@ impl LogTask {
         let cells = &self.cells;
         let maps = &self.settings.sourcemaps;
         let now = std::time::Instant::now();
+        // Text with nothing to rewrite is left as it is, uncopied.
         let map = |stack: &mut String, current: Option<u64>| {
-            let cell_mapped = cells.map_stack(stack, current);
-            *stack = maps.map(&cell_mapped, now).into_owned();
+            if stack.contains(crate::prepare::cell::CELL_PREFIX) {
+                *stack = cells.map_stack(stack, current);
+            }
+            if let std::borrow::Cow::Owned(mapped) = maps.map(stack, now) {
+                *stack = mapped;
+            }
         };
         for_each_stack(input, map);
     }
