@@ -31,6 +31,7 @@ pub mod http;
 pub mod hub;
 pub mod lang;
 pub mod prepare;
+pub mod sourcemap;
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubError};

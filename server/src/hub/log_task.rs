@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind,
+    BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind, Value,
 };
 use std::sync::Arc;
 
@@ -31,6 +31,7 @@ use super::log_file::{Later, LogFile, Step};
 use super::messages::{ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
 use crate::engine::{Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
+use crate::sourcemap::SourceMaps;
 
 /// When to look into the file a write replaced, after the write: late
 /// writes through old handles are rescued (see [`LogFile::rescue`]).
@@ -73,6 +74,9 @@ pub struct LogSettings {
     /// Where state changes and notices go.
     pub directory: mpsc::UnboundedSender<DirMsg>,
     pub shutdown: CancellationToken,
+    /// Page scripts' source maps, for the frames of stacks (one cache for
+    /// the hub: a page's scripts are the same in all its logs).
+    pub sourcemaps: Arc<SourceMaps>,
 }
 
 /// The state a log task owns.
@@ -167,8 +171,10 @@ impl LogTask {
                 msg = inbox.recv() => match msg {
                     Some(msg) => {
                         let (msg, next) = coalesce(msg, &mut inbox);
+                        self.load_maps(&msg).await;
                         self.on(msg);
                         if let Some(next) = next {
+                            self.load_maps(&next).await;
                             self.on(next);
                         }
                     }
@@ -277,30 +283,37 @@ impl LogTask {
         }
     }
 
-    /// Frames of evaluated code point at the blocks' own lines.
+    /// Waits for the source maps a realm message's stacks need and the
+    /// cache lacks (at most [`crate::sourcemap::LOAD_TIME`]); messages
+    /// behind it wait in the inbox, so their order holds. Most messages
+    /// name no unknown script and pass without IO.
+    async fn load_maps(&self, msg: &LogMsg) {
+        let LogMsg::Realm(input, _) = msg else {
+            return;
+        };
+        let maps = &self.settings.sourcemaps;
+        let unknown = maps.unknown(stacks(input), std::time::Instant::now());
+        if !unknown.is_empty() {
+            maps.load(unknown).await;
+        }
+    }
+
+    /// Frames of evaluated code point at the blocks' own lines, daebug's
+    /// own frames go, and page scripts' frames point at their sources.
     fn map_stacks(&self, input: &mut Input) {
         let cells = &self.cells;
-        let events = |events: &mut Vec<BackgroundEvent>, current: Option<u64>| {
-            for e in events {
-                if let Some(stack) = e.stack.as_mut() {
-                    *stack = cells.map_stack(stack, current);
-                }
+        let maps = &self.settings.sourcemaps;
+        let now = std::time::Instant::now();
+        // Text with nothing to rewrite is left as it is, uncopied.
+        let map = |stack: &mut String, current: Option<u64>| {
+            if stack.contains(crate::prepare::cell::CELL_PREFIX) {
+                *stack = cells.map_stack(stack, current);
+            }
+            if let std::borrow::Cow::Owned(mapped) = maps.map(stack, now) {
+                *stack = mapped;
             }
         };
-        match input {
-            Input::Result(r) => {
-                if let Outcome::Error(JobError {
-                    stack: Some(stack), ..
-                }) = &mut r.outcome
-                {
-                    *stack = cells.map_stack(stack, Some(r.job.0));
-                }
-                events(&mut r.events, Some(r.job.0));
-            }
-            Input::Progress(p) => events(&mut p.events, Some(p.job.0)),
-            Input::Background { events: list, .. } => events(list, None),
-            _ => {}
-        }
+        for_each_stack(input, map);
     }
 
     fn attach(
@@ -585,6 +598,63 @@ fn input_kind(input: &Input) -> &'static str {
     }
 }
 
+/// The stacks of a realm's message: a thrown error's, those of errors
+/// inside a value shown as text, and the events' (also in their message:
+/// `console.error(err)` shows the error's stack in the text of its
+/// arguments).
+fn stacks(input: &Input) -> Vec<&str> {
+    fn events(events: &[BackgroundEvent]) -> Vec<&str> {
+        events
+            .iter()
+            .flat_map(|e| [Some(e.message.as_str()), e.stack.as_deref()])
+            .flatten()
+            .collect()
+    }
+    match input {
+        Input::Result(r) => {
+            let mut all = events(&r.events);
+            match &r.outcome {
+                Outcome::Error(JobError { stack: Some(s), .. }) => all.push(s),
+                Outcome::Ok(Value::Text(t)) => all.push(t),
+                _ => {}
+            }
+            all
+        }
+        Input::Progress(p) => events(&p.events),
+        Input::Background { events: list, .. } => events(list),
+        _ => Vec::new(),
+    }
+}
+
+/// Calls `f` with each stack of a realm's message (see [`stacks`]) and the
+/// job it belongs to.
+fn for_each_stack(input: &mut Input, mut f: impl FnMut(&mut String, Option<u64>)) {
+    let mut events = |events: &mut Vec<BackgroundEvent>, current: Option<u64>| {
+        for e in events {
+            f(&mut e.message, current);
+            if let Some(stack) = e.stack.as_mut() {
+                f(stack, current);
+            }
+        }
+    };
+    match input {
+        Input::Result(r) => {
+            let job = Some(r.job.0);
+            events(&mut r.events, job);
+            match &mut r.outcome {
+                Outcome::Error(JobError {
+                    stack: Some(stack), ..
+                }) => f(stack, job),
+                Outcome::Ok(Value::Text(text)) => f(text, job),
+                _ => {}
+            }
+        }
+        Input::Progress(p) => events(&mut p.events, Some(p.job.0)),
+        Input::Background { events: list, .. } => events(list, None),
+        _ => {}
+    }
+}
+
 fn kind_name(kind: RealmKind) -> &'static str {
     match kind {
         RealmKind::Page => "page",
@@ -680,6 +750,7 @@ mod tests {
             clock: Clock::start(),
             directory: dir_tx,
             shutdown: CancellationToken::new(),
+            sourcemaps: SourceMaps::new(),
         };
         let (tx, rx) = mpsc::channel(16);
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();

@@ -180,6 +180,18 @@ impl Hub {
         }
     }
 
+    /// Source maps read only from the origins a page may connect from
+    /// (loopback, `--allow-origin`): a realm names any URL it likes in a
+    /// stack, and the hub is no proxy to the network. (The hub's own pages
+    /// under a non-loopback address need its token: not read either.)
+    fn sourcemaps(&self) -> Arc<crate::sourcemap::SourceMaps> {
+        let guard = Guard::new(self.addr, &self.config.allow_origins);
+        crate::sourcemap::SourceMaps::reading(Box::new(move |origin| {
+            let header = axum::http::HeaderValue::from_str(origin).ok();
+            header.is_some_and(|h| guard.origin_allowed(Some(&h)))
+        }))
+    }
+
     /// The line to paste into a page: a classic script, which runs as
     /// the parser reaches it, so capture starts before the page's own
     /// scripts (a module script would wait for the whole document).
@@ -207,6 +219,7 @@ impl Hub {
             clock: clock::Clock::start(),
             directory: dir_tx.clone(),
             shutdown: shutdown.clone(),
+            sourcemaps: self.sourcemaps(),
         };
         let watch =
             watcher::watch(&self.root, dir_tx.clone()).map_err(|source| HubError::Watch {

@@ -8,7 +8,7 @@ use super::splice::SpliceMap;
 /// anonymous(` and `) {`.
 const FUNCTION_HEADER_LINES: usize = 2;
 /// The name prepared code gives itself, before the job id.
-const CELL_PREFIX: &str = "daebug-cell-";
+pub const CELL_PREFIX: &str = "daebug-cell-";
 
 /// How to map positions of one job's prepared code back to its block.
 /// Holds the edited block once (its copies in the code are identical), not

@@ -187,6 +187,7 @@ pub async fn http_get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) ->
     (code, text)
 }
 
+#[allow(unused_imports)] // each test crate uses a different part
 pub use daebug_test_files::{append, save_atomically};
 
 /// A scripted realm over a real WebSocket.

@@ -289,6 +289,41 @@ pub fn serve_app(html: String, worker: String) -> String {
     format!("http://{addr}")
 }
 
+/// Another loopback web server, like a dev server (Vite) serving modules
+/// under their source paths: each `(path, body)`, HTML for `.html` and
+/// `/`, JavaScript otherwise (as Vite serves `/src/stats.ts`); 404 else.
+pub fn serve_files(files: Vec<(&'static str, String)>) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]);
+            let path = request.split(' ').nth(1).unwrap_or("/");
+            let path = path.split('?').next().unwrap_or(path);
+            let Some((_, body)) = files.iter().find(|(p, _)| *p == path) else {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
+                continue;
+            };
+            let kind = match path == "/" || path.ends_with(".html") {
+                true => "text/html",
+                false => "text/javascript",
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
 /// The stems the registry lists.
 pub fn stems_in(registry: &str) -> Vec<String> {
     registry
@@ -320,7 +355,9 @@ impl World {
     pub fn new(files: &[(&str, &str)], open: &str) -> World {
         let root = TempDir::new("world");
         for (name, content) in files {
-            std::fs::write(root.path().join(name), content).unwrap();
+            let path = root.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
         }
         let mut hub = Running::start(&["--port", "0"], &root);
         let base = base_of(&hub.line_with("serving"));
