@@ -48,57 +48,77 @@
         return orig.apply(this, args);
       };
     }
-    // Requests: an id, the method and URL when one goes out, the status
-    // (0: none, with the reason) when it ends, and the times.
-    let ids = 0;
-    const net = (...r) => {
-      try {
-        if (netSink) netSink(...r);
-        else keep({ net: r });
-      } catch {}
+    // Requests, each as [method, url, start, end, status, text] (end 0:
+    // on its way; status 0: no answer, and the text says why), kept here
+    // in plain JavaScript: only one that failed or answered 400 or more
+    // reaches the adapter at once, and those started while a job runs are
+    // listed for it (see `requests`).
+    let listed = null;
+    let unlisted = 0;
+    const started = (method, url) => {
+      const r = [String(method || "GET"), String(url), performance.now(), 0, 0, ""];
+      if (listed && listed.length < 1000) listed.push(r);
+      else if (listed) unlisted++;
+      return r;
+    };
+    const ended = (r, status, text) => {
+      if (r[3]) return;
+      r[3] = performance.now();
+      r[4] = status;
+      r[5] = String(text);
+      if (status === 0 || status >= 400) {
+        try {
+          if (netSink) netSink(r);
+          else keep({ net: r });
+        } catch {}
+      }
     };
     const fetch0 = globalThis.fetch;
     if (typeof fetch0 === "function") {
       globalThis.fetch = function (input, init) {
-        const id = ++ids;
+        let r;
         try {
           const req = input instanceof Request ? input : null;
-          net("start", id, (init && init.method) || (req ? req.method : "GET"), req ? req.url : String(input), performance.now());
+          r = started((init && init.method) || (req && req.method), req ? req.url : input);
         } catch {}
         const p = fetch0.apply(this, arguments);
-        p.then(
-          (r) => net("end", id, r.status, r.statusText, performance.now()),
-          (e) => net("end", id, 0, String(e), performance.now()),
-        );
+        if (r) p.then((res) => ended(r, res.status, res.statusText), (e) => ended(r, 0, e));
         return p;
       };
     }
     const XHR = globalThis.XMLHttpRequest;
     if (typeof XHR === "function") {
-      const { open, send } = XHR.prototype;
+      const { open, send, abort } = XHR.prototype;
       const calls = new WeakMap();
-      // Listeners go on at the first `open`, before the page's own as a
-      // rule, so an answer is seen before the page acts on it: a status
-      // when the request is done, a failure (status 0) once its reason
-      // (`abort`, `timeout`, else an error) is known.
-      const watch = (x, c) => {
-        const end = (text) => c.id && (net("end", c.id, x.status, text, performance.now()), (c.id = 0));
-        x.addEventListener("readystatechange", () => x.readyState === 4 && x.status && end(x.statusText));
-        x.addEventListener("abort", () => end("aborted"));
-        x.addEventListener("timeout", () => end("timed out"));
-        x.addEventListener("loadend", () => end("network error"));
-      };
       XHR.prototype.open = function (method, url) {
         let c = calls.get(this);
-        if (!c) calls.set(this, (c = { id: 0 })), watch(this, c);
-        c.method = method;
-        c.url = url;
+        if (!c) {
+          calls.set(this, (c = {}));
+          // One listener, from the first `open` (before the page's own as
+          // a rule, so an answer is seen before the page acts on it): every
+          // outcome, an abort or a timeout too, ends in state DONE.
+          const x = this;
+          x.addEventListener("readystatechange", () => {
+            if (x.readyState !== 4 || !c.r) return;
+            const late = x.timeout && performance.now() - c.r[2] >= x.timeout;
+            const why = c.aborted ? "aborted" : late ? "timed out" : "network error";
+            ended(c.r, x.status, x.status ? x.statusText : why);
+            c.r = null;
+          });
+        }
+        c.m = method;
+        c.u = url;
         return open.apply(this, arguments);
       };
       XHR.prototype.send = function () {
         const c = calls.get(this);
-        if (c) net("start", (c.id = ++ids), String(c.method), String(c.url), performance.now());
+        if (c) (c.r = started(c.m, c.u)), (c.aborted = false);
         return send.apply(this, arguments);
+      };
+      XHR.prototype.abort = function () {
+        const c = calls.get(this);
+        if (c) c.aborted = true;
+        return abort.apply(this, arguments);
       };
     }
     // Capture phase: a resource that fails to load (img, script, link)
@@ -108,8 +128,8 @@
     for (const k of kinds) addEventListener(k, listen, true);
     return {
       originals,
-      // The adapter takes over: calls go to `s` and requests to `n` from
-      // now on, and what was kept is handed over once.
+      // The adapter takes over: calls go to `s` and failed requests to `n`
+      // from now on, and what was kept is handed over once.
       attach(s, n) {
         sink = s;
         netSink = n;
@@ -121,6 +141,14 @@
       detach() {
         sink = null;
         netSink = null;
+      },
+      // A job starts (`true`: list its requests from now on) or ends: the
+      // requests listed so far, those still on their way too.
+      requests(on) {
+        const out = { list: listed || [], unlisted };
+        listed = on ? [] : null;
+        unlisted = 0;
+        return out;
       },
     };
   }

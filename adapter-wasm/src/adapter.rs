@@ -429,7 +429,7 @@ impl Adapter {
                     rc.borrow_mut().reconnect = Timer::new("setTimeout", "clearTimeout", ms, again);
                 }
                 Action::EndJob(job) => {
-                    let batch = rc.borrow().buffer.borrow_mut().finish_job(job);
+                    let batch = Adapter::finish_job(rc, job);
                     if batch != Batch::default() {
                         let actions = rc.borrow_mut().link.events(Outgoing::Background(batch));
                         Adapter::perform(rc, actions);
@@ -449,10 +449,28 @@ impl Adapter {
         }
     }
 
+    /// The job's events, and last (past the cap: it is the job's summary)
+    /// the requests it started, while it is the job events are kept for.
+    fn finish_job(rc: &Rc<RefCell<Adapter>>, job: JobId) -> Batch {
+        let current = rc.borrow().buffer.borrow().job() == Some(job);
+        let mut batch = rc.borrow().buffer.borrow_mut().finish_job(job);
+        if let Some(summary) = current
+            .then(|| crate::capture::job_requests(false))
+            .flatten()
+        {
+            let ts = crate::capture::clock();
+            batch
+                .events
+                .push(crate::network::network_event(summary, ts));
+        }
+        batch
+    }
+
     /// Starts a job as its own task: the link never waits for it.
     /// `view`: the fence options `depth=N` and `full`.
     fn run(rc: &Rc<RefCell<Adapter>>, job: JobId, code: String, view: (Option<u32>, bool)) {
         let pending = rc.borrow().buffer.borrow_mut().start_job(job, now_ms());
+        crate::capture::job_requests(true);
         if let Some(b) = pending {
             let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
             Adapter::perform(rc, actions);
@@ -461,7 +479,7 @@ impl Adapter {
         wasm_bindgen_futures::spawn_local(async move {
             let ran = crate::job::run(&code, view.0, view.1).await;
             let Some(rc) = weak.upgrade() else { return };
-            let events = rc.borrow().buffer.borrow_mut().finish_job(job);
+            let events = Adapter::finish_job(&rc, job);
             let actions = rc
                 .borrow_mut()
                 .link

@@ -14,10 +14,7 @@
 //!   A flood beyond [`BufferLimits::per_second`] is dropped at the door. Every
 //!   dropped event is counted and reported, never silently lost.
 
-use daebug_protocol::{BackgroundEvent, EventType, JobId, JobProgress, Level};
-
-use crate::browser_lines::RequestOutcome;
-use crate::network::Requests;
+use daebug_protocol::{BackgroundEvent, JobId, JobProgress};
 
 /// The buffer's bounds and cadences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,8 +96,6 @@ pub struct EventBuffer {
     /// The rate limit's current one-second window and its count.
     window_start: u64,
     window_count: u32,
-    /// Requests on their way, and those the running job started.
-    requests: Requests,
 }
 
 impl EventBuffer {
@@ -112,27 +107,6 @@ impl EventBuffer {
             job: None,
             window_start: 0,
             window_count: 0,
-            requests: Requests::default(),
-        }
-    }
-
-    /// A request went out (`at`: the realm's clock, in milliseconds).
-    pub fn request_started(&mut self, id: u32, method: &str, url: &str, at: f64) {
-        self.requests.started(id, method, url, at);
-    }
-
-    /// A request ended: one that failed or answered 400 or more is an
-    /// event (`Text network`), like any other.
-    pub fn request_ended(
-        &mut self,
-        id: u32,
-        outcome: &RequestOutcome,
-        at: f64,
-        ts: String,
-        now: u64,
-    ) {
-        if let Some(message) = self.requests.ended(id, outcome, at) {
-            self.push(network_event(message, ts), now);
         }
     }
 
@@ -221,22 +195,14 @@ impl EventBuffer {
             reported_at: None,
             reported: (0, 0, 0),
         });
-        self.requests.start_job();
         self.flush()
     }
 
-    /// The job settled (or was cancelled): its events, for the result,
-    /// and last the requests it started (one `Text network` event, past
-    /// the cap and the rate limit: it is the job's summary). Events of any
-    /// other job id are not touched.
+    /// The job settled (or was cancelled): its events, for the result.
+    /// Events of any other job id are not touched.
     pub fn finish_job(&mut self, id: JobId) -> Batch {
         match self.job.take_if(|j| j.id == id) {
-            Some(mut job) => {
-                if let Some(summary) = self.requests.finish_job() {
-                    job.batch.events.push(network_event(summary, String::new()));
-                }
-                job.batch
-            }
+            Some(job) => job.batch,
             None => Batch::default(),
         }
     }
@@ -298,21 +264,10 @@ impl EventBuffer {
     }
 }
 
-/// A `Text network` event.
-fn network_event(message: String, ts: String) -> BackgroundEvent {
-    BackgroundEvent {
-        kind: EventType::Browser,
-        level: Level::Log,
-        source: Some("network".into()),
-        ts,
-        message,
-        stack: None,
-    }
-}
-
 #[cfg(test)]
 mod flush_soon_tests {
     use super::*;
+    use daebug_protocol::{EventType, Level};
 
     #[test]
     fn events_kept_before_the_adapter_go_out_at_the_next_poll() {

@@ -26,10 +26,11 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::browser_lines::{csp, report, resource, RequestOutcome};
+use crate::browser_lines::{csp, report, resource};
 use crate::buffer::EventBuffer;
 use crate::console::{label, table, ConsoleState, TABLE_ROWS};
 use crate::inspect::{render, Rendered};
+use crate::network::{summary, RequestRecord};
 use crate::walk::{cut_string, walk_now, WalkLimits};
 
 /// The buffer shared by the capture hooks and the link that sends it.
@@ -87,41 +88,63 @@ pub struct Capture {
     early: Option<JsValue>,
     /// Kept alive while the wrappers may call it.
     _sink: Closure<dyn FnMut(JsValue, Array, JsValue, JsValue)>,
-    /// Where the loader's request wrappers report (see [`net_sink`]).
+    /// Where the loader reports failed requests (see [`net_sink`]).
     _net: Option<NetSink>,
     /// The `ReportingObserver`, disconnected on drop.
     reports: Option<(JsValue, Listener)>,
 }
 
-/// The loader's request wrappers call this: `("start", id, method, url,
-/// at)` and `("end", id, status, status text or reason, at)`.
-type NetSink = Closure<dyn FnMut(JsValue, f64, JsValue, JsValue, f64)>;
+/// The loader calls this with a request that failed or answered 400 or
+/// more (see [`record_of`]).
+type NetSink = Closure<dyn FnMut(Array)>;
 
-/// Requests from the loader's wrappers into the buffer, with their URLs
-/// made absolute against the realm's own.
+/// Failed requests from the loader into the buffer, as `Text network`
+/// events.
 fn net_sink(buffer: Shared) -> NetSink {
-    Closure::new(
-        move |phase: JsValue, id: f64, a: JsValue, b: JsValue, at: f64| {
-            guarded(|| {
-                let id = id as u32;
-                let Ok(mut buf) = buffer.try_borrow_mut() else {
-                    return;
-                };
-                if phase.as_string().as_deref() == Some("start") {
-                    let method = a.as_string().unwrap_or_default().to_ascii_uppercase();
-                    let url = absolute(&b.as_string().unwrap_or_default());
-                    buf.request_started(id, &method, &url, at);
-                    return;
-                }
-                let text = b.as_string().unwrap_or_default();
-                let outcome = match a.as_f64().unwrap_or(0.0) as u16 {
-                    0 => RequestOutcome::Failed(text),
-                    code => RequestOutcome::Status(code, text),
-                };
-                buf.request_ended(id, &outcome, at, clock(), now_ms());
-            })
-        },
-    )
+    Closure::new(move |record: Array| {
+        guarded(|| {
+            let line = record_of(&record).line();
+            push(&buffer, network_event(line));
+        })
+    })
+}
+
+/// A request as the loader keeps it, `[method, url, start, end, status,
+/// text]`, with its URL made absolute against the realm's own.
+fn record_of(r: &Array) -> RequestRecord {
+    let text = |i| r.get(i).as_string().unwrap_or_default();
+    let number = |i| r.get(i).as_f64().unwrap_or(0.0);
+    let end = number(3);
+    RequestRecord {
+        method: text(0).to_ascii_uppercase(),
+        url: absolute(&text(1)),
+        start: number(2),
+        end: (end > 0.0).then_some(end),
+        status: number(4) as u16,
+        text: text(5),
+    }
+}
+
+/// A job starts (`on`) or ends: the requests the loader listed since the
+/// last call, as the job's `Text network` summary (`None`: none, or no
+/// loader).
+pub fn job_requests(on: bool) -> Option<String> {
+    let early = early_hooks(&js_sys::global().into())?;
+    let requests: Function = Reflect::get(&early, &"requests".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let out = requests.call1(&early, &JsValue::from_bool(on)).ok()?;
+    let list: Array = Reflect::get(&out, &"list".into()).ok()?.dyn_into().ok()?;
+    let unlisted = Reflect::get(&out, &"unlisted".into())
+        .ok()
+        .and_then(|n| n.as_f64())
+        .unwrap_or(0.0) as usize;
+    let lines: Vec<String> = list
+        .iter()
+        .map(|r| record_of(r.unchecked_ref()).line())
+        .collect();
+    summary(&lines, unlisted)
 }
 
 /// `url` resolved against the realm's location (as the request was).
@@ -500,16 +523,9 @@ fn table_of(args: &Array) -> String {
     table(&rows, more)
 }
 
-/// A `Text network` event made here (a resource that failed to load).
+/// A `Text network` event, stamped now.
 fn network_event(message: String) -> BackgroundEvent {
-    BackgroundEvent {
-        kind: EventType::Browser,
-        level: Level::Warn,
-        source: Some("network".into()),
-        ts: clock(),
-        message,
-        stack: None,
-    }
+    crate::network::network_event(message, clock())
 }
 
 fn push(buffer: &Shared, event: BackgroundEvent) {
@@ -681,7 +697,7 @@ impl Capture {
             let net = get(&record, "net");
             if let (Some(sink), true) = (&self._net, net.is_object()) {
                 let f: &Function = sink.as_ref().unchecked_ref();
-                let _ = f.apply(&JsValue::UNDEFINED, net.unchecked_ref());
+                let _ = f.call1(&JsValue::UNDEFINED, &net);
                 continue;
             }
             let event = get(&record, "event");

@@ -1,123 +1,77 @@
 //! Requests the realm made (`fetch`, `XMLHttpRequest`), as the log needs
-//! them: a line for each that failed or answered 400 or more, and the list
-//! of those a job started, for the `Text network` fence under its reply.
-//! Pure: ids and times (milliseconds, any monotonic scale) come in.
+//! them. The loader keeps them in plain JavaScript (so a hooked request
+//! costs the page almost nothing); the adapter turns one that failed into
+//! its line, and a job's list into the `Text network` fence under its
+//! reply. Pure: the records come in as data.
+
+use daebug_protocol::{BackgroundEvent, EventType, Level};
 
 use crate::browser_lines::{request, RequestOutcome};
 
-/// Requests awaiting their answer that are remembered; older ones are let
-/// go (their answer then makes no line).
-const OPEN: usize = 256;
-/// Requests of one job listed in full; the rest are counted.
-const PER_JOB: usize = 1_000;
 /// A long list shows its first and last ones, as background events do.
 const HEAD: usize = 2;
 const TAIL: usize = 8;
 
-/// A request on its way.
-#[derive(Debug, Clone)]
-struct Open {
-    id: u32,
-    method: String,
-    url: String,
-    start: f64,
+/// One request as the loader keeps it (times in milliseconds of the
+/// realm's clock).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestRecord {
+    pub method: String,
+    pub url: String,
+    pub start: f64,
+    /// `None` while it is on its way.
+    pub end: Option<f64>,
+    /// The status, `0` when there was no answer.
+    pub status: u16,
+    /// The status text, or why there was no answer.
+    pub text: String,
 }
 
-/// One request of a job: its line once answered.
-#[derive(Debug, Clone)]
-struct Listed {
-    id: u32,
-    method: String,
-    url: String,
-    line: Option<String>,
+impl RequestRecord {
+    /// `GET http://…/api → 404 Not Found (12 ms)`, or `→ pending`.
+    pub fn line(&self) -> String {
+        let Some(end) = self.end else {
+            return format!("{} {} → pending", self.method, self.url);
+        };
+        let outcome = match self.status {
+            0 => RequestOutcome::Failed(self.text.clone()),
+            code => RequestOutcome::Status(code, self.text.clone()),
+        };
+        request(&self.method, &self.url, &outcome, end - self.start)
+    }
 }
 
-/// See the module docs.
-#[derive(Debug, Default)]
-pub struct Requests {
-    open: Vec<Open>,
-    /// The running job's requests, while one runs.
-    job: Option<Vec<Listed>>,
-    /// Requests of the running job not listed (over [`PER_JOB`]).
-    unlisted: usize,
+/// A job's requests, one a line, first 2 / … / last 8 when long (with
+/// those the loader did not list counted in); `None` when it made none.
+pub fn summary(lines: &[String], unlisted: usize) -> Option<String> {
+    if lines.is_empty() && unlisted == 0 {
+        return None;
+    }
+    let hidden = lines.len().saturating_sub(HEAD + TAIL) + unlisted;
+    let more = format!("... ({hidden} more requests) ...");
+    let mut out: Vec<&str> = Vec::new();
+    if lines.len() > HEAD + TAIL {
+        out.extend(lines[..HEAD].iter().map(String::as_str));
+        out.push(&more);
+        out.extend(lines[lines.len() - TAIL..].iter().map(String::as_str));
+    } else {
+        out.extend(lines.iter().map(String::as_str));
+        if hidden > 0 {
+            out.push(&more);
+        }
+    }
+    Some(out.join("\n"))
 }
 
-impl Requests {
-    /// A job starts: requests from now on are its own.
-    pub fn start_job(&mut self) {
-        self.job = Some(Vec::new());
-        self.unlisted = 0;
-    }
-
-    /// A request went out.
-    pub fn started(&mut self, id: u32, method: &str, url: &str, at: f64) {
-        if self.open.len() >= OPEN {
-            self.open.remove(0);
-        }
-        self.open.push(Open {
-            id,
-            method: method.to_string(),
-            url: url.to_string(),
-            start: at,
-        });
-        if let Some(list) = self.job.as_mut() {
-            if list.len() < PER_JOB {
-                list.push(Listed {
-                    id,
-                    method: method.to_string(),
-                    url: url.to_string(),
-                    line: None,
-                });
-            } else {
-                self.unlisted += 1;
-            }
-        }
-    }
-
-    /// A request ended: its line when it is worth an event of its own
-    /// (it failed, or answered 400 or more).
-    pub fn ended(&mut self, id: u32, outcome: &RequestOutcome, at: f64) -> Option<String> {
-        let i = self.open.iter().position(|o| o.id == id)?;
-        let open = self.open.remove(i);
-        let line = request(&open.method, &open.url, outcome, at - open.start);
-        if let Some(listed) = self
-            .job
-            .as_mut()
-            .and_then(|list| list.iter_mut().find(|l| l.id == id))
-        {
-            listed.line = Some(line.clone());
-        }
-        outcome.is_failure().then_some(line)
-    }
-
-    /// The job ended: the requests it started, one a line (`→ pending`
-    /// for those still on their way), first 2 / … / last 8 when long.
-    /// `None` when it made none.
-    pub fn finish_job(&mut self) -> Option<String> {
-        let list = self.job.take()?;
-        if list.is_empty() {
-            return None;
-        }
-        let lines: Vec<String> = list
-            .into_iter()
-            .map(|l| {
-                l.line
-                    .unwrap_or_else(|| format!("{} {} → pending", l.method, l.url))
-            })
-            .collect();
-        let hidden = lines.len().saturating_sub(HEAD + TAIL) + self.unlisted;
-        let mut out: Vec<String> = Vec::new();
-        if lines.len() > HEAD + TAIL {
-            out.extend_from_slice(&lines[..HEAD]);
-            out.push(format!("... ({hidden} more requests) ..."));
-            out.extend_from_slice(&lines[lines.len() - TAIL..]);
-        } else {
-            out = lines;
-            if hidden > 0 {
-                out.push(format!("... ({hidden} more requests) ..."));
-            }
-        }
-        Some(out.join("\n"))
+/// A `Text network` event.
+pub fn network_event(message: String, ts: String) -> BackgroundEvent {
+    BackgroundEvent {
+        kind: EventType::Browser,
+        level: Level::Log,
+        source: Some("network".into()),
+        ts,
+        message,
+        stack: None,
     }
 }
 
@@ -125,72 +79,58 @@ impl Requests {
 mod tests {
     use super::*;
 
-    fn status(code: u16, text: &str) -> RequestOutcome {
-        RequestOutcome::Status(code, text.into())
+    fn record(url: &str, end: Option<f64>, status: u16, text: &str) -> RequestRecord {
+        RequestRecord {
+            method: "GET".into(),
+            url: url.into(),
+            start: 10.0,
+            end,
+            status,
+            text: text.into(),
+        }
     }
 
     #[test]
-    fn failures_make_lines_and_a_job_lists_what_it_started() {
-        let mut r = Requests::default();
-        r.started(1, "GET", "http://h/before", 0.0);
-        r.start_job();
-        r.started(2, "GET", "http://h/missing.json", 10.0);
-        r.started(3, "POST", "http://h/save", 11.0);
-        r.started(4, "GET", "http://h/slow", 12.0);
-        assert_eq!(
-            r.ended(2, &status(404, "Not Found"), 22.4),
-            Some("GET http://h/missing.json → 404 Not Found (12 ms)".into())
-        );
-        assert_eq!(r.ended(3, &status(201, "Created"), 15.0), None);
-        // One started before the job is not the job's.
-        assert_eq!(r.ended(1, &status(200, "OK"), 30.0), None);
-        assert_eq!(
-            r.finish_job().as_deref(),
-            Some(
-                "GET http://h/missing.json → 404 Not Found (12 ms)\n\
-                 POST http://h/save → 201 Created (4 ms)\n\
-                 GET http://h/slow → pending"
-            )
-        );
-        // A failure after the job still makes its line.
-        assert_eq!(
-            r.ended(4, &RequestOutcome::Failed("AbortError".into()), 40.0),
-            Some("GET http://h/slow → failed: AbortError (28 ms)".into())
-        );
-        r.start_job();
-        assert_eq!(r.finish_job(), None);
-        assert_eq!(r.ended(99, &status(500, ""), 1.0), None, "unknown id");
+    fn records_read_as_lines() {
+        let cases = [
+            (
+                record("http://h/missing.json", Some(22.4), 404, "Not Found"),
+                "GET http://h/missing.json → 404 Not Found (12 ms)",
+            ),
+            (
+                record("http://h/slow", None, 0, ""),
+                "GET http://h/slow → pending",
+            ),
+            (
+                record("http://h/x", Some(13.0), 0, "aborted"),
+                "GET http://h/x → failed: aborted (3 ms)",
+            ),
+        ];
+        for (r, want) in cases {
+            assert_eq!(r.line(), want);
+        }
     }
 
     #[test]
-    fn a_long_list_keeps_its_first_and_last() {
-        let mut r = Requests::default();
-        r.start_job();
-        for i in 0..25 {
-            r.started(i, "GET", &format!("http://h/{i}"), 0.0);
-            r.ended(i, &status(200, "OK"), 1.0);
-        }
-        let summary = r.finish_job().unwrap();
-        let lines: Vec<&str> = summary.lines().collect();
-        assert_eq!(lines.len(), 11);
-        assert_eq!(lines[0], "GET http://h/0 → 200 OK (1 ms)");
-        assert_eq!(lines[2], "... (15 more requests) ...");
-        assert_eq!(lines[10], "GET http://h/24 → 200 OK (1 ms)");
-    }
-
-    #[test]
-    fn memory_is_bounded() {
-        let mut r = Requests::default();
-        for i in 0..(OPEN as u32 + 10) {
-            r.started(i, "GET", "http://h/", 0.0);
-        }
-        assert_eq!(r.open.len(), OPEN);
-        assert_eq!(r.ended(0, &status(500, ""), 1.0), None, "let go");
-        r.start_job();
-        for i in 0..(PER_JOB as u32 + 5) {
-            r.started(10_000 + i, "GET", "http://h/", 0.0);
-        }
-        let summary = r.finish_job().unwrap();
-        assert!(summary.contains(&format!("({} more requests)", PER_JOB - 10 + 5)));
+    fn a_summary_keeps_the_first_and_last_and_counts_the_rest() {
+        assert_eq!(summary(&[], 0), None);
+        let lines: Vec<String> = (0..25).map(|i| format!("GET http://h/{i}")).collect();
+        let s = summary(&lines, 0).unwrap();
+        let got: Vec<&str> = s.lines().collect();
+        assert_eq!(got.len(), 11);
+        assert_eq!(
+            got[..3],
+            [
+                "GET http://h/0",
+                "GET http://h/1",
+                "... (15 more requests) ..."
+            ]
+        );
+        assert_eq!(got[10], "GET http://h/24");
+        // Short, but the loader listed only so many.
+        assert_eq!(
+            summary(&lines[..2], 7).unwrap(),
+            "GET http://h/0\nGET http://h/1\n... (7 more requests) ..."
+        );
     }
 }
