@@ -28,7 +28,7 @@
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`link`]: the realm's side of the protocol as a pure state machine
 //!   (hello, jobs once, cancels, pings, reconnects, outbox).
-//! - [`network`]: requests on their way, failures as lines, a job's
+//! - [`network`]: the requests the loader keeps, as lines, and a job's
 //!   request list.
 //! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
 //!   a reply's size.
