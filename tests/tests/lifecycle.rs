@@ -338,3 +338,22 @@ fn a_large_log_keeps_its_history_and_runs_jobs_at_its_end() {
     assert!(text.contains("big-3 log"));
     assert_eq!(log.replies(&text), 3, "each block ran once");
 }
+
+/// DESIGN §8, cancel: a line `cancel` appended while a never-settling block
+/// runs ends the wait at once; the realm takes the next block.
+#[test]
+fn cancel_ends_a_never_settling_job_at_once() {
+    let world = page();
+    let log = world.log("life-");
+    log.write(Write::Append, "\n```js\nawait new Promise(() => {})\n```\n");
+    wait_for(&log.path, "the job running", |t| t.contains("executing ("));
+    // The region's header becomes the reply's: no new reply header.
+    let text = log.exchange(Write::Append, "\ncancel\n", 0);
+    assert!(text.contains("(**CANCELLED** after "), "{text}");
+    assert!(
+        text.contains("CancelledError: cancelled by a `cancel` line."),
+        "{text}"
+    );
+    let text = log.exchange(Write::Append, "\n```js\n'after cancel'\n```\n", 1);
+    assert!(text.contains("```JSON\n\"after cancel\"\n```"), "{text}");
+}

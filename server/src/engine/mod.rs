@@ -169,6 +169,10 @@ struct Running {
     away: Option<String>,
     /// Since when (hub time) it has been away, for a timeout's reply.
     away_since: Option<ClockTime>,
+    /// How many `cancel` lines stood after its chunk when it started:
+    /// one more appended while it runs cancels it (an older one was meant
+    /// for an earlier job).
+    cancels: usize,
 }
 
 impl Running {
@@ -214,6 +218,8 @@ enum Verdict {
     Ok(u64),
     Error(u64),
     Timeout(u64),
+    /// A `cancel` line stopped the wait after this long.
+    Cancelled(u64),
 }
 
 impl Verdict {
@@ -223,6 +229,7 @@ impl Verdict {
             Verdict::Ok(ms) => format!("({})", format_duration(ms)),
             Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
             Verdict::Timeout(ms) => format!("(**TIMEOUT** after {})", format_timeout(ms)),
+            Verdict::Cancelled(ms) => format!("(**CANCELLED** after {})", format_timeout(ms)),
         }
     }
 }
@@ -711,6 +718,7 @@ impl LogEngine {
             shown_at: now.mono,
             away: self.away.clone(),
             away_since: self.away.as_ref().map(|_| now.clock),
+            cancels: 0,
         };
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
@@ -718,6 +726,7 @@ impl LogEngine {
         job.sep = sep;
         let rest_end = chunk_end.max(block.next) + inserted;
         job.rest = w.buf[block.next + inserted..rest_end].to_string();
+        job.cancels = cancels_after(&w.buf, rest_end);
         self.job = Some(job);
         out.effects.push(Effect::Dispatch {
             job: id,
@@ -786,6 +795,19 @@ impl LogEngine {
     /// the job when it cannot be found nor put back.
     fn update_region(&mut self, text: &str, always: bool, now: Now, out: &mut Output) {
         match self.region_work(text) {
+            Some((w, r)) if self.cancelled(&w, &r) => {
+                let job = self.job.as_ref().map(|j| (j.id, now.mono.since(j.started)));
+                if let Some((id, elapsed)) = job {
+                    out.effects.push(Effect::Cancel { job: id });
+                    let error = JobError {
+                        name: "CancelledError".into(),
+                        message: "cancelled by a `cancel` line. The realm stopped waiting and takes the next block; a late result is added below if one comes.".into(),
+                        stack: None,
+                    };
+                    let outcome = Some(Outcome::Error(error));
+                    self.complete(text, Verdict::Cancelled(elapsed), outcome, now, out);
+                }
+            }
             Some((mut w, r)) => {
                 if always || !r.placeholder {
                     self.rewrite_region(&mut w, &r, now);
@@ -794,6 +816,21 @@ impl LogEngine {
             }
             None => self.abandon(text, now, out),
         }
+    }
+
+    /// Whether a `cancel` line was appended after the running chunk since
+    /// the job started (see [`Running::cancels`]). One deleted since
+    /// lowers the count, so the next one counts again.
+    fn cancelled(&mut self, w: &Work, r: &Region) -> bool {
+        let now = cancels_after(&w.buf, r.rest.end);
+        let Some(job) = self.job.as_mut() else {
+            return false;
+        };
+        if now > job.cancels {
+            return true;
+        }
+        job.cancels = now;
+        false
     }
 
     fn tick(&mut self, text: &str, now: Now, out: &mut Output) {
@@ -995,7 +1032,7 @@ impl LogEngine {
         let skipped = if ok { 0 } else { later.len() };
         let outcome = outcome.unwrap_or_else(|| {
             let limit = match verdict {
-                Verdict::Timeout(ms) => format_timeout(ms),
+                Verdict::Timeout(ms) | Verdict::Cancelled(ms) => format_timeout(ms),
                 _ => String::new(),
             };
             let message = match (&job.away, job.away_since) {
@@ -1042,7 +1079,10 @@ impl LogEngine {
             }
         }
         match verdict {
-            Verdict::Timeout(_) => remember(&mut self.closed, (job.id, job.agent.clone())),
+            // A late result still comes: it is written as late.
+            Verdict::Timeout(_) | Verdict::Cancelled(_) => {
+                remember(&mut self.closed, (job.id, job.agent.clone()))
+            }
             _ => remember(&mut self.finished, job.id),
         }
         if ok {
@@ -1057,7 +1097,7 @@ impl LogEngine {
         }
         out.effects.push(Effect::State(match verdict {
             Verdict::Ok(_) => LogState::Completed,
-            Verdict::Error(_) => LogState::Failed,
+            Verdict::Error(_) | Verdict::Cancelled(_) => LogState::Failed,
             Verdict::Timeout(_) => LogState::Timeout,
         }));
         self.place_footer(&mut w, rest_end);
@@ -1239,6 +1279,14 @@ fn shift_block(b: &mut ExecBlock, by: isize) {
 }
 
 /// A chunk found before `removed` bytes in front of it were deleted.
+/// How many `cancel` lines stand in `text` from `from` on: lines outside
+/// fences that read `cancel`, in any case, and nothing else.
+fn cancels_after(text: &str, from: usize) -> usize {
+    blocks(text, from)
+        .filter(|b| matches!(b, Block::Line(l) if l.text.trim().eq_ignore_ascii_case("cancel")))
+        .count()
+}
+
 fn shift_chunk(mut c: tail::Chunk, removed: usize) -> tail::Chunk {
     c.start -= removed;
     c.end -= removed;
