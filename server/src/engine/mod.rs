@@ -173,6 +173,9 @@ struct Running {
     /// one more appended while it runs cancels it (an older one was meant
     /// for an earlier job).
     cancels: usize,
+    /// Someone deleted the `executing (…)` line: it is back, and says why
+    /// and how to stop waiting instead.
+    line_deleted: bool,
 }
 
 impl Running {
@@ -719,6 +722,7 @@ impl LogEngine {
             away: self.away.clone(),
             away_since: self.away.as_ref().map(|_| now.clock),
             cancels: 0,
+            line_deleted: false,
         };
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
@@ -809,6 +813,11 @@ impl LogEngine {
                 }
             }
             Some((mut w, r)) => {
+                if !r.placeholder {
+                    if let Some(j) = self.job.as_mut() {
+                        j.line_deleted = true;
+                    }
+                }
                 if always || !r.placeholder {
                     self.rewrite_region(&mut w, &r, now);
                 }
@@ -1184,8 +1193,12 @@ fn skip_note(skipped: usize) -> String {
 
 /// The executing region of a job (LF endings).
 fn region_text(job: &Running) -> String {
+    let deleted = match job.line_deleted {
+        true => "; this line was deleted and is back: the block still runs, append a line `cancel` to stop waiting",
+        false => "",
+    };
     format!(
-        "{}\n{}executing ({}s{})\n",
+        "{}\n{}executing ({}s{}{deleted})\n",
         job.exec_header,
         render::events(&job.events, job.drops),
         job.shown_secs,
