@@ -266,27 +266,7 @@ pub use daebug_test_files::append;
 /// A second web server on another loopback port, like an app's own dev
 /// server: `/` is `html`, `/worker.js` is `worker` (a module worker).
 pub fn serve_app(html: String, worker: String) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let request = String::from_utf8_lossy(&buf[..n]);
-            let (kind, body) = if request.starts_with("GET /worker.js") {
-                ("text/javascript", &worker)
-            } else {
-                ("text/html", &html)
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    format!("http://{addr}")
+    serve_files(vec![("/", html), ("/worker.js", worker)])
 }
 
 /// Another loopback web server, like a dev server (Vite) serving modules
