@@ -32,7 +32,7 @@ pub const SYMBOL_KEY: &str = "daebug.toolkit";
 /// How often `waitFor` calls a function while its value is falsy.
 const POLL_MS: f64 = 50.0;
 
-type Method = Closure<dyn FnMut(JsValue, JsValue) -> Result<JsValue, JsValue>>;
+type Method = Closure<dyn FnMut(JsValue, JsValue, JsValue) -> Result<JsValue, JsValue>>;
 
 /// Installed toolkit; see the module docs.
 pub struct Toolkit {
@@ -42,7 +42,7 @@ pub struct Toolkit {
     /// `daebug.reload()` was called during a job: the adapter reloads the
     /// page once that job's result is on the wire.
     reload: Rc<Cell<bool>>,
-    _methods: Vec<Method>,
+    _method: Method,
 }
 
 fn get(target: &JsValue, key: &str) -> JsValue {
@@ -70,6 +70,14 @@ fn now() -> f64 {
     .unwrap_or_else(js_sys::Date::now)
 }
 
+/// A method's work, boxed: one `future_to_promise` for them all (each
+/// future type would instantiate it again, in an adapter kept small).
+type Task = std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>;
+
+fn promise(task: Task) -> JsValue {
+    future_to_promise(task).into()
+}
+
 /// A promise resolved after `ms` (the realm's `setTimeout`).
 fn sleep(ms: f64) -> Promise {
     Promise::new(&mut |resolve: Function, _| {
@@ -93,32 +101,23 @@ impl Toolkit {
         Reflect::set(&realm, &"url".into(), &href).ok()?;
         Reflect::set(&object, &"realm".into(), &realm).ok()?;
         let reload = Rc::new(Cell::new(false));
-        let methods: Vec<(&str, Method)> = vec![
-            (
-                "sleep",
-                Closure::new(
-                    |ms: JsValue, _: JsValue| Ok(sleep(ms.as_f64().unwrap_or(0.0)).into()),
-                ),
-            ),
-            (
-                "waitFor",
-                Closure::new(move |target: JsValue, options: JsValue| {
-                    Ok(future_to_promise(wait_for(target, options)).into())
-                }),
-            ),
-            ("reload", {
-                let (reload, buffer) = (reload.clone(), buffer.clone());
-                Closure::new(move |_: JsValue, _: JsValue| reload_page(is_page, &reload, &buffer))
-            }),
-            (
-                "module",
-                Closure::new(move |path: JsValue, _: JsValue| {
-                    Ok(future_to_promise(module(path, buffer.clone())).into())
-                }),
-            ),
-        ];
-        for (name, f) in &methods {
-            Reflect::set(&object, &(*name).into(), f.as_ref()).ok()?;
+        // One closure for every method (each closure costs the adapter its
+        // own glue), bound to each method's index with `bind`.
+        let method: Method = {
+            let reload = reload.clone();
+            Closure::new(move |which: JsValue, a: JsValue, b: JsValue| {
+                match which.as_f64().unwrap_or(0.0) as u8 {
+                    0 => Ok(sleep(a.as_f64().unwrap_or(0.0)).into()),
+                    1 => Ok(promise(Box::pin(wait_for(a, b)))),
+                    2 => reload_page(is_page, &reload, &buffer),
+                    _ => Ok(promise(Box::pin(module(a, buffer.clone())))),
+                }
+            })
+        };
+        let f: &Function = method.as_ref().unchecked_ref();
+        for (i, name) in ["sleep", "waitFor", "reload", "module"].iter().enumerate() {
+            let bound = f.bind1(&JsValue::NULL, &JsValue::from(i as u8));
+            Reflect::set(&object, &(*name).into(), &bound).ok()?;
         }
         let descriptor = Object::new();
         Reflect::set(&descriptor, &"value".into(), &object).ok()?;
@@ -139,7 +138,7 @@ impl Toolkit {
             object,
             realm,
             reload,
-            _methods: methods.into_iter().map(|(_, f)| f).collect(),
+            _method: method,
         })
     }
 
