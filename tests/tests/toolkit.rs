@@ -224,7 +224,7 @@ fn module_finds_the_instance_a_dev_server_query_loaded_and_warns_for_a_fresh_cop
     assert!(reply.contains("```JSON\n\"other\"\n```"), "{reply}");
     assert!(
         reply.contains(
-            "daebug.module(\"./src/other.js\"): the page has not loaded it; this is a fresh copy"
+            "```Text console.warn\ndaebug.module(\"./src/other.js\"): the page has not loaded it; this is a fresh copy"
         ),
         "{reply}"
     );
