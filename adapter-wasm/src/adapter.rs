@@ -11,6 +11,7 @@ use daebug_protocol::{JobId, RealmKind};
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, WebSocket};
 
 use crate::buffer::{Batch, BufferLimits, EventBuffer, Outgoing};
@@ -78,6 +79,16 @@ impl Timer {
             clear,
             _callback: callback,
         })
+    }
+}
+
+impl Timer {
+    /// Calls `f` after `ms`, with nothing to clear (a promise's resolve).
+    fn forget(set: &str, ms: i32, f: &Function) -> Option<()> {
+        let global = js_sys::global();
+        let set: Function = Reflect::get(&global, &set.into()).ok()?.dyn_into().ok()?;
+        set.call2(&global, f, &JsValue::from(ms)).ok()?;
+        Some(())
     }
 }
 
@@ -167,7 +178,9 @@ struct Adapter {
     /// are answered for the page only then.
     attached: Rc<Cell<bool>>,
     _capture: Option<Capture>,
+    /// Declared before the toolkit: it takes its `dialogs` off it.
     _dialogs: Option<crate::dialogs::Dialogs>,
+    toolkit: Option<crate::toolkit::Toolkit>,
 }
 
 fn global_get(key: &str) -> Option<JsValue> {
@@ -254,9 +267,15 @@ impl Adapter {
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
-        let dialogs = match identity::query_param(script_url, "dialogs").as_deref() {
-            Some("native") => None,
-            _ => crate::dialogs::Dialogs::install(buffer.clone(), attached.clone()),
+        let toolkit = crate::toolkit::Toolkit::install(buffer.clone(), is_page);
+        let dialogs = match (
+            identity::query_param(script_url, "dialogs").as_deref(),
+            &toolkit,
+        ) {
+            (Some("native"), _) | (_, None) => None,
+            (_, Some(t)) => {
+                crate::dialogs::Dialogs::install(buffer.clone(), attached.clone(), t.object())
+            }
         };
         Adapter {
             link: Link::new(Identity {
@@ -277,6 +296,7 @@ impl Adapter {
             attached,
             _capture: capture,
             _dialogs: dialogs,
+            toolkit,
         }
     }
 
@@ -416,6 +436,10 @@ impl Adapter {
                     if rc.borrow().is_page {
                         keep_tab_id(&id);
                     }
+                    let a = rc.borrow();
+                    if let Some(t) = &a.toolkit {
+                        t.welcomed(a.link.stem());
+                    }
                 }
                 Action::Reconnect { after_ms } => {
                     let weak = Rc::downgrade(rc);
@@ -480,11 +504,56 @@ impl Adapter {
             let ran = crate::job::run(&code, view.0, view.1).await;
             let Some(rc) = weak.upgrade() else { return };
             let events = Adapter::finish_job(&rc, job);
+            let reload = rc
+                .borrow()
+                .toolkit
+                .as_ref()
+                .is_some_and(|t| t.take_reload());
+            if reload {
+                let actions = rc.borrow_mut().link.reloading();
+                Adapter::perform(&rc, actions);
+            }
             let actions = rc
                 .borrow_mut()
                 .link
                 .job_done(job, ran.outcome, ran.duration_ms, events);
             Adapter::perform(&rc, actions);
+            if reload {
+                Adapter::reload(weak).await;
+            }
         });
+    }
+
+    /// `daebug.reload()` asked during a job, whose result was just sent:
+    /// the page reloads once the socket has handed it over (at most a
+    /// second), so the hub has it before `pagehide` closes the socket.
+    /// Should the page stay (a `beforeunload` said no), it reconnects, so
+    /// the jobs the hub holds for the next document come here.
+    async fn reload(weak: Weak<RefCell<Adapter>>) {
+        let sleep = |ms: i32| {
+            JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+                let _ = Timer::forget("setTimeout", ms, &resolve);
+            }))
+        };
+        for _ in 0..200 {
+            let Some(rc) = weak.upgrade() else { return };
+            let buffered = rc
+                .borrow()
+                .socket
+                .as_ref()
+                .map_or(0, |s| s.ws.buffered_amount());
+            if buffered == 0 {
+                break;
+            }
+            drop(rc);
+            let _ = sleep(5).await;
+        }
+        crate::toolkit::location_reload();
+        let _ = sleep(3000).await;
+        if let Some(rc) = weak.upgrade() {
+            if let Some(s) = &rc.borrow().socket {
+                let _ = s.ws.close();
+            }
+        }
     }
 }

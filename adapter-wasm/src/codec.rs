@@ -84,6 +84,7 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.str("type", "pong");
             w.num("seq", *seq);
         }
+        RealmMsg::Reloading => w.str("type", "reloading"),
         RealmMsg::Leaving { navigated_to } => {
             w.str("type", "leaving");
             if let Some(url) = navigated_to {

@@ -7,8 +7,8 @@
 //! own dialogs show; `daebug.js?dialogs=native` keeps them always.
 //!
 //! [`Dialogs`] is a RAII object: installing it replaces the three
-//! functions and adds `daebug.dialogs`; dropping it puts the originals
-//! back (unless someone replaced them again since).
+//! functions and adds `dialogs` to the toolkit (`toolkit.rs`); dropping it
+//! puts the originals back (unless someone replaced them again since).
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -32,9 +32,8 @@ pub struct Dialogs {
     global: JsValue,
     /// Each function's original and the replacement put in its place.
     replaced: Vec<(&'static str, JsValue, DialogFn)>,
-    /// The `daebug` object when this created it, else the one it added
-    /// `dialogs` to.
-    namespace: (JsValue, bool),
+    /// The toolkit object it added `dialogs` to.
+    toolkit: Object,
     _answer: Closure<dyn FnMut(JsValue) -> JsValue>,
 }
 
@@ -51,7 +50,7 @@ fn string_of(value: &JsValue) -> String {
 impl Dialogs {
     /// Replaces the global scope's dialogs (a worker has none: `None`).
     /// `attached` says whether the hub is there to see them.
-    pub fn install(buffer: Shared, attached: Rc<Cell<bool>>) -> Option<Dialogs> {
+    pub fn install(buffer: Shared, attached: Rc<Cell<bool>>, toolkit: &Object) -> Option<Dialogs> {
         let global: JsValue = js_sys::global().into();
         if !Reflect::get(&global, &"confirm".into()).ok()?.is_function() {
             return None;
@@ -116,33 +115,15 @@ impl Dialogs {
                 JsValue::from(queue.borrow().len() as u32)
             })
         };
-        let namespace = Self::namespace(&global, &answer)?;
+        let dialogs = Object::new();
+        Reflect::set(&dialogs, &"answer".into(), answer.as_ref()).ok()?;
+        Reflect::set(toolkit, &"dialogs".into(), &dialogs).ok()?;
         Some(Dialogs {
             global,
             replaced,
-            namespace,
+            toolkit: toolkit.clone(),
             _answer: answer,
         })
-    }
-
-    /// `daebug.dialogs = { answer }`, creating `daebug` when the page has
-    /// none.
-    fn namespace(
-        global: &JsValue,
-        answer: &Closure<dyn FnMut(JsValue) -> JsValue>,
-    ) -> Option<(JsValue, bool)> {
-        let existing = Reflect::get(global, &"daebug".into()).ok()?;
-        let (ns, created) = match existing.is_object() {
-            true => (existing, false),
-            false => (Object::new().into(), true),
-        };
-        let dialogs = Object::new();
-        Reflect::set(&dialogs, &"answer".into(), answer.as_ref()).ok()?;
-        Reflect::set(&ns, &"dialogs".into(), &dialogs).ok()?;
-        if created {
-            Reflect::set(global, &"daebug".into(), &ns).ok()?;
-        }
-        Some((ns, created))
     }
 }
 
@@ -154,12 +135,6 @@ impl Drop for Dialogs {
                 let _ = Reflect::set(&self.global, &(*kind).into(), original);
             }
         }
-        let (ns, created) = &self.namespace;
-        if *created {
-            let _ =
-                Reflect::delete_property(self.global.unchecked_ref::<Object>(), &"daebug".into());
-        } else {
-            let _ = Reflect::delete_property(ns.unchecked_ref::<Object>(), &"dialogs".into());
-        }
+        let _ = Reflect::delete_property(&self.toolkit, &"dialogs".into());
     }
 }

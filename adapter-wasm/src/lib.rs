@@ -10,7 +10,7 @@
 //! - [`browser_lines`]: dialogs, requests and the browser's reports as
 //!   the log's lines.
 //! - `dialogs` (wasm32 only): `alert`/`confirm`/`prompt` answered at once
-//!   and recorded while attached; `daebug.dialogs.answer`.
+//!   and recorded while attached; `daebug.dialogs.answer` on the toolkit.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
 //! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
@@ -33,6 +33,9 @@
 //! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
 //!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
+//! - `toolkit` (wasm32 only): the `daebug` object blocks see (`waitFor`,
+//!   `reload`, `module`, `sleep`, `realm`); [`toolkit_text`] its pure
+//!   messages and which loaded URL is a module's.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
 
@@ -58,6 +61,9 @@ pub mod link;
 pub mod network;
 pub mod reply;
 pub mod stack;
+#[cfg(target_arch = "wasm32")]
+pub mod toolkit;
+pub mod toolkit_text;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]
 pub mod walk;

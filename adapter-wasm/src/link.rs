@@ -85,6 +85,8 @@ pub struct Link {
     outbox: VecDeque<RealmMsg>,
     /// The page is hidden (`pagehide`): a closed socket stays closed.
     hidden: bool,
+    /// The stem of the log the hub gave this realm (empty before).
+    stem: String,
 }
 
 impl Link {
@@ -97,12 +99,18 @@ impl Link {
             seen: VecDeque::new(),
             outbox: VecDeque::new(),
             hidden: false,
+            stem: String::new(),
         }
     }
 
     /// The tab id in use.
     pub fn id(&self) -> &str {
         &self.identity.id
+    }
+
+    /// The stem of this realm's log, as the last welcome said.
+    pub fn stem(&self) -> &str {
+        &self.stem
     }
 
     /// Whether the hub has welcomed the current socket.
@@ -135,8 +143,9 @@ impl Link {
     /// A message arrived (the binding parses the frame).
     pub fn on_message(&mut self, msg: HubMsg) -> Vec<Action> {
         match msg {
-            HubMsg::Welcome { id, .. } => {
+            HubMsg::Welcome { id, stem, .. } => {
                 self.welcomed = true;
+                self.stem = stem;
                 self.backoff.reset();
                 self.identity.id = id.clone();
                 let mut actions = vec![Action::KeepId(id)];
@@ -225,6 +234,12 @@ impl Link {
             limited: events.limited,
             duration_ms,
         }))
+    }
+
+    /// The page reloads after the result it sends next: the hub hears it
+    /// first, so it sends no job this document would not run.
+    pub fn reloading(&mut self) -> Vec<Action> {
+        self.deliver(RealmMsg::Reloading)
     }
 
     /// Events the buffer wants sent.
@@ -328,7 +343,33 @@ mod tests {
             vec![Action::KeepId("beef".into())]
         );
         assert_eq!(l.id(), "beef");
+        assert_eq!(l.stem(), "shop-beef");
         assert!(l.welcomed());
+    }
+
+    #[test]
+    fn a_reload_is_announced_before_the_result_even_while_away() {
+        let mut l = link();
+        l.on_open();
+        l.on_message(msg(&welcome("3f2a")));
+        l.on_message(msg(
+            r#"{"type":"job","job":4,"code":"1","timeout_ms":1000}"#,
+        ));
+        assert_eq!(l.reloading(), vec![Action::Send(RealmMsg::Reloading)]);
+        // Away: both wait for the welcome, in order.
+        l.on_close(0.5);
+        assert!(l.reloading().is_empty());
+        assert!(l
+            .job_done(JobId(4), ok("1"), 1, Batch::default())
+            .is_empty());
+        l.on_open();
+        match &l.on_message(msg(&welcome("3f2a")))[..] {
+            [Action::KeepId(_), Action::Send(RealmMsg::Reloading), Action::Send(RealmMsg::Result(r))] =>
+            {
+                assert_eq!(r.job, JobId(4))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -106,6 +106,7 @@ fn every_realm_message_is_what_serde_would_write() {
             limited: 12,
         },
         RealmMsg::Pong { seq: 9 },
+        RealmMsg::Reloading,
         RealmMsg::Leaving {
             navigated_to: Some("http://127.0.0.1:8302/next \"page\"".into()),
         },

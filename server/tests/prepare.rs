@@ -360,6 +360,35 @@ fn a_block_using_names_it_does_not_declare_checks_the_realm_scope_for_them() {
     );
 }
 
+#[test]
+fn a_block_that_uses_daebug_binds_the_toolkit_and_leaves_the_global_alone() {
+    let binding =
+        " const daebug = $daebug$global[Symbol.for(\"daebug.toolkit\")] ?? $daebug$global.daebug;";
+    let code = prepare("await daebug.sleep(1)", Lang::Js, JobId(3))
+        .unwrap()
+        .code;
+    let prologue = code.lines().next().unwrap();
+    assert!(prologue.contains(binding), "{prologue}");
+    // In the function, outside `with`: an earlier block's `daebug` in the
+    // realm scope still wins there.
+    assert!(
+        prologue.find(binding) < prologue.find("with ("),
+        "{prologue}"
+    );
+    assert_eq!(
+        daebug::prepare::TOOLKIT,
+        "daebug.toolkit",
+        "the adapter keeps it under this key"
+    );
+    for own in ["const daebug = 1; daebug", "var daebug = 1", "1 + 1"] {
+        let code = prepare(own, Lang::Js, JobId(3)).unwrap().code;
+        assert!(
+            !code.contains("Symbol.for(\"daebug.toolkit\")"),
+            "{own}: {code}"
+        );
+    }
+}
+
 /// (block, line, column, message part)
 #[test]
 fn syntax_errors_point_at_the_block_line_and_column() {

@@ -59,6 +59,10 @@ pub enum RealmMsg {
     },
     /// The answer to [`HubMsg::Ping`].
     Pong { seq: u64 },
+    /// The page reloads once the result that follows is sent
+    /// (`daebug.reload()` in a block): no job goes to this connection
+    /// after it; the next one waits for the new document.
+    Reloading,
     /// The page is going away (`pagehide`): it closes its socket next. A
     /// page kept in the back/forward cache says this too, and connects
     /// again with a hello if it is shown again.

@@ -113,6 +113,7 @@ fn realm_messages() {
         r#"{"type":"background","events":[{"type":"console","level":"log","ts":"10:00:01","message":"tick"}],"dropped":5}"#,
     );
     round_trip(&RealmMsg::Pong { seq: 9 }, r#"{"type":"pong","seq":9}"#);
+    round_trip(&RealmMsg::Reloading, r#"{"type":"reloading"}"#);
 }
 
 #[test]

@@ -117,6 +117,10 @@ struct SentEarly {
 pub struct Delivery {
     /// The connection serving the log.
     link: Option<ConnId>,
+    /// The connection that served it until its page said it reloads after
+    /// its next result (`daebug.reload()`): its running job still answers
+    /// there, but a new job waits for the next document.
+    reloading: Option<ConnId>,
     /// A job dispatched while no realm was there; sent when one attaches.
     held: Option<JobMsg>,
     sent: Option<Sent>,
@@ -144,6 +148,7 @@ impl Delivery {
         now: Instant,
     ) {
         self.link = Some(conn);
+        self.reloading = None;
         match self.sent {
             // Sent on an earlier connection, and the realm no longer runs
             // it (it reloaded): it will never answer.
@@ -171,11 +176,21 @@ impl Delivery {
 
     /// A connection closed. Whether it was the one serving the log.
     pub fn handle_detach(&mut self, conn: ConnId) -> bool {
-        let ours = self.link == Some(conn);
+        let ours = self.link == Some(conn) || self.reloading == Some(conn);
         if ours {
             self.link = None;
+            self.reloading = None;
         }
         ours
+    }
+
+    /// The page on `conn` reloads once it has sent its next result: no job
+    /// goes there any more (one sent now would reach a document about to
+    /// go, and be reported interrupted); the next waits for the new one.
+    pub fn handle_reloading(&mut self, conn: ConnId) {
+        if self.link == Some(conn) {
+            self.reloading = self.link.take();
+        }
     }
 
     /// The engine decided on `job` in a run whose write is about to happen:
@@ -233,13 +248,19 @@ impl Delivery {
         }
     }
 
+    /// Whether a job reached the realm and has not ended (sent, or sent
+    /// ahead of its write), as opposed to none, or one held for the next.
+    pub fn job_sent(&self) -> bool {
+        self.sent.is_some() || self.early.is_some()
+    }
+
     /// The page went away (navigated, closed): its job's reply says so
     /// now, a new document is not told it was interrupted, and nothing
     /// more is sent on its connection (a job waits for the next one).
     /// Whether a connection served the log.
     pub fn handle_left(&mut self) -> bool {
         self.sent = None;
-        self.link.take().is_some()
+        self.link.take().or(self.reloading.take()).is_some()
     }
 
     /// A [`Delivered::Send`] could not be sent (the connection is busy or
@@ -588,7 +609,14 @@ mod tests {
                     |d, t| d.handle_written(&[dispatch(1, "a")], t),
                     &["send 1 job 1 a"],
                 ),
-                ("left", |d, _| assert!(d.handle_left()), &[]),
+                (
+                    "left",
+                    |d, _| {
+                        assert!(d.job_sent());
+                        assert!(d.handle_left());
+                    },
+                    &[],
+                ),
                 (
                     "the next job waits for the next document",
                     |d, t| d.handle_written(&[dispatch(2, "b")], t),
@@ -599,6 +627,64 @@ mod tests {
                     "attach",
                     |d, t| d.handle_attach(2, &[], Some(JobId(2)), t),
                     &["send 2 job 2 b"],
+                ),
+            ],
+        );
+        run(
+            "a page that reloads after its result gets no job before it goes",
+            &[
+                ("attach", |d, t| d.handle_attach(1, &[], None, t), &[]),
+                (
+                    "written",
+                    |d, t| d.handle_written(&[dispatch(1, "daebug.reload()")], t),
+                    &["send 1 job 1 daebug.reload()"],
+                ),
+                ("reloading", |d, _| d.handle_reloading(1), &[]),
+                ("result", |d, _| d.handle_result(JobId(1)), &[]),
+                (
+                    "the next job is decided at once: it waits",
+                    |d, t| {
+                        assert_eq!(d.handle_decided(Some(job(2, "b")), t), Early::Go);
+                        d.handle_written(&[dispatch(2, "b")], t);
+                    },
+                    &[],
+                ),
+                (
+                    "left: the job held is not lost with the page",
+                    |d, _| {
+                        assert!(!d.job_sent());
+                        assert!(d.handle_left());
+                    },
+                    &[],
+                ),
+                ("detach", |d, _| assert!(!d.handle_detach(1)), &[]),
+                (
+                    "the new document gets it",
+                    |d, t| d.handle_attach(2, &[], Some(JobId(2)), t),
+                    &["send 2 job 2 b"],
+                ),
+            ],
+        );
+        run(
+            "a reloading page that stays and reconnects gets the job held",
+            &[
+                ("attach", |d, t| d.handle_attach(1, &[], None, t), &[]),
+                ("reloading", |d, _| d.handle_reloading(1), &[]),
+                (
+                    "written",
+                    |d, t| d.handle_written(&[dispatch(2, "b")], t),
+                    &[],
+                ),
+                (
+                    "a stale reloading is ignored",
+                    |d, _| d.handle_reloading(7),
+                    &[],
+                ),
+                ("detach", |d, _| assert!(d.handle_detach(1)), &[]),
+                (
+                    "attach",
+                    |d, t| d.handle_attach(3, &[], Some(JobId(2)), t),
+                    &["send 3 job 2 b"],
                 ),
             ],
         );

@@ -218,6 +218,10 @@ impl LogTask {
                     self.feed(Input::Presence { away: Some(away) });
                 }
             }
+            LogMsg::Reloading { conn } => {
+                tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
+                self.delivery.handle_reloading(conn);
+            }
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
@@ -253,15 +257,23 @@ impl LogTask {
         }
         // What the realm sent before this is written before it.
         self.flush_background();
+        let mut lost_with_it = true;
         let left = match &input {
             Input::Result(JobResult { job, .. }) => {
                 self.delivery.handle_result(*job);
                 false
             }
-            Input::Left { .. } => self.delivery.handle_left(),
+            Input::Left { .. } => {
+                // A job held for the next document (the page said it
+                // reloads) never reached this one: it is not lost with it.
+                lost_with_it = self.delivery.job_sent();
+                self.delivery.handle_left()
+            }
             _ => false,
         };
-        self.feed(input);
+        if lost_with_it {
+            self.feed(input);
+        }
         // The document is gone: nothing more goes to its connection; a
         // job waits for the next document.
         if left {

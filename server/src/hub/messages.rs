@@ -74,6 +74,9 @@ pub enum LogMsg {
     },
     /// That connection closed.
     Detach { conn: ConnId },
+    /// That page reloads after its next result (`daebug.reload()`): no
+    /// job is sent on it any more.
+    Reloading { conn: ConnId },
     /// That connection stopped (or resumed) answering pings.
     Responsive { conn: ConnId, responsive: bool },
 }

@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{interval, Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
-use super::messages::{DirMsg, Hello};
+use super::messages::{DirMsg, Hello, LogMsg};
 use crate::engine::Input;
 use crate::http::guard::Guard;
 
@@ -208,6 +208,11 @@ where
                         Ok(RealmMsg::Pong { .. }) => {
                             let _ = state.directory.send(DirMsg::Seen { conn });
                         }
+                        // In order with the realm messages sent before it
+                        // (one channel), so ahead of the result that follows.
+                        Ok(RealmMsg::Reloading) => {
+                            let _ = log.tx.send(LogMsg::Reloading { conn });
+                        }
                         Ok(msg) => match input_of(msg) {
                             Some(input) => {
                                 // Waits while the log's inbox is full.
@@ -346,7 +351,7 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
                 None => "the page was closed".into(),
             },
         },
-        RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => return None,
+        RealmMsg::Hello { .. } | RealmMsg::Pong { .. } | RealmMsg::Reloading => return None,
     })
 }
 

@@ -80,6 +80,10 @@ impl Preparer for Verbatim {
     }
 }
 
+/// Where the adapter keeps the toolkit on the global object
+/// (`Symbol.for(TOOLKIT)`), see `adapter-wasm/src/toolkit.rs`.
+pub const TOOLKIT: &str = "daebug.toolkit";
+
 /// The name the prepared code of `job` gives itself in stack traces.
 pub fn cell_url(job: JobId) -> String {
     format!("daebug-cell-{}", job.0)
@@ -220,6 +224,14 @@ fn assemble(
 ) -> (String, Vec<std::ops::Range<usize>>) {
     let mut code = String::with_capacity(2 * body.len() + 1000);
     code.push_str(&helpers(globals));
+    // The toolkit the adapter keeps under a symbol: the block sees it as
+    // `daebug` also when the page has a global `daebug` of its own (which
+    // the page keeps). An earlier block's `daebug` (in the scope) wins.
+    if free.contains(&"daebug") {
+        code.push_str(&format!(
+            " const daebug = {GLOBAL}[Symbol.for(\"{TOOLKIT}\")] ?? {GLOBAL}.daebug;"
+        ));
+    }
     let functions: String = globals
         .functions
         .iter()

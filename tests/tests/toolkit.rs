@@ -1,0 +1,261 @@
+//! The toolkit every block sees as `daebug` (docs/log-format.md, "The
+//! toolkit"), with the real hub and headless Chromium: `waitFor` in a page
+//! and a module worker, `reload` and the block queued behind it, `module`
+//! against a dev server that loaded it with a `?t=` query, `realm`, and a
+//! page that has a global `daebug` of its own.
+
+mod support;
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use support::{base_of, log_in, serve_files, Browser, Log, Running, TempDir, World, Write};
+
+const PAGE: &str = "<!doctype html><html><head><title>Kit</title></head><body></body></html>";
+
+/// The last block the agent wrote in `text`, and its reply.
+fn last_exchange(text: &str) -> &str {
+    &text[text.rfind("> **agent** to ").expect("a reply")..]
+}
+
+/// Appends one block and returns the reply it got.
+fn ask(log: &Log, code: &str) -> String {
+    let text = log.exchange(Write::Append, &format!("\n```js\n{code}\n```\n"), 1);
+    last_exchange(&text).to_string()
+}
+
+#[test]
+fn wait_for_finds_an_element_added_later_and_times_out_clearly() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("kit-");
+    let reply = ask(
+        &log,
+        "setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<b id=\"late\">hi</b>'), 300);\n\
+         const t0 = performance.now();\n\
+         const el = await daebug.waitFor('#late');\n\
+         `${el.tagName} ${el.textContent} waited=${performance.now() - t0 >= 250}`",
+    );
+    assert!(reply.contains("\"B hi waited=true\""), "{reply}");
+
+    let reply = ask(&log, "await daebug.waitFor('#save', { timeout: 300 })");
+    assert!(
+        reply.contains("Error: waitFor(\"#save\"): no element matched within 300 ms"),
+        "{reply}"
+    );
+    let reply = ask(
+        &log,
+        "await daebug.waitFor(() =>\n    window.neverThere, { timeout: 200 })",
+    );
+    assert!(
+        reply.contains("waitFor(() => window.neverThere): no truthy value within 200 ms"),
+        "{reply}"
+    );
+    // A function's truthy value, also through a promise.
+    let reply = ask(
+        &log,
+        "setTimeout(() => window.ready = { n: 7 }, 100);\n\
+         (await daebug.waitFor(async () => window.ready)).n",
+    );
+    assert!(reply.contains("```JSON\n7\n```"), "{reply}");
+}
+
+#[test]
+fn wait_for_polls_a_function_in_a_module_worker() {
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Kit</title></head><body>\
+                 <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
+            ),
+            ("worker.js", "import '/daebug.js?name=crunch';\n"),
+        ],
+        "index.html",
+    );
+    let log = world.log("crunch-");
+    let reply = ask(
+        &log,
+        "setTimeout(() => self.ready = 42, 200);\n\
+         `${await daebug.waitFor(() => self.ready)} ${daebug.realm.kind} ${daebug.realm.stem}`",
+    );
+    assert!(
+        reply.contains(&format!("\"42 worker {}\"", log.stem)),
+        "{reply}"
+    );
+    let reply = ask(&log, "await daebug.waitFor('#x')");
+    assert!(
+        reply.contains("waitFor(\"#x\"): a worker has no document; pass a function"),
+        "{reply}"
+    );
+    let reply = ask(&log, "daebug.reload()");
+    assert!(reply.contains("daebug.reload() reloads a page"), "{reply}");
+}
+
+#[test]
+fn the_realm_names_its_log_and_sleep_waits() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("kit-");
+    let reply = ask(
+        &log,
+        "const t0 = performance.now(); await daebug.sleep(120);\n\
+         const { stem, kind, url } = daebug.realm;\n\
+         `${stem} ${kind} ${url} slept=${performance.now() - t0 >= 100}`",
+    );
+    let want = format!("\"{} page {}/index.html slept=true\"", log.stem, world.base);
+    assert!(reply.contains(&want), "{want}\n{reply}");
+}
+
+#[test]
+fn a_reload_replies_first_and_the_next_block_runs_in_the_new_document() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("kit-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nsessionStorage.t0 = performance.timeOrigin;\ndaebug.reload()\n```\n\
+         \n```js\n`${performance.timeOrigin > Number(sessionStorage.t0)} ${performance.getEntriesByType('navigation')[0].type}`\n```\n",
+        2,
+    );
+    let first = &text[text.find("daebug.reload()").unwrap()..];
+    assert!(first.contains("```JSON\n\"reloaded\"\n```"), "{text}");
+    // Run by the new document: never sent to the old one (which would have
+    // answered `false navigate`, or had it reported as interrupted).
+    assert!(
+        last_exchange(&text).contains("```JSON\n\"true reload\"\n```"),
+        "{text}"
+    );
+}
+
+/// Milliseconds since the epoch, as the page's `Date.now()`.
+fn epoch_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+}
+
+/// The time from `daebug.reload()` in a block to the reply of the block
+/// queued behind it on disk, as the agent sees it. Printed with
+/// `--nocapture`.
+#[test]
+fn reload_to_the_next_reply_takes_this_long() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("kit-");
+    let mut times = Vec::new();
+    for round in 0..5 {
+        log.write(
+            Write::Append,
+            &format!(
+                "\n```js\nsessionStorage.at = Date.now(); daebug.reload()\n```\n\
+                 \n```js\n'round {round}: ' + sessionStorage.at\n```\n"
+            ),
+        );
+        let deadline = Instant::now() + Duration::from_secs(30);
+        // The value (`"round N: <ms>"`), not the block's own code nor an
+        // executing placeholder.
+        let marker = format!("\"round {round}: ");
+        let at = loop {
+            let text = log.text();
+            let value = text.rfind(&marker).map(|i| &text[i + marker.len()..]);
+            let digits: String = value
+                .unwrap_or_default()
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            if !digits.is_empty() {
+                break epoch_ms() - digits.parse::<u128>().unwrap();
+            }
+            assert!(Instant::now() < deadline, "no reply:\n{text}");
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        times.push(at);
+        support::wait_for(&log.path, "idle", |t| {
+            t.trim_end().ends_with(support::FOOTER)
+        });
+    }
+    times.sort_unstable();
+    println!(
+        "daebug.reload() → next block's reply on disk: median {} ms, max {} ms ({times:?})",
+        times[times.len() / 2],
+        times[times.len() - 1]
+    );
+    assert!(times[times.len() / 2] < 5_000, "{times:?}");
+}
+
+#[test]
+fn module_finds_the_instance_a_dev_server_query_loaded_and_warns_for_a_fresh_copy() {
+    let root = TempDir::new("kit-vite");
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    // As Vite after a hot update: the page imports the module with `?t=`.
+    let app = serve_files(vec![
+        (
+            "/",
+            format!(
+                "<!doctype html><html><head><title>Vite</title>\
+                 <script type=module src=\"{base}/daebug.js?name=vite\"></script>\
+                 <script type=module>const m = await import('/src/store.js?t=1795411554870'); \
+                 m.items.push('from the page'); window.pageStore = m;</script>\
+                 </head><body></body></html>"
+            ),
+        ),
+        ("/src/store.js", "export const items = [];\n".to_string()),
+        (
+            "/src/other.js",
+            "export const name = 'other';\n".to_string(),
+        ),
+    ]);
+    let _browser = Browser::open(&format!("{app}/"));
+    let log = log_in(root.path(), "vite-");
+    let reply = ask(
+        &log,
+        "await daebug.waitFor(() => window.pageStore);\n\
+         const store = await daebug.module('/src/store.js');\n\
+         `${store === window.pageStore} ${store.items.join()}`",
+    );
+    assert!(
+        reply.contains("\"true from the page\""),
+        "the page's instance:\n{reply}"
+    );
+    assert!(!reply.contains("fresh copy"), "{reply}");
+    // What a plain `import` gives instead: the copy the issue was about.
+    let reply = ask(&log, "import { items } from '/src/store.js';\nitems.length");
+    assert!(reply.contains("```JSON\n0\n```"), "{reply}");
+
+    let reply = ask(&log, "(await daebug.module('./src/other.js')).name");
+    assert!(reply.contains("```JSON\n\"other\"\n```"), "{reply}");
+    assert!(
+        reply.contains(
+            "```Text console.warn\ndaebug.module(\"./src/other.js\"): the page has not loaded it; this is a fresh copy"
+        ),
+        "{reply}"
+    );
+}
+
+#[test]
+fn a_page_with_its_own_daebug_keeps_it_and_blocks_see_the_toolkit() {
+    let world = World::new(
+        &[(
+            "index.html",
+            "<!doctype html><html><head><title>Kit</title>\
+             <script>window.daebug = { mine: true }</script></head><body></body></html>",
+        )],
+        "index.html",
+    );
+    let log = world.log("kit-");
+    let reply = ask(
+        &log,
+        "daebug.dialogs.answer(false);\n\
+         `${window.daebug.mine} ${typeof window.daebug.waitFor} ${typeof daebug.waitFor} ${daebug.realm.kind} ${confirm('sure?')}`",
+    );
+    assert!(
+        reply.contains("\"true undefined function page false\""),
+        "{reply}"
+    );
+    // In a page without one, the toolkit is the global `daebug` too.
+    let plain = World::new(&[("index.html", PAGE)], "index.html");
+    let log = plain.log("kit-");
+    let reply = ask(
+        &log,
+        "window.daebug === daebug && typeof window.daebug.module",
+    );
+    assert!(reply.contains("\"function\""), "{reply}");
+}
