@@ -187,6 +187,9 @@ pub enum HeaderKind<'a> {
     },
     /// `> **from** background at HH:MM:SS`.
     Background { at: ClockTime },
+    /// A lifecycle line: `> **from** reloaded at HH:MM:SS — …` (also
+    /// `navigated`, `closed`; see `lifecycle.rs`).
+    Lifecycle { at: ClockTime },
 }
 
 /// Parses `> **name** to target at HH:MM:SS (suffix)` and
@@ -199,6 +202,12 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
         return None;
     }
     let rest = &rest[close + 2..];
+    if let Some(at) = super::lifecycle::parse_rest(rest) {
+        return Some(Header {
+            from,
+            kind: HeaderKind::Lifecycle { at },
+        });
+    }
     if let Some(at) = rest.strip_prefix(" background at ") {
         let at = ClockTime::parse(at.trim_end())?;
         return Some(Header {

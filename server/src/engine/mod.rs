@@ -32,6 +32,7 @@
 pub mod effect;
 pub mod input;
 pub mod ledger;
+pub mod lifecycle;
 pub mod markdown;
 mod reconcile;
 pub mod registry;
@@ -169,6 +170,9 @@ struct Running {
     away: Option<String>,
     /// Since when (hub time) it has been away, for a timeout's reply.
     away_since: Option<ClockTime>,
+    /// Lifecycle lines of what happened to the realm while it ran (LF
+    /// endings): in its region, then at the end of its reply.
+    lifecycle: String,
 }
 
 impl Running {
@@ -465,6 +469,23 @@ impl LogEngine {
                     self.idle_changed(text, now, out);
                 }
             }
+            Input::Lifecycle { what, url, at } => {
+                let at = at
+                    .as_deref()
+                    .and_then(ClockTime::parse)
+                    .unwrap_or(now.clock);
+                let line = lifecycle::line(&self.stem, what, &url, at) + "\n";
+                match self.job.as_mut() {
+                    Some(j) => {
+                        j.lifecycle.push_str(&line);
+                        self.update_region(text, true, now, out);
+                    }
+                    None => {
+                        self.pending.push(line);
+                        self.idle_changed(text, now, out);
+                    }
+                }
+            }
             Input::Presence { away } => {
                 self.away = away.clone();
                 if let Some(j) = self.job.as_mut() {
@@ -711,6 +732,7 @@ impl LogEngine {
             shown_at: now.mono,
             away: self.away.clone(),
             away_since: self.away.as_ref().map(|_| now.clock),
+            lifecycle: String::new(),
         };
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
@@ -883,7 +905,7 @@ impl LogEngine {
             job.drops,
             0,
             out,
-        );
+        ) + &job.lifecycle;
         self.pending.insert(0, reply);
         // The note and the footer go above the first chunk the agent added
         // after the hub's part of the log (reconcile found where that
@@ -980,7 +1002,7 @@ impl LogEngine {
                     job.drops,
                     0,
                     out,
-                );
+                ) + &job.lifecycle;
                 if let Some(t) = self.ledger.of_job(job.id) {
                     t.state = TakenState::Replied(reply.clone());
                 }
@@ -1024,7 +1046,7 @@ impl LogEngine {
             job.drops,
             skipped,
             out,
-        );
+        ) + &job.lifecycle;
         if let Some(t) = self.ledger.of_job(job.id) {
             t.state = TakenState::Replied(reply.clone());
         }
@@ -1145,9 +1167,10 @@ fn skip_note(skipped: usize) -> String {
 /// The executing region of a job (LF endings).
 fn region_text(job: &Running) -> String {
     format!(
-        "{}\n{}executing ({}s{})\n",
+        "{}\n{}{}executing ({}s{})\n",
         job.exec_header,
         render::events(&job.events, job.drops),
+        job.lifecycle,
         job.shown_secs,
         job.away
             .as_ref()
@@ -1163,7 +1186,7 @@ fn region_extent(text: &str, from: usize) -> (usize, bool) {
         match block {
             Block::Fence(f) if f.closed && exec_info(f.info).is_none() => end = f.next,
             Block::Line(l) if is_placeholder(l.text) => return (l.next, true),
-            Block::Line(l) if tail::is_note(l.text) => end = l.next,
+            Block::Line(l) if tail::is_note(l.text) || survey::is_lifecycle(l.text) => end = l.next,
             _ => break,
         }
     }

@@ -594,6 +594,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Tick => "tick",
         Input::Presence { .. } => "presence",
         Input::Left { .. } => "left",
+        Input::Lifecycle { .. } => "lifecycle",
         Input::HubNote { .. } => "hub note",
     }
 }
