@@ -18,6 +18,7 @@ use super::fsio::write_atomic;
 use super::log_task::{self, LogSettings};
 use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg, Welcome};
 use super::names;
+use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::{ClockTime, LogState};
 
@@ -31,6 +32,9 @@ struct Realm {
     stem: String,
     /// Its tab id: the same id after a reload finds this record again.
     id: String,
+    /// A worker: its page's tab id and its name, which a new instance of
+    /// it after a reload has too (see [`names::worker_id`]).
+    parent: Option<(String, String)>,
     kind: RealmKind,
     url: String,
     last_seen: ClockTime,
@@ -249,8 +253,23 @@ impl Directory {
                 .iter()
                 .any(|r| r.id == id && r.conn.is_some() && r.responsive && !comeback)
         };
+        // A worker started by a page's loader names its page's tab.
+        let parent = (hello.kind == RealmKind::Worker && names::is_tab_id(&hello.tab))
+            .then(|| (hello.tab.clone(), hello.name.clone()));
         let id = if names::is_tab_id(&hello.id) && !taken(&self.realms, &hello.id) {
             hello.id.clone()
+        } else if let Some(id) = parent.as_ref().and_then(|(tab, name)| {
+            // The first of this tab's ids for this worker that no other
+            // realm holds and no live instance of it uses: a reload finds
+            // its log again, a second live instance gets its own.
+            (0..64).map(|n| names::worker_id(tab, name, n)).find(|id| {
+                match self.realms.iter().find(|r| r.id == *id) {
+                    None => true,
+                    Some(r) => r.parent == parent && !taken(&self.realms, id),
+                }
+            })
+        }) {
+            id
         } else {
             // New tab, or a duplicated one that copied its opener's id.
             loop {
@@ -271,6 +290,7 @@ impl Directory {
                 self.realms.push(Realm {
                     stem: names::stem(&hello.name, fallback, &id),
                     id: id.clone(),
+                    parent: parent.clone(),
                     kind: hello.kind,
                     url: String::new(),
                     last_seen: wall(),
@@ -287,13 +307,30 @@ impl Directory {
         realm.url = hello.url;
         realm.responsive = true;
         realm.last_seen = wall();
+        if parent.is_some() {
+            realm.parent = parent;
+        }
         let stem = realm.stem.clone();
         tracing::info!(%stem, "realm connected");
+        // A new document of a realm whose log exists (this run, or a log
+        // adopted at start) gets a lifecycle line; a first one does not.
+        let document = hello
+            .navigation
+            .as_deref()
+            .filter(|_| self.logs.contains_key(&stem))
+            .map(|nav| {
+                let what = match (hello.kind, nav) {
+                    (RealmKind::Worker, _) | (_, "reload") => Lifecycle::Reloaded,
+                    _ => Lifecycle::Navigated,
+                };
+                (what, realm_url(&self.realms, &stem))
+            });
         let attach = LogMsg::Attach {
             conn,
             kind: hello.kind,
             tx,
             in_flight: hello.jobs,
+            document,
         };
         let log = self.log(&stem, hello.kind, Some(attach));
         Welcome { stem, id, log }
@@ -339,4 +376,12 @@ impl Directory {
             Err(e) => tracing::error!("cannot write {}: {e}", self.registry_path.display()),
         }
     }
+}
+
+/// The URL the realm of `stem` said it is at.
+fn realm_url(realms: &[Realm], stem: &str) -> String {
+    realms
+        .iter()
+        .find(|r| r.stem == stem)
+        .map_or(String::new(), |r| r.url.clone())
 }

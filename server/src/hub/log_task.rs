@@ -23,13 +23,14 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::clock::Clock;
+use super::clock::{wall, Clock};
 use super::delivery::{Delivered, Delivery, Early, JobMsg};
 use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::log_file::{Later, LogFile, Step};
 use super::messages::{ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
-use crate::engine::{Config, Effect, Input, LogEngine};
+use crate::engine::lifecycle::Lifecycle;
+use crate::engine::{ClockTime, Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
 
@@ -106,7 +107,18 @@ struct LogTask {
     cells: Cells,
     /// Background events waiting for their write (rate-limited, spaced).
     background: BackgroundGate,
+    /// The realm left: when its `closed` line is due unless a new
+    /// document connects first, and when it left.
+    closing: Option<(Instant, ClockTime)>,
 }
+
+/// How long a page that said it is leaving has to connect its next
+/// document before its log says `closed`.
+const LEAVING_GRACE: Duration = Duration::from_secs(5);
+/// The same for a connection that closed without a word (a worker goes
+/// with its page; a dropped socket): longer than the adapter's longest
+/// wait between reconnects (10 s), so a reconnect is not taken for a close.
+const DROPPED_GRACE: Duration = Duration::from_secs(12);
 
 /// Starts the task of `debug/<stem>.md`; it runs until shutdown.
 /// `first` is handled before the log is first read (the attach of the
@@ -149,6 +161,7 @@ impl LogTask {
             wake: None,
             cells: Cells::default(),
             background: BackgroundGate::default(),
+            closing: None,
         }
     }
 
@@ -164,6 +177,7 @@ impl LogTask {
         let shutdown = self.settings.shutdown.clone();
         loop {
             let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
+            let closing = self.closing.map(|(at, _)| at);
             let flush = self.background.due();
             tokio::select! {
                 biased;
@@ -187,6 +201,7 @@ impl LogTask {
                 () = sleep_until(wake), if wake.is_some() => self.feed(Input::Tick),
                 () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
                 () = sleep_until(flush), if flush.is_some() => self.flush_background(),
+                () = sleep_until(closing), if closing.is_some() => self.closed(),
             }
         }
         // Results that already arrived are written before the task ends.
@@ -210,9 +225,23 @@ impl LogTask {
                 kind,
                 tx,
                 in_flight,
-            } => self.attach(conn, kind, tx, in_flight),
+                document,
+            } => {
+                self.closing = None;
+                if let Some((what, url)) = document {
+                    // Before the jobs: a job that waited for the realm
+                    // runs in this document, and its region says so.
+                    self.feed(Input::Lifecycle {
+                        what,
+                        url,
+                        at: None,
+                    });
+                }
+                self.attach(conn, kind, tx, in_flight)
+            }
             LogMsg::Detach { conn } => {
                 if self.delivery.handle_detach(conn) {
+                    self.leave(DROPPED_GRACE);
                     self.link = None;
                     let away = self.away_note("disconnected");
                     self.feed(Input::Presence { away: Some(away) });
@@ -265,9 +294,30 @@ impl LogTask {
         // The document is gone: nothing more goes to its connection; a
         // job waits for the next document.
         if left {
+            self.leave(LEAVING_GRACE);
             self.link = None;
             let away = self.away_note("navigated away or closed");
             self.feed(Input::Presence { away: Some(away) });
+        }
+    }
+
+    /// The realm left: unless a document connects within `grace`, its
+    /// log says it closed (at the time it left). A page that said it is
+    /// leaving keeps its shorter grace when its socket then closes.
+    fn leave(&mut self, grace: Duration) {
+        if self.closing.is_none() {
+            self.closing = Some((Instant::now() + grace, wall()));
+        }
+    }
+
+    /// No document came back within the grace.
+    fn closed(&mut self) {
+        if let Some((_, at)) = self.closing.take() {
+            self.feed(Input::Lifecycle {
+                what: Lifecycle::Closed,
+                url: String::new(),
+                at: Some(at.to_string()),
+            });
         }
     }
 

@@ -274,6 +274,8 @@ where
             url,
             id,
             jobs,
+            tab,
+            navigation,
         }) => {
             if version != PROTOCOL_VERSION {
                 return Err(HelloError::Version(version));
@@ -284,6 +286,8 @@ where
                 url,
                 id,
                 jobs,
+                tab,
+                navigation,
             })
         }
         Ok(_) => Err(HelloError::NotHello("got another message type".into())),
