@@ -182,3 +182,44 @@ async fn a_page_that_reloads_within_the_grace_is_not_closed() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+#[tokio::test]
+async fn fifty_reloads_of_a_page_with_a_worker_keep_the_registry_at_two_lines() {
+    let hub = TestHub::start().await;
+    let page = |nav| {
+        hello(
+            RealmKind::Page,
+            "Shop",
+            "http://127.0.0.1:5173/",
+            "0d0d",
+            "",
+            Some(nav),
+        )
+    };
+    let mut p = FakeRealm::connect_with(&hub, page("navigate")).await;
+    let mut w = FakeRealm::connect_with(&hub, worker("0d0d")).await;
+    let (page_stem, worker_stem) = (p.stem.clone(), w.stem.clone());
+    for _ in 0..50 {
+        p.close().await;
+        w.close().await;
+        disconnected(&hub, &page_stem).await;
+        disconnected(&hub, &worker_stem).await;
+        p = FakeRealm::connect_with(&hub, page("reload")).await;
+        w = FakeRealm::connect_with(&hub, worker("0d0d")).await;
+        assert_eq!(
+            (p.stem.as_str(), w.stem.as_str()),
+            (page_stem.as_str(), worker_stem.as_str())
+        );
+    }
+    let text = hub
+        .wait_file(&hub.log(&worker_stem), |t| count(t, "reloaded at ") == 50)
+        .await;
+    assert_eq!(count(&text, "reloaded at "), 50);
+    let registry = std::fs::read_to_string(hub.registry()).unwrap();
+    let listed = registry.lines().filter(|l| l.starts_with("* [")).count();
+    println!(
+        "registry after 50 reloads of a page with a worker: {listed} realm lines, {} lines in all",
+        registry.lines().count()
+    );
+    assert_eq!(listed, 2, "{registry}");
+}

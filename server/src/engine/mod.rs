@@ -29,6 +29,7 @@
 //! output is never taken for a hub line and the cost of an input follows
 //! the size of the tail, not the size of the file (docs/log-format.md).
 
+pub mod earlier;
 pub mod effect;
 pub mod input;
 pub mod ledger;

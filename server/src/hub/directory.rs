@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use daebug_protocol::{HubMsg, RealmKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
 use super::clock::wall;
@@ -18,6 +19,7 @@ use super::fsio::write_atomic;
 use super::log_task::{self, LogSettings};
 use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg, Welcome};
 use super::names;
+use crate::engine::earlier;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::{ClockTime, LogState};
@@ -42,6 +44,8 @@ struct Realm {
     conn: Option<ConnId>,
     responsive: bool,
     log_state: LogState,
+    /// When its connection closed (it leaves the list ten minutes later).
+    gone_since: Option<Instant>,
 }
 
 impl Realm {
@@ -108,9 +112,13 @@ impl Directory {
         self.write_registry();
         let shutdown = self.settings.shutdown.clone();
         loop {
+            // A realm gone for ten minutes leaves the list then.
+            let prune =
+                earlier::next_change(&self.seen(Instant::now())).map(|d| Instant::now() + d);
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
+                () = sleep_until(prune), if prune.is_some() => self.write_registry(),
                 msg = inbox.recv() => match msg {
                     Some(msg) => {
                         if self.on(msg) {
@@ -175,6 +183,7 @@ impl Directory {
             DirMsg::Gone { conn } => {
                 if let Some(r) = self.realm_of(conn) {
                     r.conn = None;
+                    r.gone_since = Some(Instant::now());
                     r.last_seen = wall();
                     let stem = r.stem.clone();
                     if let Some(h) = self.logs.get(&stem) {
@@ -297,12 +306,14 @@ impl Directory {
                     conn: None,
                     responsive: true,
                     log_state: LogState::Idle,
+                    gone_since: None,
                 });
                 self.realms.len() - 1
             }
         };
         let realm = &mut self.realms[index];
         realm.conn = Some(conn);
+        realm.gone_since = None;
         realm.kind = hello.kind;
         realm.url = hello.url;
         realm.responsive = true;
@@ -365,9 +376,29 @@ impl Directory {
         self.write(&status);
     }
 
+    /// The realms as the registry's pruning sees them at `now`.
+    fn seen(&self, now: Instant) -> Vec<earlier::Seen<'_>> {
+        self.realms
+            .iter()
+            .map(|r| earlier::Seen {
+                stem: &r.stem,
+                gone_for: r.gone_since.map(|t| now.saturating_duration_since(t)),
+            })
+            .collect()
+    }
+
     fn write(&mut self, status: &HubStatus) {
-        let entries: Vec<RealmEntry> = self.realms.iter().map(Realm::entry).collect();
-        let text = registry::render(status, &entries);
+        // Logs of no realm this run knows (adopted at start): linked
+        // after the realms that left, by name.
+        let mut others: Vec<&str> = self.logs.keys().map(String::as_str).collect();
+        others.sort_unstable();
+        let pruned = earlier::prune(&self.seen(Instant::now()), &others);
+        let entries: Vec<RealmEntry> = pruned
+            .listed
+            .iter()
+            .map(|&i| self.realms[i].entry())
+            .collect();
+        let text = registry::render(status, &entries) + &earlier::section(&pruned.earlier);
         if text == self.written {
             return;
         }
@@ -384,4 +415,11 @@ fn realm_url(realms: &[Realm], stem: &str) -> String {
         .iter()
         .find(|r| r.stem == stem)
         .map_or(String::new(), |r| r.url.clone())
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
