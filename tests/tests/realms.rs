@@ -123,10 +123,16 @@ fn a_page_and_its_worker_keep_their_two_logs_through_reloads_and_a_new_tab_gets_
         assert!(text.contains("```JSON\n\"reloading\"\n```"), "{text}");
         let want = |t: &str| count(t, "reloaded at ") == reload && t.trim_end().ends_with(FOOTER);
         let text = wait_for(&page.path, "the page's reload line", want);
-        let url = format!(" — {}/index.html (bindings of earlier blocks are gone)", world.base);
+        let url = format!(
+            " — {}/index.html (bindings of earlier blocks are gone)",
+            world.base
+        );
         assert!(text.contains(&url), "{text}");
         let text = wait_for(&worker.path, "the worker's reload line", want);
-        let url = format!(" — {}/worker.js (bindings of earlier blocks are gone)", world.base);
+        let url = format!(
+            " — {}/worker.js (bindings of earlier blocks are gone)",
+            world.base
+        );
         assert!(text.contains(&url), "{text}");
     }
     // The new worker answers in the same log.
@@ -148,8 +154,16 @@ fn a_page_and_its_worker_keep_their_two_logs_through_reloads_and_a_new_tab_gets_
         stems_in(t).len() == 4
     });
     let stems = stems_in(&listed);
-    assert_eq!(stems.iter().filter(|s| s.starts_with("realm-")).count(), 2, "{listed}");
-    assert_eq!(stems.iter().filter(|s| s.starts_with("bg-")).count(), 2, "{listed}");
+    assert_eq!(
+        stems.iter().filter(|s| s.starts_with("realm-")).count(),
+        2,
+        "{listed}"
+    );
+    assert_eq!(
+        stems.iter().filter(|s| s.starts_with("bg-")).count(),
+        2,
+        "{listed}"
+    );
 }
 
 #[test]
@@ -165,7 +179,10 @@ fn a_same_origin_navigation_keeps_the_log_and_says_so() {
     let text = wait_for(&log.path, "the navigation line", |t| {
         t.contains(" navigated at ") && t.trim_end().ends_with(FOOTER)
     });
-    assert!(text.contains(&format!(" to {}/other.html\n", world.base)), "{text}");
+    assert!(
+        text.contains(&format!(" to {}/other.html\n", world.base)),
+        "{text}"
+    );
     let text = log.exchange(Write::Append, "\n```js\nlocation.pathname\n```\n", 1);
     let last = &text[text.rfind("> **agent** to ").unwrap()..];
     assert!(last.contains("```JSON\n\"/other.html\"\n```"), "{text}");
