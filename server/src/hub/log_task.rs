@@ -228,16 +228,7 @@ impl LogTask {
                 document,
             } => {
                 self.closing = None;
-                if let Some((what, url)) = document {
-                    // Before the jobs: a job that waited for the realm
-                    // runs in this document, and its region says so.
-                    self.feed(Input::Lifecycle {
-                        what,
-                        url,
-                        at: None,
-                    });
-                }
-                self.attach(conn, kind, tx, in_flight)
+                self.attach(conn, kind, tx, in_flight, document)
             }
             LogMsg::Detach { conn } => {
                 if self.delivery.handle_detach(conn) {
@@ -372,9 +363,20 @@ impl LogTask {
         kind: RealmKind,
         tx: mpsc::Sender<HubMsg>,
         in_flight: Vec<JobId>,
+        document: Option<(Lifecycle, String)>,
     ) {
         self.kind = kind;
         self.link = Some(RealmLink { conn, tx });
+        if let Some((what, url)) = document {
+            // Before the jobs: preludes rerun on this connection first,
+            // and a job that waited for the realm runs in this document
+            // (its region says so).
+            self.feed(Input::Lifecycle {
+                what,
+                url,
+                at: None,
+            });
+        }
         let running = self.engine.running();
         self.delivery
             .handle_attach(conn, &in_flight, running, Instant::now());
@@ -556,6 +558,28 @@ impl LogTask {
             Effect::Dispatch { job, prepared, .. } => {
                 let at = self.settings.clock.now().clock.to_string();
                 self.cells.remember(job.0, prepared.map, at);
+            }
+            Effect::Prelude {
+                job,
+                prepared,
+                timeout_ms,
+                depth,
+                full,
+            } => {
+                let at = self.settings.clock.now().clock.to_string();
+                self.cells.remember(job.0, prepared.map, at);
+                let msg = HubMsg::Job {
+                    job,
+                    code: prepared.code,
+                    timeout_ms,
+                    depth,
+                    full,
+                };
+                // Outside delivery: it is no block's job. Not sent when the
+                // realm is already gone again: the line says it had no result.
+                if let Some(link) = &self.link {
+                    let _ = link.tx.try_send(msg);
+                }
             }
             Effect::Cancel { .. } => {}
             // `drain` re-arms the wake from the engine after every input.
