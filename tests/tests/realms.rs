@@ -189,3 +189,32 @@ fn a_same_origin_navigation_keeps_the_log_and_says_so() {
     let registry = std::fs::read_to_string(world.root.path().join("debug.md")).unwrap();
     assert_eq!(stems_in(&registry), vec![log.stem.clone()], "{registry}");
 }
+
+#[test]
+fn a_prelude_defines_a_helper_that_a_block_after_a_reload_can_call() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("realm-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js prelude\nfunction helper() { return 'helped ' + location.pathname }\n```\n",
+        1,
+    );
+    assert!(!text.contains("**ERROR**"), "{text}");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nsetTimeout(() => location.reload(), 50);\n'reloading'\n```\n",
+        1,
+    );
+    assert!(text.contains("```JSON\n\"reloading\"\n```"), "{text}");
+    let text = wait_for(&log.path, "the reload line and its prelude note", |t| {
+        t.contains(" (bindings of earlier blocks are gone)\n(prelude ran: ok)\n")
+            && t.trim_end().ends_with(FOOTER)
+    });
+    assert_eq!(count(&text, "(prelude ran: "), 1, "{text}");
+    let text = log.exchange(Write::Append, "\n```js\nhelper()\n```\n", 1);
+    let last = &text[text.rfind("> **agent** to ").unwrap()..];
+    assert!(
+        last.contains("```JSON\n\"helped /index.html\"\n```"),
+        "{text}"
+    );
+}
