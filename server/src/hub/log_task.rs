@@ -874,4 +874,43 @@ mod tests {
             "job {first} timed out; the realm got only {msgs:?}"
         );
     }
+
+    /// The `closed` grace: set when the realm leaves (5 s after `leaving`,
+    /// which a close that follows does not lengthen; 12 s after a silent
+    /// close), and cleared by the next document, whose line is written.
+    #[tokio::test(start_paused = true)]
+    async fn a_new_document_within_the_grace_cancels_the_closed_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shop-3f2a.md");
+        std::fs::write(&path, template::new_log("shop-3f2a")).unwrap();
+        let (mut task, _rx) = task(path.clone(), Config::default());
+        task.feed(Input::Startup);
+        let left = Instant::now();
+        task.on_realm(Input::Left {
+            what: "the page navigated to http://h/".into(),
+        });
+        assert_eq!(task.closing.map(|(at, _)| at), Some(left + LEAVING_GRACE));
+        tokio::time::advance(Duration::from_secs(1)).await;
+        task.on(LogMsg::Detach { conn: 1 });
+        assert_eq!(task.closing.map(|(at, _)| at), Some(left + LEAVING_GRACE));
+        let (tx, _rx2) = mpsc::channel(16);
+        task.on(LogMsg::Attach {
+            conn: 2,
+            kind: RealmKind::Page,
+            tx,
+            in_flight: vec![],
+            document: Some((Lifecycle::Reloaded, "http://h/".into())),
+        });
+        assert_eq!(task.closing, None);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("** reloaded at "), "{text}");
+        assert!(!text.contains(" closed at "), "{text}");
+        // A silent close: the longer grace, then the line, at the time it left.
+        let gone = Instant::now();
+        task.on(LogMsg::Detach { conn: 2 });
+        assert_eq!(task.closing.map(|(at, _)| at), Some(gone + DROPPED_GRACE));
+        task.closed();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("** closed at "), "{text}");
+    }
 }
