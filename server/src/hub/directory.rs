@@ -423,3 +423,86 @@ async fn sleep_until(at: Option<Instant>) {
         None => std::future::pending().await,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::sync::oneshot;
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use crate::hub::clock::Clock;
+    use crate::sourcemap::SourceMaps;
+
+    fn directory(root: &std::path::Path) -> Directory {
+        let dir = root.join("debug");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let settings = LogSettings {
+            dir,
+            default_timeout: Duration::from_secs(60),
+            clock: Clock::start(),
+            directory: tx,
+            shutdown: CancellationToken::new(),
+            sourcemaps: SourceMaps::new(),
+        };
+        let registry = root.join("debug.md");
+        Directory::new(
+            registry,
+            String::new(),
+            String::new(),
+            settings,
+            TaskTracker::new(),
+            None,
+        )
+    }
+
+    fn hello(dir: &mut Directory, conn: ConnId, name: &str) -> String {
+        let (tx, _rx) = mpsc::channel(4);
+        let (reply, mut welcome) = oneshot::channel();
+        let hello = Hello {
+            kind: RealmKind::Page,
+            name: name.into(),
+            url: "http://h/".into(),
+            id: String::new(),
+            jobs: vec![],
+            tab: String::new(),
+            navigation: Some("navigate".into()),
+        };
+        dir.on(DirMsg::Hello {
+            conn,
+            hello,
+            tx,
+            reply,
+        });
+        welcome.try_recv().unwrap().stem
+    }
+
+    /// A realm gone for more than ten minutes leaves the list for the
+    /// "Earlier logs" line; the loop rewrites the registry when the first
+    /// one passes the mark (`next_change`).
+    #[tokio::test(start_paused = true)]
+    async fn realms_gone_for_ten_minutes_leave_the_registry() {
+        let root = tempfile::tempdir().unwrap();
+        let mut dir = directory(root.path());
+        let gone = hello(&mut dir, 1, "Gone");
+        let live = hello(&mut dir, 2, "Live");
+        dir.on(DirMsg::Gone { conn: 1 });
+        dir.write_registry();
+        let text = std::fs::read_to_string(root.path().join("debug.md")).unwrap();
+        assert!(text.contains(&format!("* [{gone}]")), "{text}");
+        let wait = earlier::next_change(&dir.seen(Instant::now())).unwrap();
+        assert_eq!(wait, earlier::GONE_FOR + Duration::from_millis(1));
+        tokio::time::advance(wait).await;
+        dir.write_registry();
+        let text = std::fs::read_to_string(root.path().join("debug.md")).unwrap();
+        assert!(!text.contains(&format!("* [{gone}]")), "{text}");
+        assert!(text.contains(&format!("* [{live}]")), "{text}");
+        assert!(
+            text.ends_with(&format!("\nEarlier logs: [{gone}](debug/{gone}.md)\n")),
+            "{text}"
+        );
+        assert_eq!(earlier::next_change(&dir.seen(Instant::now())), None);
+    }
+}
