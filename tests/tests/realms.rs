@@ -218,3 +218,34 @@ fn a_prelude_defines_a_helper_that_a_block_after_a_reload_can_call() {
         "{text}"
     );
 }
+
+/// Issue 14's number: the registry after 50 real reloads of a page with
+/// a module worker (`cargo test -p daebug-e2e --test realms -- --nocapture
+/// fifty`; about 15 s).
+#[test]
+fn fifty_reloads_of_a_page_with_a_worker() {
+    let world = World::new(&[("index.html", APP), ("worker.js", WORKER)], "index.html");
+    let page = world.log("realm-");
+    let worker = world.log("bg-");
+    for reload in 1..=50 {
+        page.exchange(
+            Write::Append,
+            "\n```js\nsetTimeout(() => location.reload(), 50);\n'reloading'\n```\n",
+            1,
+        );
+        let want = |t: &str| count(t, "reloaded at ") == reload && t.trim_end().ends_with(FOOTER);
+        wait_for(&page.path, "the page's reload line", want);
+        wait_for(&worker.path, "the worker's reload line", want);
+    }
+    let registry = std::fs::read_to_string(world.root.path().join("debug.md")).unwrap();
+    let stems = stems_in(&registry);
+    println!(
+        "after 50 reloads: {} realm lines, {} lines in debug.md, {} logs in debug/",
+        stems.len(),
+        registry.lines().count(),
+        std::fs::read_dir(world.root.path().join("debug"))
+            .unwrap()
+            .count()
+    );
+    assert_eq!(stems.len(), 2, "{registry}");
+}
