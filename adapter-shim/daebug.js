@@ -13,6 +13,7 @@
   // script has no import.meta.
   const self = "__DAEBUG_SELF__";
   const early = (globalThis[Symbol.for("daebug.early")] = hooks());
+  passTabToWorkers();
   globalThis[started] = import(new URL("./daebug_adapter.js", self))
     .then(async (glue) => {
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
@@ -22,6 +23,51 @@
       early.detach();
       early.originals.warn.call(console, "daebug: the adapter did not start:", e);
     });
+
+  // A worker keeps its log across its page's reloads: the hub derives its
+  // id from the page's tab id and the worker's name or script. A worker
+  // cannot read the page's sessionStorage, so the id goes with the worker
+  // URL's fragment (`w.js#daebug-tab=3f2a`: the same script loads, and the
+  // adapter reports the URL without it). `Worker` stays the same function
+  // to page code (a Proxy: prototype, name and instanceof unchanged).
+  function passTabToWorkers() {
+    const W = globalThis.Worker;
+    if (typeof W !== "function") return;
+    globalThis.Worker = new Proxy(W, {
+      construct(target, args, newTarget) {
+        try {
+          const id = tabId();
+          const u = args[0];
+          if (id && (typeof u === "string" || u instanceof URL)) {
+            const base = typeof document === "undefined" ? location.href : document.baseURI;
+            const url = new URL(u, base);
+            if (!url.hash && url.protocol !== "data:") {
+              url.hash = "daebug-tab=" + id;
+              args = [url.href, ...Array.prototype.slice.call(args, 1)];
+            }
+          }
+        } catch {}
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+  }
+
+  // The tab id: a page's from sessionStorage (made here on a tab's first
+  // load, so the workers it starts at once have it too; the hub replaces
+  // one a live tab already uses), a worker's from its own URL.
+  function tabId() {
+    const hex = /^[0-9a-f]{4}$/;
+    if (typeof document === "undefined") {
+      const m = /#daebug-tab=([0-9a-f]{4})$/.exec(location.href);
+      return m ? m[1] : "";
+    }
+    let id = sessionStorage.getItem("daebug.tab");
+    if (!hex.test(id || "")) {
+      id = ((Math.random() * 0x10000) | 0).toString(16).padStart(4, "0");
+      sessionStorage.setItem("daebug.tab", id);
+    }
+    return id;
+  }
 
   // Console, fetch and XMLHttpRequest wrappers that stay (a reference a
   // page took early keeps working), and listeners that buffer until the

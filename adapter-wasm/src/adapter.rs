@@ -215,6 +215,22 @@ fn stored_tab_id() -> String {
     }
 }
 
+/// How this document came (`navigate`, `reload`, `back_forward`,
+/// `prerender`): its navigation timing entry's type.
+fn navigation_type() -> String {
+    global_get("performance")
+        .and_then(|p| {
+            let get: Function = Reflect::get(&p, &"getEntriesByType".into())
+                .ok()?
+                .dyn_into()
+                .ok()?;
+            let list = get.call1(&p, &"navigation".into()).ok()?;
+            Some(text_of(&Reflect::get(&list, &0.into()).ok()?, "type"))
+        })
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "navigate".into())
+}
+
 fn keep_tab_id(id: &str) {
     if let Some(s) = session_storage() {
         if let Some(set) = Reflect::get(&s, &"setItem".into())
@@ -247,7 +263,7 @@ impl Adapter {
         let href = global_get("location")
             .map(|l| text_of(&l, "href"))
             .unwrap_or_default();
-        let (kind, name, id) = if is_page {
+        let (kind, name, id, tab, navigation, href) = if is_page {
             let title = global_get("document")
                 .map(|d| text_of(&d, "title"))
                 .unwrap_or_default();
@@ -255,12 +271,20 @@ impl Adapter {
                 RealmKind::Page,
                 identity::page_name(script_url, &title, &href),
                 stored_tab_id(),
+                String::new(),
+                navigation_type(),
+                href,
             )
         } else {
+            // The loader of the page that started it passed its tab id on.
+            let (href, tab) = identity::worker_tab(&href);
             (
                 RealmKind::Worker,
                 identity::worker_name(script_url, &text_of(&global, "name"), &href),
                 String::new(),
+                tab,
+                "start".to_string(),
+                href,
             )
         };
         let warn = crate::capture::original_console("warn");
@@ -283,6 +307,8 @@ impl Adapter {
                 name,
                 url: href,
                 id,
+                tab,
+                navigation: Some(navigation),
             }),
             buffer,
             ws_url: identity::ws_url(script_url),

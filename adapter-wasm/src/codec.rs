@@ -25,6 +25,8 @@ pub fn encode(msg: &RealmMsg) -> String {
             url,
             id,
             jobs,
+            tab,
+            navigation,
         } => {
             w.str("type", "hello");
             w.num("version", *version as u64);
@@ -41,6 +43,12 @@ pub fn encode(msg: &RealmMsg) -> String {
             if !jobs.is_empty() {
                 let list: Vec<String> = jobs.iter().map(|j| j.0.to_string()).collect();
                 w.raw("jobs", &format!("[{}]", list.join(",")));
+            }
+            if !tab.is_empty() {
+                w.str("tab", tab);
+            }
+            if let Some(n) = navigation {
+                w.str("navigation", n);
             }
         }
         RealmMsg::Started { job } => {

@@ -90,6 +90,22 @@ fn encode(s: &str) -> String {
     out
 }
 
+/// How the loader passes a page's tab id on to the workers it starts: the
+/// worker URL's fragment (`w.js#daebug-tab=3f2a`), which loads the same
+/// script, and which a worker without a fragment of its own can read.
+const TAB_FRAGMENT: &str = "#daebug-tab=";
+
+/// A worker's URL without the loader's fragment, and the tab id in it
+/// (empty when there is none).
+pub fn worker_tab(href: &str) -> (String, String) {
+    match href.rsplit_once(TAB_FRAGMENT) {
+        Some((url, tab)) if is_tab_id(tab) && !url.contains('#') => {
+            (url.to_string(), tab.to_string())
+        }
+        _ => (href.to_string(), String::new()),
+    }
+}
+
 /// Whether `id` is a tab id the hub hands out: 4 lowercase hex digits.
 pub fn is_tab_id(id: &str) -> bool {
     id.len() == 4 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -134,6 +150,26 @@ mod tests {
             "/app/index.html"
         );
         assert_eq!(page_name(&format!("{script}?name="), "", "http://h"), "/");
+    }
+
+    #[test]
+    fn worker_tabs() {
+        assert_eq!(
+            worker_tab("http://h/w.js?v=1#daebug-tab=3f2a"),
+            ("http://h/w.js?v=1".to_string(), "3f2a".to_string())
+        );
+        for href in [
+            "http://h/w.js",
+            "http://h/w.js#x",
+            "http://h/w.js#a#daebug-tab=3f2a",
+            "http://h/w.js#daebug-tab=XYZ1",
+        ] {
+            assert_eq!(
+                worker_tab(href),
+                (href.to_string(), String::new()),
+                "{href}"
+            );
+        }
     }
 
     #[test]

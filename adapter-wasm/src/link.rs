@@ -39,6 +39,11 @@ pub struct Identity {
     pub url: String,
     /// The tab id (may be empty: the hub then gives one).
     pub id: String,
+    /// A worker: its page's tab id (empty for a page).
+    pub tab: String,
+    /// How this document or worker came (see the hello's `navigation`);
+    /// sent until the first welcome, so the hub hears of it once.
+    pub navigation: Option<String>,
 }
 
 /// What the binding must do.
@@ -127,6 +132,8 @@ impl Link {
             name: self.identity.name.clone(),
             url: self.identity.url.clone(),
             id: self.identity.id.clone(),
+            tab: self.identity.tab.clone(),
+            navigation: self.identity.navigation.clone(),
             // Running here, or settled with the result still to send.
             jobs: self
                 .running
@@ -148,6 +155,7 @@ impl Link {
                 self.stem = stem;
                 self.backoff.reset();
                 self.identity.id = id.clone();
+                self.identity.navigation = None;
                 let mut actions = vec![Action::KeepId(id)];
                 actions.extend(self.outbox.drain(..).map(Action::Send));
                 actions
@@ -311,6 +319,8 @@ mod tests {
             name: "Shop".into(),
             url: "http://127.0.0.1:8302/".into(),
             id: "3f2a".into(),
+            tab: String::new(),
+            navigation: Some("reload".into()),
         })
     }
 
@@ -325,6 +335,22 @@ mod tests {
 
     fn ok(v: &str) -> Outcome {
         Outcome::Ok(Value::Json(v.into()))
+    }
+
+    #[test]
+    fn only_the_first_welcomed_hello_says_how_the_document_came() {
+        let mut l = link();
+        let navigation = |actions: &[Action]| match actions {
+            [Action::Send(RealmMsg::Hello { navigation, .. })] => navigation.clone(),
+            other => panic!("{other:?}"),
+        };
+        // A socket that closes before its welcome: the next hello says it again.
+        assert_eq!(navigation(&l.on_open()).as_deref(), Some("reload"));
+        l.on_close(0.5);
+        assert_eq!(navigation(&l.on_open()).as_deref(), Some("reload"));
+        l.on_message(msg(&welcome("3f2a")));
+        l.on_close(0.5);
+        assert_eq!(navigation(&l.on_open()), None);
     }
 
     #[test]

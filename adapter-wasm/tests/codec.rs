@@ -43,6 +43,8 @@ fn every_realm_message_is_what_serde_would_write() {
             url: "http://127.0.0.1:8302/".into(),
             id: "3f2a".into(),
             jobs: vec![],
+            tab: String::new(),
+            navigation: Some("reload".into()),
         },
         RealmMsg::Hello {
             version: 1,
@@ -51,6 +53,8 @@ fn every_realm_message_is_what_serde_would_write() {
             url: "http://h/w.js".into(),
             id: String::new(),
             jobs: vec![JobId(1_795_335_068_046_000), JobId(2)],
+            tab: "3f2a".into(),
+            navigation: None,
         },
         RealmMsg::Started { job: JobId(3) },
         RealmMsg::Progress(JobProgress {

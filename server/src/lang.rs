@@ -24,6 +24,9 @@ pub struct ExecInfo {
     pub depth: Option<Result<u32, String>>,
     /// The `full` option: the whole value, without depth or item limits.
     pub full: bool,
+    /// The `prelude` option: the block runs again in every new document of
+    /// its realm (see `engine/prelude.rs`).
+    pub prelude: bool,
 }
 
 impl ExecInfo {

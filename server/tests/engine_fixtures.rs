@@ -111,6 +111,15 @@ fn show_effects(effects: &[Effect]) -> String {
                 let full = if *full { " full" } else { "" };
                 format!("dispatch job={job} timeout={timeout_ms}ms{depth}{full} code={code:?}")
             }
+            Effect::Prelude {
+                job,
+                prepared,
+                timeout_ms,
+                ..
+            } => format!(
+                "prelude job={job} timeout={timeout_ms}ms code={:?}",
+                prepared.map.source()
+            ),
             Effect::Cancel { job } => format!("cancel job={job}"),
             Effect::WakeAt(at) => format!("wake at={}", at.0),
             Effect::Archive { path, text } => format!("archive {path} ({} bytes)", text.len()),

@@ -41,6 +41,17 @@ pub enum RealmMsg {
         /// dropped connection; their results are still expected.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         jobs: Vec<JobId>,
+        /// A worker: the tab id of the page that started it (the loader
+        /// passes it on), so the hub gives the same worker of the same tab
+        /// the same log after a reload. Empty for a page.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        tab: String,
+        /// Only on the first hello of a new document or worker: how it
+        /// came. A page sends its navigation timing type (`navigate`,
+        /// `reload`, `back_forward`, `prerender`), a worker `start`.
+        /// Absent when the same document connects again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        navigation: Option<String>,
     },
     /// The realm began running a job.
     Started { job: JobId },

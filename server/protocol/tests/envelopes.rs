@@ -35,8 +35,38 @@ fn hello() {
             url: "http://127.0.0.1:8302/".into(),
             id: "3f2a".into(),
             jobs: vec![],
+            tab: String::new(),
+            navigation: None,
         },
         r#"{"type":"hello","version":1,"kind":"page","name":"Shop","url":"http://127.0.0.1:8302/","id":"3f2a"}"#,
+    );
+    // The first hello of a reloaded document says so.
+    round_trip(
+        &RealmMsg::Hello {
+            version: 1,
+            kind: RealmKind::Page,
+            name: "Shop".into(),
+            url: "http://127.0.0.1:8302/".into(),
+            id: "3f2a".into(),
+            jobs: vec![],
+            tab: String::new(),
+            navigation: Some("reload".into()),
+        },
+        r#"{"type":"hello","version":1,"kind":"page","name":"Shop","url":"http://127.0.0.1:8302/","id":"3f2a","navigation":"reload"}"#,
+    );
+    // A new worker of tab 3f2a: no id of its own yet.
+    round_trip(
+        &RealmMsg::Hello {
+            version: 1,
+            kind: RealmKind::Worker,
+            name: "w.js".into(),
+            url: "http://127.0.0.1:8302/w.js".into(),
+            id: String::new(),
+            jobs: vec![],
+            tab: "3f2a".into(),
+            navigation: Some("start".into()),
+        },
+        r#"{"type":"hello","version":1,"kind":"worker","name":"w.js","url":"http://127.0.0.1:8302/w.js","id":"","tab":"3f2a","navigation":"start"}"#,
     );
     round_trip(
         &RealmMsg::Hello {
@@ -46,6 +76,8 @@ fn hello() {
             url: "http://127.0.0.1:8302/w.js".into(),
             id: "91bc".into(),
             jobs: vec![JobId(7)],
+            tab: String::new(),
+            navigation: None,
         },
         r#"{"type":"hello","version":1,"kind":"worker","name":"w.js","url":"http://127.0.0.1:8302/w.js","id":"91bc","jobs":[7]}"#,
     );
@@ -173,7 +205,7 @@ fn optional_fields_may_be_left_out_by_a_realm() {
         serde_json::from_str(r#"{"type":"hello","version":1,"kind":"page","name":"x","url":"u"}"#)
             .unwrap();
     assert!(
-        matches!(hello, RealmMsg::Hello { ref id, ref jobs, .. } if id.is_empty() && jobs.is_empty())
+        matches!(hello, RealmMsg::Hello { ref id, ref jobs, ref tab, ref navigation, .. } if id.is_empty() && jobs.is_empty() && tab.is_empty() && navigation.is_none())
     );
     let progress: RealmMsg = serde_json::from_str(r#"{"type":"progress","job":1}"#).unwrap();
     assert_eq!(

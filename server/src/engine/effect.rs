@@ -30,6 +30,16 @@ pub enum Effect {
         /// Fence option `full`.
         full: bool,
     },
+    /// Run a prelude again in the realm's new document: sent at once to
+    /// the connection that just came, before any waiting job; its result
+    /// is a note under the lifecycle line, not a reply.
+    Prelude {
+        job: JobId,
+        prepared: Prepared,
+        timeout_ms: u64,
+        depth: Option<u32>,
+        full: bool,
+    },
     /// Tell the realm to stop waiting for this job.
     Cancel { job: JobId },
     /// Feed the engine a [`super::Input::Tick`] at this time (replaces any

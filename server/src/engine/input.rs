@@ -47,4 +47,16 @@ pub enum Input {
     /// (a connection closed for a message over the limit): a note above
     /// the footer (while a job runs, it waits for the footer to be back).
     HubNote { text: String },
+    /// The realm's document came or went (a reload, a navigation, a close):
+    /// a lifecycle line above the footer, or in the running job's region.
+    Lifecycle {
+        what: super::lifecycle::Lifecycle,
+        /// The document's URL (reloads and navigations).
+        #[serde(default)]
+        url: String,
+        /// When it happened (`HH:MM:SS`), if not now: a close is known
+        /// only after a grace.
+        #[serde(default)]
+        at: Option<String>,
+    },
 }

@@ -141,7 +141,7 @@ pub fn exec_info(info: &str) -> Option<ExecInfo> {
             lang
         }
     };
-    let (mut timeout, mut depth, mut full) = (None, None, false);
+    let (mut timeout, mut depth, mut full, mut prelude) = (None, None, false, false);
     for token in tokens {
         if let Some(value) = token.strip_prefix("timeout=") {
             timeout = Some(parse_timeout(value).ok_or_else(|| token.to_string()));
@@ -149,6 +149,8 @@ pub fn exec_info(info: &str) -> Option<ExecInfo> {
             depth = Some(parse_depth(value).ok_or_else(|| token.to_string()));
         } else if token == "full" {
             full = true;
+        } else if token == "prelude" {
+            prelude = true;
         }
     }
     Some(ExecInfo {
@@ -156,6 +158,7 @@ pub fn exec_info(info: &str) -> Option<ExecInfo> {
         timeout,
         depth,
         full,
+        prelude,
     })
 }
 
@@ -187,6 +190,9 @@ pub enum HeaderKind<'a> {
     },
     /// `> **from** background at HH:MM:SS`.
     Background { at: ClockTime },
+    /// A lifecycle line: `> **from** reloaded at HH:MM:SS — …` (also
+    /// `navigated`, `closed`; see `lifecycle.rs`).
+    Lifecycle { at: ClockTime },
 }
 
 /// Parses `> **name** to target at HH:MM:SS (suffix)` and
@@ -199,6 +205,12 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
         return None;
     }
     let rest = &rest[close + 2..];
+    if let Some(at) = super::lifecycle::parse_rest(rest) {
+        return Some(Header {
+            from,
+            kind: HeaderKind::Lifecycle { at },
+        });
+    }
     if let Some(at) = rest.strip_prefix(" background at ") {
         let at = ClockTime::parse(at.trim_end())?;
         return Some(Header {
@@ -323,6 +335,18 @@ mod tests {
         let info = exec_info("js depth=0 timeout=soon").unwrap();
         assert!(info.invalid().unwrap().contains("`timeout=soon`"));
         assert_eq!(exec_info("js depth=3 full").unwrap().invalid(), None);
+    }
+
+    #[test]
+    fn prelude_option() {
+        assert!(exec_info("js prelude").unwrap().prelude);
+        assert!(exec_info("ts timeout=5s prelude").unwrap().prelude);
+        assert!(
+            exec_info("prelude").is_none(),
+            "an info string of its own is a language"
+        );
+        assert!(!exec_info("js").unwrap().prelude);
+        assert!(!exec_info("js preludes").unwrap().prelude);
     }
 
     #[test]

@@ -29,10 +29,13 @@
 //! output is never taken for a hub line and the cost of an input follows
 //! the size of the tail, not the size of the file (docs/log-format.md).
 
+pub mod earlier;
 pub mod effect;
 pub mod input;
 pub mod ledger;
+pub mod lifecycle;
 pub mod markdown;
+pub mod prelude;
 mod reconcile;
 pub mod registry;
 pub mod render;
@@ -133,6 +136,10 @@ pub struct LogEngine {
     /// Where the active tail begins when the log has no footer, as the
     /// last reconcile found it (a position in the text being handled).
     tail_from: usize,
+    /// Blocks with the `prelude` option, in the order they first ran.
+    preludes: Vec<prelude::Prelude>,
+    /// A new document's lifecycle line waiting for its preludes' reruns.
+    awaiting: Option<prelude::Awaiting>,
 }
 
 /// What the engine remembers about the running block.
@@ -176,6 +183,9 @@ struct Running {
     /// Someone deleted the `executing (…)` line: it is back, and says why
     /// and how to stop waiting instead.
     line_deleted: bool,
+    /// Lifecycle lines of what happened to the realm while it ran (LF
+    /// endings): in its region, then at the end of its reply.
+    lifecycle: String,
 }
 
 impl Running {
@@ -252,6 +262,8 @@ impl LogEngine {
             ledger: Ledger::default(),
             read_once: false,
             tail_from: 0,
+            preludes: Vec::new(),
+            awaiting: None,
         }
     }
 
@@ -266,9 +278,12 @@ impl LogEngine {
 
     /// When the engine next needs a [`Input::Tick`].
     pub fn next_wake(&self) -> Option<Millis> {
-        self.job
+        let job = self
+            .job
             .as_ref()
-            .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)))
+            .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)));
+        let reruns = self.awaiting.as_ref().map(|a| a.deadline);
+        job.into_iter().chain(reruns).min()
     }
 
     /// Makes the next job's id greater than `job`: a job the shell sent
@@ -475,6 +490,26 @@ impl LogEngine {
                     self.idle_changed(text, now, out);
                 }
             }
+            Input::Lifecycle { what, url, at } => {
+                let at = at
+                    .as_deref()
+                    .and_then(ClockTime::parse)
+                    .unwrap_or(now.clock);
+                let mut line = lifecycle::line(&self.stem, what, &url, at) + "\n";
+                // A document that came before the last one's preludes
+                // answered: that line goes first, with what is known.
+                if let Some(earlier) = self.awaiting.take() {
+                    line = earlier.text() + &line;
+                }
+                let reruns = match what {
+                    lifecycle::Lifecycle::Closed => None,
+                    _ => self.rerun_preludes(line.clone(), now, out),
+                };
+                match reruns {
+                    Some(a) => self.awaiting = Some(a),
+                    None => self.write_lifecycle(text, line, now, out),
+                }
+            }
             Input::Presence { away } => {
                 self.away = away.clone();
                 if let Some(j) = self.job.as_mut() {
@@ -486,6 +521,63 @@ impl LogEngine {
                         self.update_region(text, true, now, out);
                     }
                 }
+            }
+        }
+    }
+
+    /// Dispatches a rerun of each prelude still standing as written (in
+    /// the new document); the line waits for their answers. `None` when
+    /// there is none.
+    fn rerun_preludes(
+        &mut self,
+        line: String,
+        now: Now,
+        out: &mut Output,
+    ) -> Option<prelude::Awaiting> {
+        // Edited or deleted: the last whole survey did not find its block.
+        let ledger = &self.ledger;
+        self.preludes.retain(|p| {
+            ledger
+                .iter()
+                .find(|t| t.job == Some(p.job))
+                .is_none_or(|t| t.hint.is_some())
+        });
+        let mut runs = Vec::new();
+        let mut longest = 0;
+        for p in self.preludes.clone() {
+            let id = JobId(self.next_job);
+            self.next_job += 1;
+            if let Ok(prepared) = self.config.preparer.prepare(&p.code, p.lang, id) {
+                out.effects.push(Effect::Prelude {
+                    job: id,
+                    prepared,
+                    timeout_ms: p.timeout_ms,
+                    depth: p.depth,
+                    full: p.full,
+                });
+                runs.push((id, None));
+                longest = longest.max(p.timeout_ms);
+            }
+        }
+        (!runs.is_empty()).then(|| prelude::Awaiting {
+            line,
+            runs,
+            deadline: now.mono.plus(longest),
+            timeout_ms: longest,
+        })
+    }
+
+    /// Writes a lifecycle line (and its prelude notes): into the running
+    /// job's region, else above the footer.
+    fn write_lifecycle(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
+        match self.job.as_mut() {
+            Some(j) => {
+                j.lifecycle.push_str(&lines);
+                self.update_region(text, true, now, out);
+            }
+            None => {
+                self.pending.push(lines);
+                self.idle_changed(text, now, out);
             }
         }
     }
@@ -696,7 +788,7 @@ impl LogEngine {
         };
         self.ledger.push(Taken {
             job: Some(id),
-            code,
+            code: code.clone(),
             opener,
             hint: Some(w.base + block.start),
             header: exec_header.clone(),
@@ -723,6 +815,7 @@ impl LogEngine {
             away_since: self.away.as_ref().map(|_| now.clock),
             cancels: 0,
             line_deleted: false,
+            lifecycle: String::new(),
         };
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
@@ -732,11 +825,25 @@ impl LogEngine {
         job.rest = w.buf[block.next + inserted..rest_end].to_string();
         job.cancels = cancels_after(&w.buf, rest_end);
         self.job = Some(job);
+        let depth = block.info.depth.clone().and_then(Result::ok);
+        if block.info.prelude {
+            if self.preludes.len() == prelude::MAX_PRELUDES {
+                self.preludes.remove(0);
+            }
+            self.preludes.push(prelude::Prelude {
+                job: id,
+                code: code.clone(),
+                lang: block.info.lang,
+                timeout_ms,
+                depth,
+                full: block.info.full,
+            });
+        }
         out.effects.push(Effect::Dispatch {
             job: id,
             prepared,
             timeout_ms,
-            depth: block.info.depth.clone().and_then(Result::ok),
+            depth,
             full: block.info.full,
         });
         out.effects.push(Effect::State(LogState::Executing));
@@ -843,6 +950,11 @@ impl LogEngine {
     }
 
     fn tick(&mut self, text: &str, now: Now, out: &mut Output) {
+        // Reruns that did not answer in time: the line goes with what is
+        // known (one write per input: a job's tick waits for the next).
+        if let Some(a) = self.awaiting.take_if(|a| now.mono >= a.deadline) {
+            return self.write_lifecycle(text, a.text(), now, out);
+        }
         let Some(job) = &self.job else { return };
         if now.mono >= job.deadline() {
             let (id, timeout_ms) = (job.id, job.timeout_ms);
@@ -929,7 +1041,7 @@ impl LogEngine {
             job.drops,
             0,
             out,
-        );
+        ) + &job.lifecycle;
         self.pending.insert(0, reply);
         // The note and the footer go above the first chunk the agent added
         // after the hub's part of the log (reconcile found where that
@@ -970,6 +1082,16 @@ impl LogEngine {
         now: Now,
         out: &mut Output,
     ) {
+        if let Some(a) = self.awaiting.as_mut() {
+            if a.answer(job, &outcome) {
+                if a.done() {
+                    let lines = a.text();
+                    self.awaiting = None;
+                    self.write_lifecycle(text, lines, now, out);
+                }
+                return;
+            }
+        }
         if self.job.as_ref().is_some_and(|j| j.id == job) {
             let verdict = match outcome {
                 Outcome::Ok(_) => Verdict::Ok(duration_ms),
@@ -1026,7 +1148,7 @@ impl LogEngine {
                     job.drops,
                     0,
                     out,
-                );
+                ) + &job.lifecycle;
                 if let Some(t) = self.ledger.of_job(job.id) {
                     t.state = TakenState::Replied(reply.clone());
                 }
@@ -1070,7 +1192,7 @@ impl LogEngine {
             job.drops,
             skipped,
             out,
-        );
+        ) + &job.lifecycle;
         if let Some(t) = self.ledger.of_job(job.id) {
             t.state = TakenState::Replied(reply.clone());
         }
@@ -1198,9 +1320,10 @@ fn region_text(job: &Running) -> String {
         false => "",
     };
     format!(
-        "{}\n{}executing ({}s{}{deleted})\n",
+        "{}\n{}{}executing ({}s{}{deleted})\n",
         job.exec_header,
         render::events(&job.events, job.drops),
+        job.lifecycle,
         job.shown_secs,
         job.away
             .as_ref()
@@ -1216,7 +1339,7 @@ fn region_extent(text: &str, from: usize) -> (usize, bool) {
         match block {
             Block::Fence(f) if f.closed && exec_info(f.info).is_none() => end = f.next,
             Block::Line(l) if is_placeholder(l.text) => return (l.next, true),
-            Block::Line(l) if tail::is_note(l.text) => end = l.next,
+            Block::Line(l) if tail::is_note(l.text) || survey::is_lifecycle(l.text) => end = l.next,
             _ => break,
         }
     }

@@ -73,7 +73,7 @@ const MARKDOWN: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
 
 /// A realm's URL as a registry line shows it: one line, no Markdown of its
 /// own, at most [`MAX_URL`] characters (cut with `…`).
-fn shown_url(url: &str) -> String {
+pub fn shown_url(url: &str) -> String {
     let encoded = percent_encoding::utf8_percent_encode(url, MARKDOWN).to_string();
     match encoded.char_indices().nth(MAX_URL) {
         Some((cut, _)) => format!("{}…", &encoded[..cut]),

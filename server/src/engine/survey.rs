@@ -103,7 +103,9 @@ pub fn survey(text: &str, start: usize, stem: &str) -> Survey {
                     Some(h) if h.from == stem => {
                         let (executing, reply) = match h.kind {
                             HeaderKind::To { suffix, .. } => (suffix.is_empty(), true),
-                            HeaderKind::Background { .. } => (false, false),
+                            HeaderKind::Background { .. } | HeaderKind::Lifecycle { .. } => {
+                                (false, false)
+                            }
                         };
                         let hub = HubBlock {
                             start: l.start,
@@ -148,11 +150,17 @@ fn hub_block_end(text: &str, from: usize, executing: bool) -> usize {
         match block {
             Block::Fence(f) if f.closed && exec_info(f.info).is_none() => end = f.next,
             Block::Line(l) if executing && is_placeholder(l.text) => return l.next,
-            Block::Line(l) if is_note(l.text) => end = l.next,
+            Block::Line(l) if is_note(l.text) || is_lifecycle(l.text) => end = l.next,
             _ => break,
         }
     }
     end
+}
+
+/// Whether a line is a lifecycle line (of any realm): inside a job's
+/// region and reply it is part of the hub's block.
+pub fn is_lifecycle(line: &str) -> bool {
+    parse_header(line).is_some_and(|h| matches!(h.kind, HeaderKind::Lifecycle { .. }))
 }
 
 /// The last line of an executing region: `executing (3s)` or

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use daebug_protocol::{HubMsg, RealmKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
 use super::clock::wall;
@@ -18,6 +19,8 @@ use super::fsio::write_atomic;
 use super::log_task::{self, LogSettings};
 use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg, Welcome};
 use super::names;
+use crate::engine::earlier;
+use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::{ClockTime, LogState};
 
@@ -31,6 +34,9 @@ struct Realm {
     stem: String,
     /// Its tab id: the same id after a reload finds this record again.
     id: String,
+    /// A worker: its page's tab id and its name, which a new instance of
+    /// it after a reload has too (see [`names::worker_id`]).
+    parent: Option<(String, String)>,
     kind: RealmKind,
     url: String,
     last_seen: ClockTime,
@@ -38,6 +44,8 @@ struct Realm {
     conn: Option<ConnId>,
     responsive: bool,
     log_state: LogState,
+    /// When its connection closed (it leaves the list ten minutes later).
+    gone_since: Option<Instant>,
 }
 
 impl Realm {
@@ -104,9 +112,13 @@ impl Directory {
         self.write_registry();
         let shutdown = self.settings.shutdown.clone();
         loop {
+            // A realm gone for ten minutes leaves the list then.
+            let prune =
+                earlier::next_change(&self.seen(Instant::now())).map(|d| Instant::now() + d);
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
+                () = sleep_until(prune), if prune.is_some() => self.write_registry(),
                 msg = inbox.recv() => match msg {
                     Some(msg) => {
                         if self.on(msg) {
@@ -171,6 +183,7 @@ impl Directory {
             DirMsg::Gone { conn } => {
                 if let Some(r) = self.realm_of(conn) {
                     r.conn = None;
+                    r.gone_since = Some(Instant::now());
                     r.last_seen = wall();
                     let stem = r.stem.clone();
                     if let Some(h) = self.logs.get(&stem) {
@@ -249,8 +262,23 @@ impl Directory {
                 .iter()
                 .any(|r| r.id == id && r.conn.is_some() && r.responsive && !comeback)
         };
+        // A worker started by a page's loader names its page's tab.
+        let parent = (hello.kind == RealmKind::Worker && names::is_tab_id(&hello.tab))
+            .then(|| (hello.tab.clone(), hello.name.clone()));
         let id = if names::is_tab_id(&hello.id) && !taken(&self.realms, &hello.id) {
             hello.id.clone()
+        } else if let Some(id) = parent.as_ref().and_then(|(tab, name)| {
+            // The first of this tab's ids for this worker that no other
+            // realm holds and no live instance of it uses: a reload finds
+            // its log again, a second live instance gets its own.
+            (0..64).map(|n| names::worker_id(tab, name, n)).find(|id| {
+                match self.realms.iter().find(|r| r.id == *id) {
+                    None => true,
+                    Some(r) => r.parent == parent && !taken(&self.realms, id),
+                }
+            })
+        }) {
+            id
         } else {
             // New tab, or a duplicated one that copied its opener's id.
             loop {
@@ -271,29 +299,49 @@ impl Directory {
                 self.realms.push(Realm {
                     stem: names::stem(&hello.name, fallback, &id),
                     id: id.clone(),
+                    parent: parent.clone(),
                     kind: hello.kind,
                     url: String::new(),
                     last_seen: wall(),
                     conn: None,
                     responsive: true,
                     log_state: LogState::Idle,
+                    gone_since: None,
                 });
                 self.realms.len() - 1
             }
         };
         let realm = &mut self.realms[index];
         realm.conn = Some(conn);
+        realm.gone_since = None;
         realm.kind = hello.kind;
         realm.url = hello.url;
         realm.responsive = true;
         realm.last_seen = wall();
+        if parent.is_some() {
+            realm.parent = parent;
+        }
         let stem = realm.stem.clone();
         tracing::info!(%stem, "realm connected");
+        // A new document of a realm whose log exists (this run, or a log
+        // adopted at start) gets a lifecycle line; a first one does not.
+        let document = hello
+            .navigation
+            .as_deref()
+            .filter(|_| self.logs.contains_key(&stem))
+            .map(|nav| {
+                let what = match (hello.kind, nav) {
+                    (RealmKind::Worker, _) | (_, "reload") => Lifecycle::Reloaded,
+                    _ => Lifecycle::Navigated,
+                };
+                (what, realm_url(&self.realms, &stem))
+            });
         let attach = LogMsg::Attach {
             conn,
             kind: hello.kind,
             tx,
             in_flight: hello.jobs,
+            document,
         };
         let log = self.log(&stem, hello.kind, Some(attach));
         Welcome { stem, id, log }
@@ -328,9 +376,29 @@ impl Directory {
         self.write(&status);
     }
 
+    /// The realms as the registry's pruning sees them at `now`.
+    fn seen(&self, now: Instant) -> Vec<earlier::Seen<'_>> {
+        self.realms
+            .iter()
+            .map(|r| earlier::Seen {
+                stem: &r.stem,
+                gone_for: r.gone_since.map(|t| now.saturating_duration_since(t)),
+            })
+            .collect()
+    }
+
     fn write(&mut self, status: &HubStatus) {
-        let entries: Vec<RealmEntry> = self.realms.iter().map(Realm::entry).collect();
-        let text = registry::render(status, &entries);
+        // Logs of no realm this run knows (adopted at start): linked
+        // after the realms that left, by name.
+        let mut others: Vec<&str> = self.logs.keys().map(String::as_str).collect();
+        others.sort_unstable();
+        let pruned = earlier::prune(&self.seen(Instant::now()), &others);
+        let entries: Vec<RealmEntry> = pruned
+            .listed
+            .iter()
+            .map(|&i| self.realms[i].entry())
+            .collect();
+        let text = registry::render(status, &entries) + &earlier::section(&pruned.earlier);
         if text == self.written {
             return;
         }
@@ -338,5 +406,103 @@ impl Directory {
             Ok(()) => self.written = text,
             Err(e) => tracing::error!("cannot write {}: {e}", self.registry_path.display()),
         }
+    }
+}
+
+/// The URL the realm of `stem` said it is at.
+fn realm_url(realms: &[Realm], stem: &str) -> String {
+    realms
+        .iter()
+        .find(|r| r.stem == stem)
+        .map_or(String::new(), |r| r.url.clone())
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::sync::oneshot;
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use crate::hub::clock::Clock;
+    use crate::sourcemap::SourceMaps;
+
+    fn directory(root: &std::path::Path) -> Directory {
+        let dir = root.join("debug");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let settings = LogSettings {
+            dir,
+            default_timeout: Duration::from_secs(60),
+            clock: Clock::start(),
+            directory: tx,
+            shutdown: CancellationToken::new(),
+            sourcemaps: SourceMaps::new(),
+        };
+        let registry = root.join("debug.md");
+        Directory::new(
+            registry,
+            String::new(),
+            String::new(),
+            settings,
+            TaskTracker::new(),
+            None,
+        )
+    }
+
+    fn hello(dir: &mut Directory, conn: ConnId, name: &str) -> String {
+        let (tx, _rx) = mpsc::channel(4);
+        let (reply, mut welcome) = oneshot::channel();
+        let hello = Hello {
+            kind: RealmKind::Page,
+            name: name.into(),
+            url: "http://h/".into(),
+            id: String::new(),
+            jobs: vec![],
+            tab: String::new(),
+            navigation: Some("navigate".into()),
+        };
+        dir.on(DirMsg::Hello {
+            conn,
+            hello,
+            tx,
+            reply,
+        });
+        welcome.try_recv().unwrap().stem
+    }
+
+    /// A realm gone for more than ten minutes leaves the list for the
+    /// "Earlier logs" line; the loop rewrites the registry when the first
+    /// one passes the mark (`next_change`).
+    #[tokio::test(start_paused = true)]
+    async fn realms_gone_for_ten_minutes_leave_the_registry() {
+        let root = tempfile::tempdir().unwrap();
+        let mut dir = directory(root.path());
+        let gone = hello(&mut dir, 1, "Gone");
+        let live = hello(&mut dir, 2, "Live");
+        dir.on(DirMsg::Gone { conn: 1 });
+        dir.write_registry();
+        let text = std::fs::read_to_string(root.path().join("debug.md")).unwrap();
+        assert!(text.contains(&format!("* [{gone}]")), "{text}");
+        let wait = earlier::next_change(&dir.seen(Instant::now())).unwrap();
+        assert_eq!(wait, earlier::GONE_FOR + Duration::from_millis(1));
+        tokio::time::advance(wait).await;
+        dir.write_registry();
+        let text = std::fs::read_to_string(root.path().join("debug.md")).unwrap();
+        assert!(!text.contains(&format!("* [{gone}]")), "{text}");
+        assert!(text.contains(&format!("* [{live}]")), "{text}");
+        assert!(
+            text.ends_with(&format!("\nEarlier logs: [{gone}](debug/{gone}.md)\n")),
+            "{text}"
+        );
+        assert_eq!(earlier::next_change(&dir.seen(Instant::now())), None);
     }
 }

@@ -23,13 +23,14 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::clock::Clock;
+use super::clock::{wall, Clock};
 use super::delivery::{Delivered, Delivery, Early, JobMsg};
 use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::log_file::{Later, LogFile, Step};
 use super::messages::{ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
-use crate::engine::{Config, Effect, Input, LogEngine};
+use crate::engine::lifecycle::Lifecycle;
+use crate::engine::{ClockTime, Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
 
@@ -106,7 +107,18 @@ struct LogTask {
     cells: Cells,
     /// Background events waiting for their write (rate-limited, spaced).
     background: BackgroundGate,
+    /// The realm left: when its `closed` line is due unless a new
+    /// document connects first, and when it left.
+    closing: Option<(Instant, ClockTime)>,
 }
+
+/// How long a page that said it is leaving has to connect its next
+/// document before its log says `closed`.
+const LEAVING_GRACE: Duration = Duration::from_secs(5);
+/// The same for a connection that closed without a word (a worker goes
+/// with its page; a dropped socket): longer than the adapter's longest
+/// wait between reconnects (10 s), so a reconnect is not taken for a close.
+const DROPPED_GRACE: Duration = Duration::from_secs(12);
 
 /// Starts the task of `debug/<stem>.md`; it runs until shutdown.
 /// `first` is handled before the log is first read (the attach of the
@@ -149,6 +161,7 @@ impl LogTask {
             wake: None,
             cells: Cells::default(),
             background: BackgroundGate::default(),
+            closing: None,
         }
     }
 
@@ -164,6 +177,7 @@ impl LogTask {
         let shutdown = self.settings.shutdown.clone();
         loop {
             let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
+            let closing = self.closing.map(|(at, _)| at);
             let flush = self.background.due();
             tokio::select! {
                 biased;
@@ -187,6 +201,7 @@ impl LogTask {
                 () = sleep_until(wake), if wake.is_some() => self.feed(Input::Tick),
                 () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
                 () = sleep_until(flush), if flush.is_some() => self.flush_background(),
+                () = sleep_until(closing), if closing.is_some() => self.closed(),
             }
         }
         // Results that already arrived are written before the task ends.
@@ -210,9 +225,14 @@ impl LogTask {
                 kind,
                 tx,
                 in_flight,
-            } => self.attach(conn, kind, tx, in_flight),
+                document,
+            } => {
+                self.closing = None;
+                self.attach(conn, kind, tx, in_flight, document)
+            }
             LogMsg::Detach { conn } => {
                 if self.delivery.handle_detach(conn) {
+                    self.leave(DROPPED_GRACE);
                     self.link = None;
                     let away = self.away_note("disconnected");
                     self.feed(Input::Presence { away: Some(away) });
@@ -277,9 +297,30 @@ impl LogTask {
         // The document is gone: nothing more goes to its connection; a
         // job waits for the next document.
         if left {
+            self.leave(LEAVING_GRACE);
             self.link = None;
             let away = self.away_note("navigated away or closed");
             self.feed(Input::Presence { away: Some(away) });
+        }
+    }
+
+    /// The realm left: unless a document connects within `grace`, its
+    /// log says it closed (at the time it left). A page that said it is
+    /// leaving keeps its shorter grace when its socket then closes.
+    fn leave(&mut self, grace: Duration) {
+        if self.closing.is_none() {
+            self.closing = Some((Instant::now() + grace, wall()));
+        }
+    }
+
+    /// No document came back within the grace.
+    fn closed(&mut self) {
+        if let Some((_, at)) = self.closing.take() {
+            self.feed(Input::Lifecycle {
+                what: Lifecycle::Closed,
+                url: String::new(),
+                at: Some(at.to_string()),
+            });
         }
     }
 
@@ -334,9 +375,20 @@ impl LogTask {
         kind: RealmKind,
         tx: mpsc::Sender<HubMsg>,
         in_flight: Vec<JobId>,
+        document: Option<(Lifecycle, String)>,
     ) {
         self.kind = kind;
         self.link = Some(RealmLink { conn, tx });
+        if let Some((what, url)) = document {
+            // Before the jobs: preludes rerun on this connection first,
+            // and a job that waited for the realm runs in this document
+            // (its region says so).
+            self.feed(Input::Lifecycle {
+                what,
+                url,
+                at: None,
+            });
+        }
         let running = self.engine.running();
         self.delivery
             .handle_attach(conn, &in_flight, running, Instant::now());
@@ -519,6 +571,28 @@ impl LogTask {
                 let at = self.settings.clock.now().clock.to_string();
                 self.cells.remember(job.0, prepared.map, at);
             }
+            Effect::Prelude {
+                job,
+                prepared,
+                timeout_ms,
+                depth,
+                full,
+            } => {
+                let at = self.settings.clock.now().clock.to_string();
+                self.cells.remember(job.0, prepared.map, at);
+                let msg = HubMsg::Job {
+                    job,
+                    code: prepared.code,
+                    timeout_ms,
+                    depth,
+                    full,
+                };
+                // Outside delivery: it is no block's job. Not sent when the
+                // realm is already gone again: the line says it had no result.
+                if let Some(link) = &self.link {
+                    let _ = link.tx.try_send(msg);
+                }
+            }
             Effect::Cancel { .. } => {}
             // `drain` re-arms the wake from the engine after every input.
             Effect::WakeAt(_) => {}
@@ -606,6 +680,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Tick => "tick",
         Input::Presence { .. } => "presence",
         Input::Left { .. } => "left",
+        Input::Lifecycle { .. } => "lifecycle",
         Input::HubNote { .. } => "hub note",
     }
 }
@@ -810,5 +885,44 @@ mod tests {
                 .any(|m| m == &format!("Cancel {{ job: JobId({}) }}", first.0)),
             "job {first} timed out; the realm got only {msgs:?}"
         );
+    }
+
+    /// The `closed` grace: set when the realm leaves (5 s after `leaving`,
+    /// which a close that follows does not lengthen; 12 s after a silent
+    /// close), and cleared by the next document, whose line is written.
+    #[tokio::test(start_paused = true)]
+    async fn a_new_document_within_the_grace_cancels_the_closed_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shop-3f2a.md");
+        std::fs::write(&path, template::new_log("shop-3f2a")).unwrap();
+        let (mut task, _rx) = task(path.clone(), Config::default());
+        task.feed(Input::Startup);
+        let left = Instant::now();
+        task.on_realm(Input::Left {
+            what: "the page navigated to http://h/".into(),
+        });
+        assert_eq!(task.closing.map(|(at, _)| at), Some(left + LEAVING_GRACE));
+        tokio::time::advance(Duration::from_secs(1)).await;
+        task.on(LogMsg::Detach { conn: 1 });
+        assert_eq!(task.closing.map(|(at, _)| at), Some(left + LEAVING_GRACE));
+        let (tx, _rx2) = mpsc::channel(16);
+        task.on(LogMsg::Attach {
+            conn: 2,
+            kind: RealmKind::Page,
+            tx,
+            in_flight: vec![],
+            document: Some((Lifecycle::Reloaded, "http://h/".into())),
+        });
+        assert_eq!(task.closing, None);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("** reloaded at "), "{text}");
+        assert!(!text.contains(" closed at "), "{text}");
+        // A silent close: the longer grace, then the line, at the time it left.
+        let gone = Instant::now();
+        task.on(LogMsg::Detach { conn: 2 });
+        assert_eq!(task.closing.map(|(at, _)| at), Some(gone + DROPPED_GRACE));
+        task.closed();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("** closed at "), "{text}");
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
+use crate::engine::lifecycle::Lifecycle;
 use crate::engine::{Input, LogState};
 
 /// What a realm says about itself in its hello.
@@ -17,6 +18,10 @@ pub struct Hello {
     pub url: String,
     pub id: String,
     pub jobs: Vec<JobId>,
+    /// A worker: the tab id of its page.
+    pub tab: String,
+    /// The first hello of a new document or worker: how it came.
+    pub navigation: Option<String>,
 }
 
 /// The directory's answer to a hello.
@@ -71,6 +76,9 @@ pub enum LogMsg {
         /// Jobs the realm says it is still running (after a dropped
         /// connection, not a reload).
         in_flight: Vec<JobId>,
+        /// A new document of a realm whose log existed: the lifecycle
+        /// line to write (reloaded or navigated) and its URL.
+        document: Option<(Lifecycle, String)>,
     },
     /// That connection closed.
     Detach { conn: ConnId },

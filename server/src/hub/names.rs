@@ -32,6 +32,24 @@ pub fn tab_id() -> String {
     hex(2)
 }
 
+/// The `n`th id for the worker `name` of tab `tab`: the same on every
+/// reload of the tab (and across hub restarts), so the worker's log goes
+/// on; `n` counts past ids another live instance or realm holds.
+pub fn worker_id(tab: &str, name: &str, n: u32) -> String {
+    // FNV-1a: stable across builds and platforms, unlike std's hasher.
+    let mut h: u32 = 0x811c_9dc5;
+    for b in tab
+        .bytes()
+        .chain([0])
+        .chain(name.bytes())
+        .chain([0])
+        .chain(n.to_le_bytes())
+    {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    format!("{:04x}", (h ^ (h >> 16)) & 0xffff)
+}
+
 /// A token for a hub listening beyond loopback: 128 random bits.
 pub fn token() -> String {
     hex(16)
@@ -91,6 +109,10 @@ mod tests {
         assert!(!is_tab_id("3f2"));
         assert!(!is_tab_id("../x"));
         assert!(is_tab_id(&tab_id()));
+        assert!(is_tab_id(&worker_id("3f2a", "w.js", 0)));
+        assert_eq!(worker_id("3f2a", "w.js", 0), worker_id("3f2a", "w.js", 0));
+        assert_ne!(worker_id("3f2a", "w.js", 0), worker_id("3f2a", "w.js", 1));
+        assert_ne!(worker_id("3f2a", "w.js", 0), worker_id("3f2b", "w.js", 0));
         assert_eq!(token().len(), 32);
         assert_ne!(token(), token());
     }

@@ -279,6 +279,8 @@ where
             url,
             id,
             jobs,
+            tab,
+            navigation,
         }) => {
             if version != PROTOCOL_VERSION {
                 return Err(HelloError::Version(version));
@@ -289,6 +291,8 @@ where
                 url,
                 id,
                 jobs,
+                tab,
+                navigation,
             })
         }
         Ok(_) => Err(HelloError::NotHello("got another message type".into())),

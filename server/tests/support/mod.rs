@@ -207,6 +207,22 @@ impl FakeRealm {
         id: &str,
         jobs: Vec<JobId>,
     ) -> FakeRealm {
+        let hello = RealmMsg::Hello {
+            version: PROTOCOL_VERSION,
+            kind,
+            name: name.into(),
+            url: format!("http://{}/{name}.html", hub.addr),
+            id: id.into(),
+            jobs,
+            tab: String::new(),
+            navigation: None,
+        };
+        FakeRealm::connect_with(hub, hello).await
+    }
+
+    /// Connects with this hello (a worker's `tab`, a new document's
+    /// `navigation`).
+    pub async fn connect_with(hub: &TestHub, hello: RealmMsg) -> FakeRealm {
         let (ws, _) = tokio_tungstenite::connect_async(hub.ws_url())
             .await
             .expect("ws connect");
@@ -216,16 +232,7 @@ impl FakeRealm {
             id: String::new(),
             answer_pings: true,
         };
-        realm
-            .send(&RealmMsg::Hello {
-                version: PROTOCOL_VERSION,
-                kind,
-                name: name.into(),
-                url: format!("http://{}/{name}.html", hub.addr),
-                id: id.into(),
-                jobs,
-            })
-            .await;
+        realm.send(&hello).await;
         match realm.recv().await {
             HubMsg::Welcome { stem, id, .. } => {
                 realm.stem = stem;

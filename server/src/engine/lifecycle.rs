@@ -1,0 +1,119 @@
+//! Lifecycle lines: one line the hub writes when a realm's document comes
+//! or goes (docs/log-format.md, "Lifecycle lines"):
+//! `> **shop-3f2a** reloaded at 10:00:05 — <url> (bindings of earlier blocks are gone)`,
+//! `> **shop-3f2a** navigated at 10:00:05 to <url>`,
+//! `> **shop-3f2a** closed at 10:00:05`.
+
+use serde::{Deserialize, Serialize};
+
+use super::registry::shown_url;
+use super::time::ClockTime;
+
+/// What happened to the realm's document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lifecycle {
+    /// A new document (or worker) at the same place: what earlier blocks
+    /// defined is gone.
+    Reloaded,
+    /// A new document at another place (a same-origin navigation).
+    Navigated,
+    /// The realm left and no new document came.
+    Closed,
+}
+
+impl Lifecycle {
+    fn word(self) -> &'static str {
+        match self {
+            Lifecycle::Reloaded => "reloaded",
+            Lifecycle::Navigated => "navigated",
+            Lifecycle::Closed => "closed",
+        }
+    }
+}
+
+/// The line for `what` (no line ending). The URL comes from the realm, so
+/// it is shown as the registry shows it: one line, no Markdown of its own.
+pub fn line(stem: &str, what: Lifecycle, url: &str, at: ClockTime) -> String {
+    let word = what.word();
+    let url = shown_url(url);
+    match what {
+        Lifecycle::Reloaded => {
+            format!("> **{stem}** {word} at {at} — {url} (bindings of earlier blocks are gone)")
+        }
+        Lifecycle::Navigated => format!("> **{stem}** {word} at {at} to {url}"),
+        Lifecycle::Closed => format!("> **{stem}** {word} at {at}"),
+    }
+}
+
+/// The time of a lifecycle line's text after `> **name**` (` reloaded at
+/// 10:00:05 — …`), or `None` when it is not one.
+pub fn parse_rest(rest: &str) -> Option<ClockTime> {
+    let (what, rest) = [
+        (Lifecycle::Reloaded, " reloaded at "),
+        (Lifecycle::Navigated, " navigated at "),
+        (Lifecycle::Closed, " closed at "),
+    ]
+    .into_iter()
+    .find_map(|(w, p)| rest.strip_prefix(p).map(|r| (w, r)))?;
+    let at = ClockTime::parse(rest.get(..8)?)?;
+    let after = &rest[8..];
+    let ok = match what {
+        Lifecycle::Reloaded => {
+            after.starts_with(" — ") && after.ends_with(" (bindings of earlier blocks are gone)")
+        }
+        Lifecycle::Navigated => after.starts_with(" to "),
+        Lifecycle::Closed => after.is_empty(),
+    };
+    ok.then_some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::markdown::{parse_header, HeaderKind};
+
+    fn at() -> ClockTime {
+        ClockTime::parse("10:00:05").unwrap()
+    }
+
+    #[test]
+    fn lines_read_as_the_contract_words_them() {
+        let url = "http://127.0.0.1:5173/";
+        assert_eq!(
+            line("shop-3f2a", Lifecycle::Reloaded, url, at()),
+            "> **shop-3f2a** reloaded at 10:00:05 — http://127.0.0.1:5173/ (bindings of earlier blocks are gone)"
+        );
+        assert_eq!(
+            line("shop-3f2a", Lifecycle::Navigated, "http://h/b", at()),
+            "> **shop-3f2a** navigated at 10:00:05 to http://h/b"
+        );
+        assert_eq!(
+            line("shop-3f2a", Lifecycle::Closed, url, at()),
+            "> **shop-3f2a** closed at 10:00:05"
+        );
+    }
+
+    #[test]
+    fn a_realm_url_cannot_break_the_line() {
+        let l = line(
+            "s",
+            Lifecycle::Navigated,
+            "http://h/\n```\n> **s** to agent at 10:00:00",
+            at(),
+        );
+        assert!(!l.contains('\n') && !l.contains('`'), "{l}");
+    }
+
+    #[test]
+    fn every_line_parses_back_as_a_lifecycle_header() {
+        for what in [Lifecycle::Reloaded, Lifecycle::Navigated, Lifecycle::Closed] {
+            let l = line("shop-3f2a", what, "http://h/", at());
+            let h = parse_header(&l).unwrap();
+            assert_eq!(h.from, "shop-3f2a");
+            assert_eq!(h.kind, HeaderKind::Lifecycle { at: at() });
+        }
+        assert!(parse_header("> **s** closed at 10:00:05 by me").is_none());
+        assert!(parse_header("> **s** reloaded at 10:00:05").is_none());
+    }
+}
