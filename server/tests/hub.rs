@@ -910,3 +910,27 @@ async fn a_job_that_timed_out_while_the_realm_was_away_is_cancelled_when_it_retu
         other => panic!("expected a cancel, got {other:?}"),
     }
 }
+
+/// DESIGN §8: a block written into `debug.md` does not run there; it is
+/// answered with a note naming the page logs, and kept when the registry
+/// is written again (another realm connects).
+#[tokio::test]
+async fn a_block_in_the_registry_is_answered_and_kept() {
+    let hub = TestHub::start().await;
+    let _realm = hub.realm("Shop", "000b").await;
+    hub.wait_file(&hub.registry(), |t| t.contains("shop-000b"))
+        .await;
+    append(&hub.registry(), "\n```js\ndocument.title\n```\n");
+    let note = "blocks do not run in debug.md; append this one at the bottom of a page's log: [shop-000b](debug/shop-000b.md)";
+    let text = hub.wait_file(&hub.registry(), |t| t.contains(note)).await;
+    assert!(
+        text.contains("```js\ndocument.title\n```\n\n> **daebug** at "),
+        "{text}"
+    );
+    let _other = hub.realm("Cart", "000c").await;
+    let text = hub
+        .wait_file(&hub.registry(), |t| t.contains("cart-000c"))
+        .await;
+    assert!(text.contains("```js\ndocument.title\n```\n"), "{text}");
+    assert_eq!(text.matches(note).count(), 1, "{text}");
+}

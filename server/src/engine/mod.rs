@@ -38,6 +38,7 @@ pub mod markdown;
 pub mod prelude;
 mod reconcile;
 pub mod registry;
+pub mod registry_notes;
 pub mod render;
 pub mod survey;
 pub mod tail;

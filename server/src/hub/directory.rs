@@ -22,6 +22,7 @@ use super::names;
 use crate::engine::earlier;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
+use crate::engine::registry_notes::{agent_part, answer_blocks};
 use crate::engine::{ClockTime, LogState};
 
 /// At most this many realms are remembered; the oldest disconnected ones
@@ -79,6 +80,11 @@ pub struct Directory {
     logs: HashMap<String, LogHandle>,
     /// The registry text last written, to write only real changes.
     written: String,
+    /// The hub's own part of it (the rest is the agent's tail).
+    hub_part: String,
+    /// What an agent wrote below the hub's part, kept (with a note under
+    /// each block, which does not run there).
+    agent_tail: String,
     /// Kept here to watch `debug/` again when it is recreated.
     watcher: Option<RecommendedWatcher>,
 }
@@ -102,6 +108,8 @@ impl Directory {
             realms: Vec::new(),
             logs: HashMap::new(),
             written: String::new(),
+            hub_part: String::new(),
+            agent_tail: String::new(),
         }
     }
 
@@ -231,6 +239,7 @@ impl Directory {
                 }
                 false
             }
+            DirMsg::RegistryChanged => self.registry_changed(),
             DirMsg::DebugDirCreated => {
                 if let Some(w) = self.watcher.as_mut() {
                     if let Err(e) = w.watch(&self.settings.dir, RecursiveMode::NonRecursive) {
@@ -358,6 +367,29 @@ impl Directory {
         }
     }
 
+    /// Someone wrote `debug.md`: what they added below the hub's part is
+    /// kept, and a block in it is answered with a note naming the page
+    /// logs. True when the registry must be written again.
+    fn registry_changed(&mut self) -> bool {
+        let Ok(now) = std::fs::read_to_string(&self.registry_path) else {
+            return false;
+        };
+        if now == self.written {
+            return false;
+        }
+        let part = agent_part(&self.hub_part, &self.written, &now).unwrap_or_default();
+        let stems: Vec<&str> = self
+            .realms
+            .iter()
+            .filter(|r| r.conn.is_some())
+            .map(|r| r.stem.as_str())
+            .collect();
+        self.agent_tail = answer_blocks(&part, &stems, &super::clock::wall().to_string());
+        // Written again only if it now differs from the file.
+        self.written = now;
+        true
+    }
+
     fn write_registry(&mut self) {
         let status = HubStatus::Running {
             script: self.script.clone(),
@@ -398,7 +430,9 @@ impl Directory {
             .iter()
             .map(|&i| self.realms[i].entry())
             .collect();
-        let text = registry::render(status, &entries) + &earlier::section(&pruned.earlier);
+        let hub = registry::render(status, &entries) + &earlier::section(&pruned.earlier);
+        let text = hub.clone() + &self.agent_tail;
+        self.hub_part = hub;
         if text == self.written {
             return;
         }

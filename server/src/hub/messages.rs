@@ -55,6 +55,8 @@ pub enum DirMsg {
     FileChanged { file_name: String, removed: bool },
     /// `debug/` was created again after someone deleted it.
     DebugDirCreated,
+    /// The registry `debug.md` changed (the hub's own writes included).
+    RegistryChanged,
 }
 
 /// Identifies one WebSocket connection (a realm can reconnect).

@@ -20,6 +20,7 @@ pub fn watch(
 ) -> notify::Result<RecommendedWatcher> {
     let debug: PathBuf = root.join("debug");
     let debug_in_cb = debug.clone();
+    let registry = root.join("debug.md");
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let event = match res {
             Ok(e) => e,
@@ -37,6 +38,10 @@ pub fn watch(
             return;
         }
         for path in event.paths {
+            if path == registry {
+                let _ = directory.send(DirMsg::RegistryChanged);
+                continue;
+            }
             if path == debug_in_cb {
                 if matches!(event.kind, EventKind::Create(_)) {
                     let _ = directory.send(DirMsg::DebugDirCreated);

@@ -1,0 +1,115 @@
+//! Blocks written into the registry (`debug.md`) do not run there: the
+//! hub keeps what the agent added below its own part and answers each
+//! executable block with a one-line note naming the page logs
+//! (docs/log-format.md, "The registry"). Pure: text in, text out.
+
+use super::markdown::{blocks, exec_info, Block};
+use super::text::lines_from;
+
+/// The start of every note the hub writes under a block in `debug.md`.
+pub const NOTE_START: &str = "> **daebug** at ";
+
+/// What the agent added to the registry: the text after the hub's part
+/// `hub` when the file still starts with it (an append), else from the
+/// first line where the file and `written` (the hub's last write) part
+/// (a whole-file save from an older read). `None` when there is nothing.
+pub fn agent_part(hub: &str, written: &str, now: &str) -> Option<String> {
+    if now == written {
+        return None;
+    }
+    let tail = match now.strip_prefix(hub) {
+        Some(tail) => tail,
+        None => {
+            let same = now
+                .split_inclusive('\n')
+                .zip(written.split_inclusive('\n'))
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.len())
+                .sum::<usize>();
+            &now[same.min(hub.len())..]
+        }
+    };
+    (!tail.trim().is_empty()).then(|| tail.to_string())
+}
+
+/// `part` with a note under each executable block that has none yet:
+/// `> **daebug** at 10:00:05: blocks do not run in debug.md; append this
+/// one at the bottom of a page's log: [shop-3f2a](debug/shop-3f2a.md)`.
+pub fn answer_blocks(part: &str, stems: &[&str], clock: &str) -> String {
+    let logs = match stems.is_empty() {
+        true => "none is connected yet; load daebug.js in a page".to_string(),
+        false => stems
+            .iter()
+            .map(|s| format!("[{s}](debug/{s}.md)"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    let note = format!(
+        "{NOTE_START}{clock}: blocks do not run in debug.md; append this one at the bottom of a page's log: {logs}\n"
+    );
+    let mut out = String::with_capacity(part.len());
+    let mut from = 0;
+    for block in blocks(part, 0) {
+        let Block::Fence(f) = block else { continue };
+        if !f.closed || exec_info(f.info).is_none() {
+            continue;
+        }
+        let answered = lines_from(part, f.next)
+            .find(|l| !l.is_blank())
+            .is_some_and(|l| l.text.starts_with(NOTE_START));
+        if answered {
+            continue;
+        }
+        out.push_str(&part[from..f.next]);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push('\n');
+        out.push_str(&note);
+        from = f.next;
+    }
+    out.push_str(&part[from..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HUB: &str = "# daebug\n\n* [shop-3f2a](debug/shop-3f2a.md)\n";
+
+    #[test]
+    fn what_the_agent_added() {
+        let written = format!("{HUB}\nkept note\n");
+        assert_eq!(agent_part(HUB, &written, &written), None);
+        let appended = format!("{written}```js\n1\n```\n");
+        assert_eq!(
+            agent_part(HUB, &written, &appended).as_deref(),
+            Some("\nkept note\n```js\n1\n```\n")
+        );
+        // A save from an older read: the hub's part differs (a realm came
+        // since); what follows the first differing line is the agent's.
+        let stale = "# daebug\n\nmy block:\n```js\n2\n```\n";
+        assert_eq!(
+            agent_part(HUB, &written, stale).as_deref(),
+            Some("my block:\n```js\n2\n```\n")
+        );
+        assert_eq!(agent_part(HUB, &written, HUB), None, "emptied tail");
+    }
+
+    #[test]
+    fn each_block_gets_one_note() {
+        let part = "\n```js\n1+1\n```\ntext\n```text\nnot code\n```\n";
+        let once = answer_blocks(part, &["shop-3f2a", "crunch-1b2c"], "10:00:05");
+        assert_eq!(
+            once,
+            "\n```js\n1+1\n```\n\n> **daebug** at 10:00:05: blocks do not run in debug.md; append this one at the bottom of a page's log: [shop-3f2a](debug/shop-3f2a.md), [crunch-1b2c](debug/crunch-1b2c.md)\ntext\n```text\nnot code\n```\n"
+        );
+        assert_eq!(answer_blocks(&once, &["shop-3f2a"], "10:00:09"), once);
+        let none = answer_blocks("```ts\nx\n```", &[], "10:00:05");
+        assert!(
+            none.ends_with("none is connected yet; load daebug.js in a page\n"),
+            "{none}"
+        );
+    }
+}
