@@ -31,7 +31,7 @@ use crate::buffer::EventBuffer;
 use crate::console::{label, table, ConsoleState, TABLE_ROWS};
 use crate::inspect::{render, Rendered};
 use crate::network::{summary, RequestRecord};
-use crate::walk::{cut_string, walk_now, WalkLimits};
+use crate::walk::{cut_string, walk_now, WalkLimits, ERROR_TEXT};
 
 /// The buffer shared by the capture hooks and the link that sends it.
 pub type Shared = Rc<RefCell<EventBuffer>>;
@@ -63,9 +63,6 @@ const ARG_LIMITS: WalkLimits = WalkLimits {
     items: 20,
     string: 2_000,
 };
-
-/// Characters kept of an error's message and stack.
-pub const ERROR_TEXT: usize = 10_000;
 
 thread_local! {
     /// Nesting of capture calls: a console call made while an argument is

@@ -78,7 +78,7 @@ pub fn error_of(thrown: &JsValue) -> JobError {
         let get = |k: &str| {
             Reflect::get(thrown, &k.into())
                 .ok()
-                .and_then(|v| crate::walk::cut_string(&v, crate::capture::ERROR_TEXT))
+                .and_then(|v| crate::walk::cut_string(&v, crate::walk::ERROR_TEXT))
                 .map(|(s, _)| s)
         };
         return JobError {

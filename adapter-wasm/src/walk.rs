@@ -24,6 +24,10 @@ extern "C" {
     fn is_array(value: &JsValue) -> Result<bool, JsValue>;
 }
 
+/// Characters kept of an error's message and stack (in values, replies
+/// and events alike).
+pub const ERROR_TEXT: usize = 10_000;
+
 /// Nodes one walk may visit: wide and deep values stop here instead of
 /// freezing the page (100 items at each of 4 levels would be 100 million).
 const BUDGET: usize = 10_000;
@@ -483,7 +487,7 @@ impl Walker {
         // `name` lives on the prototype; `stack` is the engine's own.
         let name = text(get(value, "name"), 200);
         // An error's text keeps its own cut, whole strings or not.
-        let limit = self.limits.string.min(crate::capture::ERROR_TEXT);
+        let limit = self.limits.string.min(ERROR_TEXT);
         let message = text(own("message"), limit);
         let stack = get(value, "stack")
             .and_then(|v| cut_string(&v, limit))

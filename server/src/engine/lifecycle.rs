@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::registry::shown_url;
 use super::time::ClockTime;
+use super::url_text::shown_url;
 
 /// What happened to the realm's document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

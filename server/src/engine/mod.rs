@@ -45,6 +45,7 @@ pub mod tail;
 pub mod template;
 pub mod text;
 pub mod time;
+pub mod url_text;
 
 use std::collections::VecDeque;
 use std::ops::Range;

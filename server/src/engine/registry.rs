@@ -2,6 +2,7 @@
 
 use super::effect::LogState;
 use super::time::ClockTime;
+pub use super::url_text::{shown_url, MAX_URL};
 
 /// The registry lists at most this many realms (the file stays short).
 const MAX_LINES: usize = 150;
@@ -47,38 +48,6 @@ pub enum HubStatus {
     Running { script: String },
     /// Stopped at `at`; `restart` is the command that starts it again.
     Stopped { at: ClockTime, restart: String },
-}
-
-/// Longest URL a registry line shows, in characters.
-pub const MAX_URL: usize = 200;
-
-/// Characters of a realm's URL that could make Markdown structure in a
-/// registry line (a link, an autolink, code, emphasis, a line break) or
-/// end the parenthesised URL early; they are percent-encoded, as in a URL.
-/// Non-ASCII is encoded too (U+2028 and bidi controls included).
-const MARKDOWN: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-    .add(b' ')
-    .add(b'<')
-    .add(b'>')
-    .add(b'[')
-    .add(b']')
-    .add(b'(')
-    .add(b')')
-    .add(b'`')
-    .add(b'\\')
-    .add(b'*')
-    .add(b'_')
-    .add(b'!')
-    .add(b'|');
-
-/// A realm's URL as a registry line shows it: one line, no Markdown of its
-/// own, at most [`MAX_URL`] characters (cut with `…`).
-pub fn shown_url(url: &str) -> String {
-    let encoded = percent_encoding::utf8_percent_encode(url, MARKDOWN).to_string();
-    match encoded.char_indices().nth(MAX_URL) {
-        Some((cut, _)) => format!("{}…", &encoded[..cut]),
-        None => encoded,
-    }
 }
 
 /// The whole text of `debug.md`.
