@@ -20,7 +20,7 @@
       glue.start(self);
     })
     .catch((e) => {
-      early.detach();
+      early.stop();
       early.originals.warn.call(console, "daebug: the adapter did not start:", e);
     });
 
@@ -78,7 +78,8 @@
     let sink = null;
     let netSink = null;
     let dropped = 0;
-    const keep = (r) => (records.length < 1000 ? records.push(r) : dropped++);
+    let stopped = false;
+    const keep = (r) => (stopped ? 0 : records.length < 1000 ? records.push(r) : dropped++);
     const methods = ["log", "info", "warn", "error", "debug", "trace", "assert", "table", "dir",
       "count", "countReset", "time", "timeLog", "timeEnd", "group", "groupCollapsed", "groupEnd"];
     for (const m of methods) {
@@ -108,16 +109,16 @@
       return r;
     };
     const ended = (r, status, text) => {
-      if (r[3]) return;
-      r[3] = performance.now();
-      r[4] = status;
-      r[5] = String(text);
-      if (status === 0 || status >= 400) {
-        try {
+      try {
+        if (r[3]) return;
+        r[3] = performance.now();
+        r[4] = status;
+        r[5] = String(text);
+        if (status === 0 || status >= 400) {
           if (netSink) netSink(r);
           else keep({ net: r });
-        } catch {}
-      }
+        }
+      } catch {}
     };
     const fetch0 = globalThis.fetch;
     if (typeof fetch0 === "function") {
@@ -128,8 +129,16 @@
           r = started((init && init.method) || (req && req.method), req ? req.url : input);
         } catch {}
         const p = fetch0.apply(this, arguments);
-        if (r) p.then((res) => ended(r, res.status, res.statusText), (e) => ended(r, 0, e));
-        return p;
+        if (!r) return p;
+        // The page gets the chained promise: its rejection stays the page's
+        // to handle (an unhandled one is still reported as such).
+        return p.then(
+          (res) => (ended(r, res.status, res.statusText), res),
+          (e) => {
+            ended(r, 0, e);
+            throw e;
+          },
+        );
       };
     }
     const XHR = globalThis.XMLHttpRequest;
@@ -187,6 +196,14 @@
       detach() {
         sink = null;
         netSink = null;
+      },
+      // The adapter will not come: keep nothing (no page objects held for
+      // the page's life), listen to nothing; the wrappers pass through.
+      stop() {
+        this.detach();
+        stopped = true;
+        records.length = 0;
+        for (const k of kinds) removeEventListener(k, listen, true);
       },
       // A job starts (`true`: list its requests from now on) or ends: the
       // requests listed so far, those still on their way too.

@@ -163,6 +163,11 @@ fn absolute(url: &str) -> String {
 /// `error` event's target is an element (not the global scope).
 fn failed_resource(event: &JsValue) -> Option<String> {
     let target = Reflect::get(event, &"target".into()).ok()?;
+    // A script error's target is the global scope, whatever names the page
+    // gave its globals (a `var tagName`).
+    if js_sys::Object::is(&target, &js_sys::global()) {
+        return None;
+    }
     let tag = Reflect::get(&target, &"tagName".into()).ok()?.as_string()?;
     let url = ["currentSrc", "src", "href"]
         .iter()

@@ -37,14 +37,23 @@ pub struct Dialogs {
     _answer: Closure<dyn FnMut(JsValue) -> JsValue>,
 }
 
-/// `String(value)`, as the browser shows a dialog's message.
+/// `String(value)`, as the browser shows a dialog's message (`42`,
+/// `[object Object]`); `""` for undefined or a value whose conversion
+/// throws.
 fn string_of(value: &JsValue) -> String {
     if value.is_undefined() {
         return String::new();
     }
-    value
-        .as_string()
-        .unwrap_or_else(|| String::from(js_sys::JsString::from(value.clone())))
+    if let Some(s) = value.as_string() {
+        return s;
+    }
+    let global: JsValue = js_sys::global().into();
+    Reflect::get(&global, &"String".into())
+        .and_then(|f| f.dyn_into::<Function>())
+        .and_then(|f| f.call1(&JsValue::UNDEFINED, value))
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_default()
 }
 
 impl Dialogs {
@@ -63,10 +72,16 @@ impl Dialogs {
             let native = original.clone();
             let f: DialogFn = Closure::new(move |message: JsValue, default: JsValue| {
                 if !attached.get() {
+                    // With the arguments the page gave: `alert()` is not
+                    // `alert(undefined)`, which shows "undefined".
                     let native: &Function = native.unchecked_ref();
-                    return native
-                        .call2(&JsValue::UNDEFINED, &message, &default)
-                        .unwrap_or(JsValue::UNDEFINED);
+                    let this = &JsValue::UNDEFINED;
+                    let shown = match (message.is_undefined(), default.is_undefined()) {
+                        (true, true) => native.call0(this),
+                        (_, true) => native.call1(this, &message),
+                        _ => native.call2(this, &message, &default),
+                    };
+                    return shown.unwrap_or(JsValue::UNDEFINED);
                 }
                 let text = string_of(&message);
                 let default_text = (!default.is_undefined()).then(|| string_of(&default));

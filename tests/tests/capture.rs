@@ -16,7 +16,7 @@ fn what_a_page_and_a_worker_do_before_the_adapter_loads_is_in_the_log() {
             (
                 "index.html",
                 "<!doctype html><html><head><title>Early</title>\
-                 <script>console.log('early log'); console.time('boot'); console.timeEnd('boot');\
+                 <script>var tagName = 'not an element'; console.log('early log'); console.time('boot'); console.timeEnd('boot');\
                  Promise.reject(new Error('early rejection'));</script>\
                  <script>throw new Error('early throw')</script></head>\
                  <body><script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
@@ -71,11 +71,11 @@ fn dialogs_are_answered_at_once_and_recorded() {
     let log = world.log("dialogs-");
     let text = log.exchange(
         Write::Append,
-        "\n```js\nalert('Saved');\nconst a = confirm('Sure?');\ndaebug.dialogs.answer(false);\ndaebug.dialogs.answer('Bo');\nconst b = confirm('Really?');\nconst c = prompt('Name?', 'Ann');\nconst d = prompt('Age?', '7');\ndel.click();\n[a, b, c, d, del.dataset.answer]\n```\n",
+        "\n```js\nalert('Saved');\nconst a = confirm('Sure?');\ndaebug.dialogs.answer(false);\ndaebug.dialogs.answer('Bo');\nconst b = confirm('Really?');\nconst c = prompt('Name?', 'Ann');\nconst d = prompt('Age?', '7');\ndel.click();\nalert(42);\nconst e = prompt('n', 7);\n[a, b, c, d, del.dataset.answer, e]\n```\n",
         1,
     );
     assert!(
-        text.contains("```JSON\n[true,false,\"Bo\",\"7\",\"true\"]\n```"),
+        text.contains("```JSON\n[true,false,\"Bo\",\"7\",\"true\",\"7\"]\n```"),
         "{text}"
     );
     for want in [
@@ -85,6 +85,8 @@ fn dialogs_are_answered_at_once_and_recorded() {
         "```Text dialog\nprompt(\"Name?\", \"Ann\") → \"Bo\"\n```",
         "```Text dialog\nprompt(\"Age?\", \"7\") → \"7\"\n```",
         "```Text dialog\nconfirm(\"Delete item?\") → true\n```",
+        "```Text dialog\nalert(\"42\")\n```",
+        "```Text dialog\nprompt(\"n\", \"7\") → \"7\"\n```",
     ] {
         assert!(text.contains(want), "{want}\n{text}");
     }
@@ -154,16 +156,27 @@ fn requests_resources_and_the_browser_reports_reach_the_log() {
         "{summary}"
     );
 
+    // A request the page leaves unhandled stays unhandled: the hook does
+    // not swallow the page's rejection.
+    log.exchange(
+        Write::Append,
+        "\n```js\nfetch('http://127.0.0.1:1/unhandled'); 'sent'\n```\n",
+        1,
+    );
+    wait_for(&log.path, "the page's unhandled rejection", |t| {
+        t.contains("```Error unhandledrejection\nTypeError: Failed to fetch")
+    });
+
     // A CSP violation and a deprecation report.
     let text = log.exchange(
         Write::Append,
-        "\n```js\nconst img = document.createElement('img');\nimg.src = 'http://localhost:1/blocked.png';\ndocument.body.append(img);\nconst x = new XMLHttpRequest();\nx.open('GET', '/data.json', false);\nx.send();\nawait new Promise((r) => setTimeout(r, 300));\n'reported'\n```\n",
+        "\n```js\nconst img = document.createElement('img');\nimg.src = 'http://localhost:1/blocked.png';\ndocument.body.append(img);\nconst x = new XMLHttpRequest();\nx.open('GET', '/data.json', false);\nx.send();\n'reported'\n```\n",
         1,
     );
-    assert!(
-        text.contains("```Error csp\nRefused img-src http://localhost:1/blocked.png (policy: img-src 'self')\n```"),
-        "{text}"
-    );
+    assert!(text.contains("```JSON\n\"reported\"\n```"), "{text}");
+    wait_for(&log.path, "the CSP violation", |t| {
+        t.contains("```Error csp\nRefused img-src http://localhost:1/blocked.png (policy: img-src 'self')\n```")
+    });
     let text = wait_for(&log.path, "a deprecation report", |t| {
         t.contains("```Text report\ndeprecation: ")
     });

@@ -177,7 +177,6 @@ fn reload_to_the_next_reply_takes_this_long() {
         times[times.len() / 2],
         times[times.len() - 1]
     );
-    assert!(times[times.len() / 2] < 5_000, "{times:?}");
 }
 
 #[test]
