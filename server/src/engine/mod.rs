@@ -1058,9 +1058,12 @@ impl LogEngine {
             new_chunk.map_or(end_base(text), |at| at.saturating_sub(1)),
         );
         let pos = new_chunk.map_or(w.buf.len(), |at| at - w.base);
-        self.place_footer(&mut w, pos);
         // The agent is told to append the block again: that must run.
+        // Forgotten first, so the note the footer brings is remembered
+        // after the block before it (and put back after another stale
+        // save), not after a block the ledger no longer knows.
         self.ledger.forget(job.id);
+        self.place_footer(&mut w, pos);
         out.effects.push(Effect::Cancel { job: job.id });
         out.effects.push(Effect::State(LogState::Failed));
         out.effects.push(Effect::Notice(format!(
@@ -1416,7 +1419,6 @@ fn shift_block(b: &mut ExecBlock, by: isize) {
     b.body = m(b.body.start)..m(b.body.end);
 }
 
-/// A chunk found before `removed` bytes in front of it were deleted.
 /// How many `cancel` lines stand in `text` from `from` on: lines outside
 /// fences that read `cancel`, in any case, and nothing else.
 fn cancels_after(text: &str, from: usize) -> usize {
@@ -1425,6 +1427,7 @@ fn cancels_after(text: &str, from: usize) -> usize {
         .count()
 }
 
+/// A chunk found before `removed` bytes in front of it were deleted.
 fn shift_chunk(mut c: tail::Chunk, removed: usize) -> tail::Chunk {
     c.start -= removed;
     c.end -= removed;

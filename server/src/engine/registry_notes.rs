@@ -20,16 +20,42 @@ pub fn agent_part(hub: &str, written: &str, now: &str) -> Option<String> {
     let tail = match now.strip_prefix(hub) {
         Some(tail) => tail,
         None => {
+            // The old read's registry lines (a state, a time since
+            // changed) differ too: they are the hub's, not the agent's.
             let same = now
                 .split_inclusive('\n')
                 .zip(written.split_inclusive('\n'))
                 .take_while(|(a, b)| a == b)
                 .map(|(a, _)| a.len())
                 .sum::<usize>();
-            &now[same.min(hub.len())..]
+            let rest = &now[same.min(hub.len())..];
+            let hubs = rest
+                .split_inclusive('\n')
+                .take_while(|l| is_hub_line(l))
+                .map(str::len)
+                .sum::<usize>();
+            &rest[hubs..]
         }
     };
     (!tail.trim().is_empty()).then(|| tail.to_string())
+}
+
+/// Whether a line is one the registry's hub part can hold (see
+/// `registry::render` and `earlier::section`), or blank.
+fn is_hub_line(line: &str) -> bool {
+    let l = line.trim_end();
+    l.is_empty()
+        || [
+            "# 👾 daebug",
+            "> Master registry",
+            "> The hub stopped",
+            "No pages",
+            "* [",
+            "* … and ",
+            "Earlier logs: ",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
 }
 
 /// `part` with a note under each executable block that has none yet:
@@ -95,6 +121,15 @@ mod tests {
             Some("my block:\n```js\n2\n```\n")
         );
         assert_eq!(agent_part(HUB, &written, HUB), None, "emptied tail");
+        // A save from a read of the registry as the hub wrote it then:
+        // its old lines (no page yet, another state) are not the agent's.
+        let old = "# 👾 daebug — connected pages\n> Master registry of connected pages.\n\nNo pages connected yet. Load the adapter in a page: `<script>`\n";
+        let now = format!("{old}\n```js\n3\n```\n");
+        let hub = "# 👾 daebug — connected pages\n> Master registry of connected pages.\n\n* [shop-3f2a](debug/shop-3f2a.md) state: idle\n";
+        assert_eq!(
+            agent_part(hub, hub, &now).as_deref(),
+            Some("```js\n3\n```\n")
+        );
     }
 
     #[test]

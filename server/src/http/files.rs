@@ -257,9 +257,15 @@ pub fn injected_tag(state: &HttpState) -> String {
         Some(t) => format!("/daebug.js?{}", token::query_param(t)),
         None => "/daebug.js".to_owned(),
     };
-    // Classic, not a module: it runs before the page's own scripts, so
-    // capture starts at the page's first line.
-    format!(r#"<script src="{}"></script>"#, escape_html(&src))
+    script_tag(&src)
+}
+
+/// `<script src="…"></script>`: classic, not a module, so it runs before
+/// the page's own scripts and capture starts at the page's first line.
+/// The one place the tag is made (injected, printed at startup, and in the
+/// registry).
+pub fn script_tag(src: &str) -> String {
+    format!(r#"<script src="{}"></script>"#, escape_html(src))
 }
 
 /// Add `tag` (see [`injected_tag`]) to an HTML document so the page

@@ -175,7 +175,11 @@ impl Hub {
     /// The adapter's URL, carrying the token when there is one.
     pub fn script_url(&self) -> String {
         match &self.config.token {
-            Some(t) => format!("{}/daebug.js?token={t}", self.base_url()),
+            Some(t) => format!(
+                "{}/daebug.js?{}",
+                self.base_url(),
+                crate::http::token::query_param(t)
+            ),
             None => format!("{}/daebug.js", self.base_url()),
         }
     }
@@ -196,7 +200,7 @@ impl Hub {
     /// the parser reaches it, so capture starts before the page's own
     /// scripts (a module script would wait for the whole document).
     pub fn script_tag(&self) -> String {
-        format!(r#"<script src="{}"></script>"#, self.script_url())
+        crate::http::files::script_tag(&self.script_url())
     }
 
     /// Serves until `signal` resolves, then stops every task cleanly.

@@ -86,7 +86,7 @@ pub const TOOLKIT: &str = "daebug.toolkit";
 
 /// The name the prepared code of `job` gives itself in stack traces.
 pub fn cell_url(job: JobId) -> String {
-    format!("daebug-cell-{}", job.0)
+    format!("{}{}", cell::CELL_PREFIX, job.0)
 }
 
 /// Parses and rewrites one block. A syntax error (or a construct a block

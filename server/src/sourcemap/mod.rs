@@ -31,6 +31,9 @@ use parsed::{MapAt, ParsedMap};
 
 /// How long a message waits for the maps its stacks need, all fetched at
 /// once; after that its frames stay unmapped (the fetch is not retried
+/// Scripts one realm message may have fetched (see [`SourceMaps::unknown`]).
+pub const LOADS_PER_MESSAGE: usize = 8;
+
 /// before [`cache::MISS_LIFE`]).
 pub const LOAD_TIME: Duration = Duration::from_secs(1);
 /// The largest script read to find its map reference...
@@ -102,7 +105,9 @@ impl SourceMaps {
         cleaned
     }
 
-    /// The scripts `stacks` name that the cache knows nothing fresh of.
+    /// The scripts `stacks` name that the cache knows nothing fresh of, at
+    /// most [`LOADS_PER_MESSAGE`]: page text can name any number of URLs,
+    /// and frames past those stay unmapped.
     pub fn unknown<'s>(
         &self,
         stacks: impl IntoIterator<Item = &'s str>,
@@ -120,6 +125,9 @@ impl SourceMaps {
                     .get_or_insert_with(|| self.cache.lock().unwrap_or_else(|e| e.into_inner()));
                 if cache.get(url, now).is_none() {
                     wanted.push(url.to_string());
+                    if wanted.len() == LOADS_PER_MESSAGE {
+                        return wanted;
+                    }
                 }
             }
         }
@@ -196,6 +204,18 @@ mod tests {
             "remembered as a miss"
         );
         assert_eq!(maps.map(STACK, Instant::now()), STACK);
+    }
+
+    /// Page text naming many scripts starts a bounded number of fetches.
+    #[test]
+    fn one_message_asks_for_a_few_scripts_at_most() {
+        let maps = SourceMaps::reading(Box::new(|_| true));
+        let stack: String = (0..50)
+            .map(|i| format!("    at f (http://127.0.0.1:9/s{i}.js:1:1)\n"))
+            .collect();
+        let unknown = maps.unknown([stack.as_str()], Instant::now());
+        assert_eq!(unknown.len(), LOADS_PER_MESSAGE);
+        assert_eq!(unknown[0], "http://127.0.0.1:9/s0.js");
     }
 
     /// A server that accepts and never answers: the message waits at most
