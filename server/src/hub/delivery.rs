@@ -110,6 +110,9 @@ struct SentEarly {
     job: JobMsg,
     conn: ConnId,
     at: Instant,
+    /// Its result came while its write waited: the write must not make
+    /// it the job the realm runs.
+    answered: bool,
 }
 
 /// The delivery state of one log.
@@ -162,10 +165,21 @@ impl Delivery {
             Some(ref mut s) => s.conn = conn,
             None => {}
         }
+        // A job sent ahead whose write waits: the realm still runs it on
+        // this connection.
+        if let Some(e) = self
+            .early
+            .as_mut()
+            .filter(|e| in_flight.contains(&e.job.job))
+        {
+            e.conn = conn;
+        }
+        let early = self.early.as_ref().map(|e| e.job.job);
         // Jobs the realm still runs that this log gave up on (it timed out
         // while the realm was away) are told to stop.
         for &job in in_flight {
-            if self.sent.is_none_or(|s| s.job != job) && running != Some(job) {
+            if self.sent.is_none_or(|s| s.job != job) && running != Some(job) && early != Some(job)
+            {
                 self.send(conn, HubMsg::Cancel { job });
             }
         }
@@ -218,7 +232,12 @@ impl Delivery {
             self.send(conn, HubMsg::Cancel { job: old.job.job });
         }
         self.send(conn, job.msg());
-        self.early = Some(SentEarly { job, conn, at: now });
+        self.early = Some(SentEarly {
+            job,
+            conn,
+            at: now,
+            answered: false,
+        });
         Early::Go
     }
 
@@ -245,6 +264,9 @@ impl Delivery {
     pub fn handle_result(&mut self, job: JobId) {
         if self.sent.is_some_and(|s| s.job == job) {
             self.sent = None;
+        }
+        if let Some(e) = self.early.as_mut().filter(|e| e.job.job == job) {
+            e.answered = true;
         }
     }
 
@@ -295,6 +317,9 @@ impl Delivery {
 
     fn dispatch(&mut self, job: JobMsg, now: Instant) {
         if let Some(e) = self.early.take_if(|e| e.job.job == job.job) {
+            if e.answered {
+                return;
+            }
             if self.link == Some(e.conn) {
                 self.sent = Some(Sent {
                     job: job.job,
@@ -420,6 +445,52 @@ mod tests {
                 ),
                 (
                     "written",
+                    |d, t| d.handle_written(&[dispatch(1, "a")], t),
+                    &[],
+                ),
+                ("result", |d, _| d.handle_result(JobId(1)), &[]),
+            ],
+        );
+        run(
+            "answered while its write waited, a job sent ahead is done",
+            &[
+                ("attach", |d, t| d.handle_attach(1, &[], None, t), &[]),
+                (
+                    "decided",
+                    |d, t| assert_eq!(d.handle_decided(Some(job(1, "a")), t), Early::Go),
+                    &["send 1 job 1 a"],
+                ),
+                ("result", |d, _| d.handle_result(JobId(1)), &[]),
+                (
+                    "written",
+                    |d, t| d.handle_written(&[dispatch(1, "a")], t),
+                    &[],
+                ),
+                ("detach", |d, _| assert!(d.handle_detach(1)), &[]),
+                (
+                    "attach without it: nothing lost",
+                    |d, t| d.handle_attach(2, &[], None, t),
+                    &[],
+                ),
+            ],
+        );
+        run(
+            "a realm reconnecting while a job sent ahead waits for its write keeps running it",
+            &[
+                ("attach", |d, t| d.handle_attach(1, &[], None, t), &[]),
+                (
+                    "decided",
+                    |d, t| assert_eq!(d.handle_decided(Some(job(1, "a")), t), Early::Go),
+                    &["send 1 job 1 a"],
+                ),
+                ("detach", |d, _| assert!(d.handle_detach(1)), &[]),
+                (
+                    "attach with it in flight: not cancelled",
+                    |d, t| d.handle_attach(2, &[JobId(1)], None, t),
+                    &[],
+                ),
+                (
+                    "written: not sent again",
                     |d, t| d.handle_written(&[dispatch(1, "a")], t),
                     &[],
                 ),
