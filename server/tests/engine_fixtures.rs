@@ -125,6 +125,21 @@ fn show_effects(effects: &[Effect]) -> String {
             Effect::Archive { path, text } => format!("archive {path} ({} bytes)", text.len()),
             Effect::State(state) => format!("state {}", state.as_str()),
             Effect::Notice(n) => format!("notice {n}"),
+            Effect::FanOut {
+                job,
+                agent,
+                info,
+                code,
+            } => format!("fan out job={job} agent={agent} info={info:?} code={code:?}"),
+            Effect::Answered {
+                ticket,
+                job,
+                reply,
+                state,
+            } => format!(
+                "answered ticket={ticket} job={job} state={} reply={reply:?}",
+                state.as_str()
+            ),
         };
         s.push_str(&line);
         s.push('\n');
@@ -178,6 +193,7 @@ fn run_case(path: &Path, sections: &[Section]) -> (Vec<Section>, Vec<String>) {
                             config.default_timeout_ms = v.trim().parse().unwrap()
                         }
                         Some(("inline", v)) => config.inline_limit = v.trim().parse().unwrap(),
+                        Some(("fan_out", v)) => config.fan_out = v.trim().parse().unwrap(),
                         _ if line.trim().is_empty() => {}
                         _ => panic!("{}: unknown case setting {line:?}", path.display()),
                     }

@@ -357,3 +357,28 @@ fn cancel_ends_a_never_settling_job_at_once() {
     let text = log.exchange(Write::Append, "\n```js\n'after cancel'\n```\n", 1);
     assert!(text.contains("```JSON\n\"after cancel\"\n```"), "{text}");
 }
+
+/// DESIGN §8: an edit tool that anchors on the footer line replaces it
+/// with `block + footer`; the block runs once, as if appended below it.
+#[test]
+fn a_chunk_inserted_above_the_footer_runs_once() {
+    let world = page();
+    let log = world.log("life-");
+    let text = log.exchange(Write::Append, "\n```js\n'first'\n```\n", 1);
+    let footer_line = text.lines().last().unwrap().to_string();
+    let edited = text.replacen(
+        &footer_line,
+        &format!("```js\nwindow.runs = (window.runs || 0) + 1\n```\n\n{footer_line}"),
+        1,
+    );
+    daebug_test_files::save_atomically(&log.path, &edited);
+    let text = wait_for(&log.path, "the inserted block's reply", |t| {
+        log.replies(t) == 2 && t.trim_end().ends_with(FOOTER)
+    });
+    assert!(text.contains("```JSON\n1\n```"), "{text}");
+    // Another input (a block appended below) does not run it again.
+    let text = log.exchange(Write::Append, "\n```js\nwindow.runs\n```\n", 1);
+    let last = &text[text.rfind("> **agent** to ").unwrap()..];
+    assert!(last.contains("```JSON\n1\n```"), "{text}");
+    assert_eq!(log.replies(&text), 3, "{text}");
+}

@@ -249,3 +249,49 @@ fn fifty_reloads_of_a_page_with_a_worker() {
     );
     assert_eq!(stems.len(), 2, "{registry}");
 }
+
+const FRAMED: &str = "<!doctype html><html><head><title>Realm</title></head>\
+    <body><iframe src=\"/frame.html\"></iframe>\
+    <script>new Worker('/worker.js', { type: 'module' })</script></body></html>";
+const FRAME: &str = "<!doctype html><html><head><title>Frame</title></head><body></body></html>";
+
+#[test]
+fn a_block_in_all_md_answers_from_a_page_a_worker_and_an_iframe() {
+    let world = World::new(
+        &[
+            ("index.html", FRAMED),
+            ("frame.html", FRAME),
+            ("worker.js", WORKER),
+        ],
+        "index.html",
+    );
+    let logs = [world.log("realm-"), world.log("bg-"), world.log("frame-")];
+    // The hub made it, with a log's head and footer.
+    let all = world.root.path().join("debug").join("all.md");
+    let text = wait_for(&all, "all.md", |t| t.trim_end().ends_with(FOOTER));
+    assert!(text.starts_with("# 👾 all\n"), "{text}");
+    support::append(&all, "\n```js\nlocation.pathname\n```\n");
+    let text = wait_for(&all, "the replies of the three realms", |t| {
+        t.contains("> **all** to agent at ") && t.trim_end().ends_with(FOOTER)
+    });
+    let reply = &text[text.find("> **all** to agent at ").unwrap()..];
+    assert!(!reply.contains("**ERROR**"), "{text}");
+    for (log, path) in logs
+        .iter()
+        .zip(["/index.html", "/worker.js", "/frame.html"])
+    {
+        // Under the block in all.md, labelled by its stem.
+        let header = format!("> **{}** to agent at ", log.stem);
+        let at = reply
+            .find(&header)
+            .unwrap_or_else(|| panic!("{header}\n{text}"));
+        let answer = format!("```JSON\n\"{path}\"\n```");
+        assert!(reply[at..].contains(&answer), "{answer}\n{text}");
+        // And in the realm's own log, block and reply.
+        let own = log.text();
+        assert!(
+            own.contains("```js\nlocation.pathname\n```") && own.contains(&answer),
+            "{own}"
+        );
+    }
+}

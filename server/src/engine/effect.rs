@@ -40,6 +40,25 @@ pub enum Effect {
         depth: Option<u32>,
         full: bool,
     },
+    /// A fan-out log (`debug/all.md`) asks every connected realm to run
+    /// this block ([`super::Input::Submit`] in each realm's log); it
+    /// answers with [`super::Input::FannedOut`], then one
+    /// [`super::Input::Answer`] per realm.
+    FanOut {
+        job: JobId,
+        agent: String,
+        /// The block's fence info string, as written.
+        info: String,
+        code: String,
+    },
+    /// The reply to a [`super::Input::Submit`] was written: its text as in
+    /// the log (LF endings) and how the block ended.
+    Answered {
+        ticket: u64,
+        job: JobId,
+        reply: String,
+        state: LogState,
+    },
     /// Tell the realm to stop waiting for this job.
     Cancel { job: JobId },
     /// Feed the engine a [`super::Input::Tick`] at this time (replaces any

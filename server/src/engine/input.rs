@@ -59,4 +59,27 @@ pub enum Input {
         #[serde(default)]
         at: Option<String>,
     },
+    /// Another door (`debug/all.md`) asks this log to run a block, written
+    /// into the log as if `agent` had appended it, once the log has
+    /// nothing of its own to run. The reply is an [`super::Effect::Answered`]
+    /// with this `ticket`.
+    Submit {
+        ticket: u64,
+        agent: String,
+        /// The fence's info string (`js timeout=5s`).
+        #[serde(default)]
+        info: String,
+        code: String,
+    },
+    /// A fan-out log's job was sent to these realms (their stems, none
+    /// when no realm is connected); their answers follow.
+    FannedOut { job: JobId, stems: Vec<String> },
+    /// One realm's reply to a fan-out log's job, as written in its log.
+    Answer {
+        job: JobId,
+        stem: String,
+        reply: String,
+        /// Whether the block ran to a value there.
+        ok: bool,
+    },
 }

@@ -31,6 +31,7 @@
 
 pub mod earlier;
 pub mod effect;
+pub mod fan_out;
 pub mod input;
 pub mod ledger;
 pub mod lifecycle;
@@ -63,7 +64,6 @@ pub use time::{ClockTime, Millis, Now};
 use ledger::{Ledger, Taken, TakenState};
 use markdown::{blocks, exec_info, Block};
 use render::Drops;
-use survey::is_placeholder;
 use tail::{chunks, end_base, line_is, next_request, ExecBlock};
 use template::FOOTER;
 use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
@@ -90,6 +90,9 @@ pub struct Config {
     /// The first job id; the shell seeds it so ids differ across restarts
     /// (archive file names are made from them).
     pub first_job: u64,
+    /// A fan-out log (`debug/all.md`): its blocks run in every connected
+    /// realm ([`Effect::FanOut`]) instead of one.
+    pub fan_out: bool,
 }
 
 impl Default for Config {
@@ -99,6 +102,7 @@ impl Default for Config {
             default_timeout_ms: 60_000,
             inline_limit: 32 * 1024,
             first_job: 1,
+            fan_out: false,
         }
     }
 }
@@ -142,6 +146,14 @@ pub struct LogEngine {
     preludes: Vec<prelude::Prelude>,
     /// A new document's lifecycle line waiting for its preludes' reruns.
     awaiting: Option<prelude::Awaiting>,
+    /// Blocks other doors asked for, written in order whenever the log
+    /// has nothing of its own to run.
+    submissions: VecDeque<fan_out::Submission>,
+    /// The ticket of the submission just written, for the job that takes
+    /// it.
+    submitting: Option<u64>,
+    /// Running submitted jobs and their tickets.
+    tickets: Vec<(JobId, u64)>,
 }
 
 /// What the engine remembers about the running block.
@@ -188,6 +200,8 @@ struct Running {
     /// Lifecycle lines of what happened to the realm while it ran (LF
     /// endings): in its region, then at the end of its reply.
     lifecycle: String,
+    /// A fan-out log's job: the realms' replies so far, in its region.
+    gathering: Option<fan_out::Gathering>,
 }
 
 impl Running {
@@ -238,6 +252,15 @@ enum Verdict {
 }
 
 impl Verdict {
+    /// The log's state after a block ended so.
+    fn state(&self) -> LogState {
+        match self {
+            Verdict::Ok(_) => LogState::Completed,
+            Verdict::Error(_) | Verdict::Cancelled(_) => LogState::Failed,
+            Verdict::Timeout(_) => LogState::Timeout,
+        }
+    }
+
     /// The parenthesised end of the reply header.
     fn suffix(&self) -> String {
         match *self {
@@ -266,6 +289,9 @@ impl LogEngine {
             tail_from: 0,
             preludes: Vec::new(),
             awaiting: None,
+            submissions: VecDeque::new(),
+            submitting: None,
+            tickets: Vec::new(),
         }
     }
 
@@ -512,6 +538,64 @@ impl LogEngine {
                     None => self.write_lifecycle(text, line, now, out),
                 }
             }
+            Input::Submit {
+                ticket,
+                agent,
+                info,
+                code,
+            } => {
+                self.submissions.push_back(fan_out::Submission {
+                    ticket,
+                    agent,
+                    info,
+                    code,
+                });
+                if self.job.is_none() {
+                    self.idle_changed(text, now, out);
+                }
+            }
+            Input::FannedOut { job, stems } => {
+                let gathering = self.job.as_mut().filter(|j| j.id == job);
+                match gathering.and_then(|j| j.gathering.as_mut()) {
+                    Some(g) => {
+                        g.asked = Some(stems);
+                        self.gathered(text, now, out);
+                    }
+                    None => out.effects.push(Effect::Notice(format!(
+                        "{}: job {job}, which is not gathering answers, was sent out",
+                        self.stem
+                    ))),
+                }
+            }
+            Input::Answer {
+                job,
+                stem,
+                reply,
+                ok,
+            } => {
+                let added = self
+                    .job
+                    .as_mut()
+                    .filter(|j| j.id == job)
+                    .and_then(|j| j.gathering.as_mut())
+                    .is_some_and(|g| g.add(&stem, &reply, ok));
+                let late = self.config.fan_out && self.closed.iter().any(|(id, _)| *id == job);
+                match added {
+                    true => self.gathered(text, now, out),
+                    // After the fan-out job stopped waiting: the realm's
+                    // reply goes above the footer, as a late result would.
+                    false if late => {
+                        self.pending.push(reply);
+                        if self.job.is_none() {
+                            self.idle_changed(text, now, out);
+                        }
+                    }
+                    false => out.effects.push(Effect::Notice(format!(
+                        "{}: the reply of {stem} to job {job} came when it was no longer awaited; it is in {stem}'s log",
+                        self.stem
+                    ))),
+                }
+            }
             Input::Presence { away } => {
                 self.away = away.clone();
                 if let Some(j) = self.job.as_mut() {
@@ -671,6 +755,13 @@ impl LogEngine {
                     }
                 }
                 other => {
+                    if let Some(ticket) = self.submitting.take() {
+                        // What was written for it did not read as a block.
+                        out.effects.push(Effect::Notice(format!(
+                            "{}: submitted block {ticket} could not be written as a block",
+                            self.stem
+                        )));
+                    }
                     let stop = other.map_or(w.buf.len(), |c| c.start);
                     let prose = list
                         .iter()
@@ -686,10 +777,50 @@ impl LogEngine {
                         Some(_) => {}
                         None => self.place_footer(w, stop),
                     }
-                    return;
+                    // Nothing of the agent's to run: a submitted block is
+                    // written below the footer, as if appended, and taken.
+                    // Not while the agent writes a draft: it would become
+                    // part of that chunk.
+                    match self.submissions.pop_front() {
+                        Some(s) if other.is_none() => self.write_submission(w, s, now),
+                        Some(s) => {
+                            self.submissions.push_front(s);
+                            return;
+                        }
+                        None => return,
+                    }
                 }
             }
         }
+    }
+
+    /// Writes a submitted block as a chunk right below the footer (the
+    /// end of the log: the agent has no draft there); the next turn of
+    /// [`LogEngine::settle`] takes it.
+    fn write_submission(&mut self, w: &mut Work, s: fan_out::Submission, now: Now) {
+        let Some(f) = self
+            .footer_hint
+            .and_then(|h| h.checked_sub(w.base))
+            .and_then(|h| line_is(&w.buf, h, FOOTER))
+        else {
+            return;
+        };
+        let nl = w.nl();
+        let mut text = String::new();
+        if !w.buf[..f.next].ends_with('\n') {
+            text.push_str(nl);
+        }
+        text.push_str(nl);
+        text.push_str(&w.eol.convert(&fan_out::chunk(&self.stem, &s, now.clock)));
+        // An agent's draft below stays a chunk of its own.
+        if lines_from(&w.buf, f.next)
+            .next()
+            .is_some_and(|l| !l.is_blank())
+        {
+            text.push_str(nl);
+        }
+        w.buf.insert_str(f.next, &text);
+        self.submitting = Some(s.ticket);
     }
 
     /// Accepts a runnable chunk (the footer is already gone): inserts the
@@ -735,8 +866,9 @@ impl LogEngine {
     ) -> bool {
         let id = JobId(self.next_job);
         self.next_job += 1;
+        let ticket = self.submitting.take();
         let code = w.buf[block.body.clone()].replace("\r\n", "\n");
-        let timeout_ms = match block.info.timeout {
+        let mut timeout_ms = match block.info.timeout {
             Some(Ok(ms)) => ms,
             _ => self.config.default_timeout_ms,
         };
@@ -752,6 +884,7 @@ impl LogEngine {
             .next()
             .map_or(String::new(), |l| l.text.to_string());
         let exec_header = format!("> **{}** to {agent} at {}", self.stem, now.clock);
+        let info = opener_info(&opener);
         let prepared = match prepared {
             Ok(p) => p,
             Err(error) => {
@@ -767,6 +900,10 @@ impl LogEngine {
                     skipped,
                     out,
                 );
+                if let Some(ticket) = ticket {
+                    self.tickets.push((id, ticket));
+                    self.answer(id, &reply, LogState::Failed, out);
+                }
                 let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
                 self.ledger.push(Taken {
                     job: Some(id),
@@ -818,7 +955,16 @@ impl LogEngine {
             cancels: 0,
             line_deleted: false,
             lifecycle: String::new(),
+            gathering: self.config.fan_out.then(fan_out::Gathering::default),
         };
+        if self.config.fan_out {
+            // Each realm times the block out by itself, and says so.
+            timeout_ms = timeout_ms.saturating_add(fan_out::FAN_OUT_GRACE_MS);
+            job.timeout_ms = timeout_ms;
+        }
+        if let Some(ticket) = ticket {
+            self.tickets.push((id, ticket));
+        }
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
         job.region_hint = w.base + start;
@@ -828,6 +974,17 @@ impl LogEngine {
         job.cancels = cancels_after(&w.buf, rest_end);
         self.job = Some(job);
         let depth = block.info.depth.clone().and_then(Result::ok);
+        if self.config.fan_out {
+            // Each realm's log runs it (a prelude there, when it is one).
+            out.effects.push(Effect::FanOut {
+                job: id,
+                agent: self.job.as_ref().map_or(String::new(), |j| j.agent.clone()),
+                info,
+                code,
+            });
+            out.effects.push(Effect::State(LogState::Executing));
+            return true;
+        }
         if block.info.prelude {
             if self.preludes.len() == prelude::MAX_PRELUDES {
                 self.preludes.remove(0);
@@ -978,8 +1135,12 @@ impl LogEngine {
         if let Some(start) = found {
             job.region_hint = start;
             let w = Work::new(text, start);
-            let (end, placeholder) =
-                region_extent(&w.buf, lines_from(&w.buf, 0).next().map_or(0, |l| l.next));
+            let (end, placeholder) = survey::hub_block_extent(
+                &w.buf,
+                lines_from(&w.buf, 0).next().map_or(0, |l| l.next),
+                true,
+                &stem,
+            );
             let after = if job.sep {
                 skip_one_blank(&w.buf, end)
             } else {
@@ -1044,6 +1205,7 @@ impl LogEngine {
             0,
             out,
         ) + &job.lifecycle;
+        self.answer(job.id, &reply, LogState::Failed, out);
         self.pending.insert(0, reply);
         // The note and the footer go above the first chunk the agent added
         // after the hub's part of the log (reconcile found where that
@@ -1140,20 +1302,21 @@ impl LogEngine {
         now: Now,
         out: &mut Output,
     ) {
+        // A timeout whose region is gone leaves no reply in the log (there
+        // is nothing to say that the region's loss did not), only its answer.
+        let written = outcome.is_some();
+        let Some(outcome) = outcome.or_else(|| {
+            let job = self.job.as_ref()?;
+            Some(Outcome::Error(timeout_error(job, &verdict)))
+        }) else {
+            return;
+        };
         let Some((mut w, r)) = self.region_work(text) else {
             // Nowhere to put it: the reply goes above the footer instead.
             let Some(job) = self.job.take() else { return };
-            if let Some(outcome) = outcome {
-                let reply = self.reply(
-                    &job.agent,
-                    now.clock,
-                    &verdict.suffix(),
-                    &outcome,
-                    &job.events,
-                    job.drops,
-                    0,
-                    out,
-                ) + &job.lifecycle;
+            let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
+            self.answer(job.id, &reply, verdict.state(), out);
+            if written {
                 if let Some(t) = self.ledger.of_job(job.id) {
                     t.state = TakenState::Replied(reply.clone());
                 }
@@ -1166,41 +1329,11 @@ impl LogEngine {
         let later = exec_blocks(&w.buf, r.rest.clone());
         let ok = matches!(verdict, Verdict::Ok(_));
         let skipped = if ok { 0 } else { later.len() };
-        let outcome = outcome.unwrap_or_else(|| {
-            let limit = match verdict {
-                Verdict::Timeout(ms) | Verdict::Cancelled(ms) => format_timeout(ms),
-                _ => String::new(),
-            };
-            let message = match (&job.away, job.away_since) {
-                // The realm was gone or silent: that is the news, not the
-                // code's slowness, and it is not taking the next block.
-                (Some(away), Some(since)) => format!(
-                    "no result within {limit}, and the realm was not there to give one: {} at {since}. A late result is added below if it comes back with one.",
-                    away_what(away)
-                ),
-                _ => format!(
-                    "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
-                ),
-            };
-            Outcome::Error(JobError {
-                name: "TimeoutError".into(),
-                message,
-                stack: None,
-            })
-        });
-        let reply = self.reply(
-            &job.agent,
-            job.exec_clock,
-            &verdict.suffix(),
-            &outcome,
-            &job.events,
-            job.drops,
-            skipped,
-            out,
-        ) + &job.lifecycle;
+        let reply = self.final_reply(&job, job.exec_clock, &verdict, &outcome, skipped, out);
         if let Some(t) = self.ledger.of_job(job.id) {
             t.state = TakenState::Replied(reply.clone());
         }
+        self.answer(job.id, &reply, verdict.state(), out);
         let reply = w.eol.convert(&reply);
         let delta = reply.len() as isize - (r.end - r.start) as isize;
         w.buf.replace_range(r.start..r.end, &reply);
@@ -1231,14 +1364,94 @@ impl LogEngine {
                 return self.finish(text, w, out);
             }
         }
-        out.effects.push(Effect::State(match verdict {
-            Verdict::Ok(_) => LogState::Completed,
-            Verdict::Error(_) | Verdict::Cancelled(_) => LogState::Failed,
-            Verdict::Timeout(_) => LogState::Timeout,
-        }));
+        out.effects.push(Effect::State(verdict.state()));
         self.place_footer(&mut w, rest_end);
         self.settle(&mut w, 0, now, out);
         self.finish(text, w, out);
+    }
+
+    /// Tells the door that submitted `job`, if one did, how it ended.
+    fn answer(&mut self, job: JobId, reply: &str, state: LogState, out: &mut Output) {
+        if let Some(i) = self.tickets.iter().position(|(j, _)| *j == job) {
+            let (_, ticket) = self.tickets.remove(i);
+            out.effects.push(Effect::Answered {
+                ticket,
+                job,
+                reply: reply.to_string(),
+                state,
+            });
+        }
+    }
+
+    /// A fan-out job's answers changed: it ends when every realm asked
+    /// has answered (at once when none was asked), else its region shows
+    /// the replies so far.
+    fn gathered(&mut self, text: &str, now: Now, out: &mut Output) {
+        let Some(job) = &self.job else { return };
+        let Some(g) = job.gathering.as_ref().filter(|g| g.complete()) else {
+            return self.update_region(text, true, now, out);
+        };
+        let elapsed = now.mono.since(job.started);
+        let verdict = match g.asked.as_ref().is_some_and(Vec::is_empty) || g.failed > 0 {
+            true => Verdict::Error(elapsed),
+            false => Verdict::Ok(elapsed),
+        };
+        // The replies are the body (see `final_reply`).
+        let outcome = Outcome::Ok(Value::Text(String::new()));
+        self.complete(text, verdict, Some(outcome), now, out);
+    }
+
+    /// The reply that replaces a job's region (LF endings): its outcome,
+    /// events and notes, and the lifecycle lines written while it ran; a
+    /// fan-out job's is the realms' replies instead of its outcome.
+    #[allow(clippy::too_many_arguments)]
+    fn final_reply(
+        &mut self,
+        job: &Running,
+        at: ClockTime,
+        verdict: &Verdict,
+        outcome: &Outcome,
+        skipped: usize,
+        out: &mut Output,
+    ) -> String {
+        let Some(g) = &job.gathering else {
+            let (events, drops) = (&job.events, job.drops);
+            let suffix = verdict.suffix();
+            let reply = self.reply(
+                &job.agent, at, &suffix, outcome, events, drops, skipped, out,
+            );
+            return reply + &job.lifecycle;
+        };
+        let mut s = format!(
+            "> **{}** to {} at {at} {}\n",
+            self.stem,
+            job.agent,
+            verdict.suffix()
+        );
+        s.push_str(&g.replies);
+        let missing = match &g.asked {
+            None => vec!["the realms"],
+            Some(_) => g.missing(),
+        };
+        let error = match verdict {
+            _ if g.asked.as_ref().is_some_and(Vec::is_empty) => Some(fan_out::no_realm()),
+            _ if missing.is_empty() => None,
+            Verdict::Timeout(ms) => Some(fan_out::missing(&missing, Some(*ms))),
+            Verdict::Cancelled(_) => Some(fan_out::missing(&missing, None)),
+            // The code itself failed before anything was sent.
+            _ => match outcome {
+                Outcome::Error(e) => Some(e.clone()),
+                Outcome::Ok(_) => None,
+            },
+        };
+        if let Some(e) = error {
+            s.push_str(&render::fenced("Error", &render::error_text(&e)));
+        }
+        if skipped > 0 {
+            s.push_str(&skip_note(skipped));
+            s.push('\n');
+        }
+        s
     }
 
     // ----- rendering ----------------------------------------------------
@@ -1294,6 +1507,31 @@ impl LogEngine {
     }
 }
 
+/// The error of a job that timed out (or was cancelled): the realm's
+/// absence when it was away, else the code's slowness.
+fn timeout_error(job: &Running, verdict: &Verdict) -> JobError {
+    let limit = match verdict {
+        Verdict::Timeout(ms) | Verdict::Cancelled(ms) => format_timeout(*ms),
+        _ => String::new(),
+    };
+    let message = match (&job.away, job.away_since) {
+        // The realm was gone or silent: that is the news, not the
+        // code's slowness, and it is not taking the next block.
+        (Some(away), Some(since)) => format!(
+            "no result within {limit}, and the realm was not there to give one: {} at {since}. A late result is added below if it comes back with one.",
+            away_what(away)
+        ),
+        _ => format!(
+            "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
+        ),
+    };
+    JobError {
+        name: "TimeoutError".into(),
+        message,
+        stack: None,
+    }
+}
+
 /// What a Presence note says happened, without how the hub waits: `page
 /// disconnected, waiting…` → `the page disconnected`, `the page stopped
 /// answering (busy…); still waiting` → `the page stopped answering`.
@@ -1325,9 +1563,10 @@ fn region_text(job: &Running) -> String {
         false => "",
     };
     format!(
-        "{}\n{}{}executing ({}s{}{deleted})\n",
+        "{}\n{}{}{}executing ({}s{}{deleted})\n",
         job.exec_header,
         render::events(&job.events, job.drops),
+        job.gathering.as_ref().map_or("", |g| g.replies.as_str()),
         job.lifecycle,
         job.shown_secs,
         job.away
@@ -1336,19 +1575,14 @@ fn region_text(job: &Running) -> String {
     )
 }
 
-/// From the line after an executing header: the end of the region (after
-/// the placeholder line) and whether the placeholder was there.
-fn region_extent(text: &str, from: usize) -> (usize, bool) {
-    let mut end = from;
-    for block in blocks(text, from) {
-        match block {
-            Block::Fence(f) if f.closed && exec_info(f.info).is_none() => end = f.next,
-            Block::Line(l) if is_placeholder(l.text) => return (l.next, true),
-            Block::Line(l) if tail::is_note(l.text) || survey::is_lifecycle(l.text) => end = l.next,
-            _ => break,
-        }
-    }
-    (end, false)
+/// The info string of a fence's opening line (` ```js timeout=5s` →
+/// `js timeout=5s`).
+fn opener_info(opener: &str) -> String {
+    opener
+        .trim_start()
+        .trim_start_matches(['`', '~'])
+        .trim()
+        .to_string()
 }
 
 /// `at` when it is a line start (or the end), else the start of the next line.

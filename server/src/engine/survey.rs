@@ -110,7 +110,7 @@ pub fn survey(text: &str, start: usize, stem: &str) -> Survey {
                         let hub = HubBlock {
                             start: l.start,
                             header_next: l.next,
-                            end: hub_block_end(text, l.next, executing),
+                            end: hub_block_extent(text, l.next, executing, stem).0,
                             executing,
                             reply,
                         };
@@ -141,20 +141,31 @@ pub fn survey(text: &str, start: usize, stem: &str) -> Survey {
     out
 }
 
-/// The end of a hub block whose header line ends at `from`: its fences
-/// (never an executable one: the hub writes none) and notes, and for an
-/// executing region its placeholder line.
-fn hub_block_end(text: &str, from: usize, executing: bool) -> usize {
+/// The end of a hub block of `stem`'s log whose header line ends at
+/// `from`: its fences (never an executable one: the hub writes none),
+/// notes and lifecycle lines, the replies of other realms it gathered
+/// (`debug/all.md`), and for an executing region its placeholder line.
+/// Also whether that placeholder was there.
+pub fn hub_block_extent(text: &str, from: usize, executing: bool, stem: &str) -> (usize, bool) {
     let mut end = from;
     for block in blocks(text, from) {
         match block {
             Block::Fence(f) if f.closed && exec_info(f.info).is_none() => end = f.next,
-            Block::Line(l) if executing && is_placeholder(l.text) => return l.next,
+            Block::Line(l) if executing && is_placeholder(l.text) => return (l.next, true),
             Block::Line(l) if is_note(l.text) || is_lifecycle(l.text) => end = l.next,
+            Block::Line(l) if is_gathered_reply(l.text, stem) => end = l.next,
             _ => break,
         }
     }
-    end
+    (end, false)
+}
+
+/// Whether a line is the header of another realm's finished reply (with
+/// its suffix): one the fan-out log gathered under its own.
+fn is_gathered_reply(line: &str, stem: &str) -> bool {
+    parse_header(line).is_some_and(|h| {
+        h.from != stem && matches!(h.kind, HeaderKind::To { suffix, .. } if !suffix.is_empty())
+    })
 }
 
 /// Whether a line is a lifecycle line (of any realm): inside a job's

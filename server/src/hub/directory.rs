@@ -8,9 +8,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use daebug_protocol::{HubMsg, RealmKind};
+use daebug_protocol::{HubMsg, JobId, RealmKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
@@ -23,7 +23,7 @@ use crate::engine::earlier;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::registry_notes::{agent_part, answer_blocks};
-use crate::engine::{ClockTime, LogState};
+use crate::engine::{ClockTime, Input, LogState};
 
 /// At most this many realms are remembered; the oldest disconnected ones
 /// are forgotten first (their logs stay on disk).
@@ -116,6 +116,8 @@ impl Directory {
     /// Takes over the logs already in `debug/` (restart recovery runs in
     /// each), writes the registry, then serves the inbox until shutdown.
     pub async fn run(mut self, mut inbox: mpsc::UnboundedReceiver<DirMsg>) {
+        let all = log_task::spawn_fan_out(self.settings.clone(), &self.tracker);
+        self.logs.insert(names::FAN_OUT_STEM.to_string(), all);
         self.adopt_existing_logs();
         self.write_registry();
         let shutdown = self.settings.shutdown.clone();
@@ -223,7 +225,10 @@ impl Directory {
                 true
             }
             DirMsg::FileChanged { file_name, removed } => {
-                if let Some(stem) = names::log_stem(&file_name) {
+                let all = file_name.strip_suffix(".md") == Some(names::FAN_OUT_STEM);
+                if let Some(stem) =
+                    names::log_stem(&file_name).or(all.then_some(names::FAN_OUT_STEM))
+                {
                     // A removal reaches only a task that exists; it never
                     // starts one (a deleted log stays deleted).
                     match self.logs.get(stem) {
@@ -240,6 +245,16 @@ impl Directory {
                 false
             }
             DirMsg::RegistryChanged => self.registry_changed(),
+            DirMsg::FanOut {
+                job,
+                agent,
+                info,
+                code,
+                to,
+            } => {
+                self.fan_out(job, agent, info, code, to);
+                false
+            }
             DirMsg::DebugDirCreated => {
                 if let Some(w) = self.watcher.as_mut() {
                     if let Err(e) = w.watch(&self.settings.dir, RecursiveMode::NonRecursive) {
@@ -253,6 +268,53 @@ impl Directory {
                 }
                 false
             }
+        }
+    }
+
+    /// Submits a fan-out job's block to the log of every connected realm,
+    /// in the registry's order; each reply goes back to `to` as it comes.
+    fn fan_out(
+        &mut self,
+        job: JobId,
+        agent: String,
+        info: String,
+        code: String,
+        to: mpsc::UnboundedSender<LogMsg>,
+    ) {
+        let stems: Vec<String> = self
+            .realms
+            .iter()
+            .filter(|r| r.conn.is_some() && self.logs.contains_key(&r.stem))
+            .map(|r| r.stem.clone())
+            .collect();
+        // Before any answer: whom to wait for.
+        let _ = to.send(LogMsg::Hub(Input::FannedOut {
+            job,
+            stems: stems.clone(),
+        }));
+        for stem in stems {
+            let (answer, answered) = oneshot::channel();
+            let submit = LogMsg::Submit {
+                agent: agent.clone(),
+                info: info.clone(),
+                code: code.clone(),
+                answer,
+            };
+            if let Some(h) = self.logs.get(&stem) {
+                let _ = h.tx.send(submit);
+            }
+            let to = to.clone();
+            self.tracker.spawn(async move {
+                // A log task that stopped (the hub stops) answers nothing.
+                if let Ok(a) = answered.await {
+                    let _ = to.send(LogMsg::Hub(Input::Answer {
+                        job,
+                        stem,
+                        reply: a.reply,
+                        ok: a.state == LogState::Completed,
+                    }));
+                }
+            });
         }
     }
 
@@ -422,7 +484,12 @@ impl Directory {
     fn write(&mut self, status: &HubStatus) {
         // Logs of no realm this run knows (adopted at start): linked
         // after the realms that left, by name.
-        let mut others: Vec<&str> = self.logs.keys().map(String::as_str).collect();
+        let mut others: Vec<&str> = self
+            .logs
+            .keys()
+            .map(String::as_str)
+            .filter(|s| *s != names::FAN_OUT_STEM)
+            .collect();
         others.sort_unstable();
         let pruned = earlier::prune(&self.seen(Instant::now()), &others);
         let entries: Vec<RealmEntry> = pruned

@@ -10,7 +10,7 @@
 //! mid-write, or unreadable) waits in order in `deferred` and is tried
 //! again; later inputs queue behind it, so nothing is dropped or reordered.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use daebug_protocol::{
 };
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -28,7 +28,7 @@ use super::delivery::{Delivered, Delivery, Early, JobMsg};
 use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::log_file::{Later, LogFile, Step};
-use super::messages::{ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
+use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::{ClockTime, Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
@@ -110,6 +110,13 @@ struct LogTask {
     /// The realm left: when its `closed` line is due unless a new
     /// document connects first, and when it left.
     closing: Option<(Instant, ClockTime)>,
+    /// Blocks other doors submitted, by ticket: who waits for the reply.
+    submitted: HashMap<u64, oneshot::Sender<Answered>>,
+    next_ticket: u64,
+    /// The fan-out log (`debug/all.md`): no realm of its own; its jobs go
+    /// to the directory, and their answers come back to `inbox`.
+    fan_out: bool,
+    inbox: Option<mpsc::WeakUnboundedSender<LogMsg>>,
 }
 
 /// How long a page that said it is leaving has to connect its next
@@ -143,6 +150,25 @@ pub fn spawn(
     LogHandle { tx, realm_slots }
 }
 
+/// Starts the task of the fan-out log `debug/all.md` (created if it is
+/// missing): its blocks run in every connected realm.
+pub fn spawn_fan_out(settings: LogSettings, tracker: &tokio_util::task::TaskTracker) -> LogHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let realm_slots = Arc::new(Semaphore::new(REALM_INBOX));
+    let config = Config {
+        default_timeout_ms: settings.default_timeout.as_millis() as u64,
+        first_job: first_job(),
+        fan_out: true,
+        ..Config::default()
+    };
+    let stem = super::names::FAN_OUT_STEM.to_string();
+    let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
+    task.fan_out = true;
+    task.inbox = Some(tx.downgrade());
+    tracker.spawn(task.run(rx, None));
+    LogHandle { tx, realm_slots }
+}
+
 impl LogTask {
     fn new(stem: String, kind: RealmKind, settings: LogSettings, config: Config) -> LogTask {
         LogTask {
@@ -162,6 +188,10 @@ impl LogTask {
             cells: Cells::default(),
             background: BackgroundGate::default(),
             closing: None,
+            submitted: HashMap::new(),
+            next_ticket: 1,
+            fan_out: false,
+            inbox: None,
         }
     }
 
@@ -169,7 +199,7 @@ impl LogTask {
         if let Some(msg) = first {
             self.on(msg);
         }
-        if self.link.is_none() {
+        if self.link.is_none() && !self.fan_out {
             let away = self.away_note("disconnected");
             self.feed(Input::Presence { away: Some(away) });
         }
@@ -242,6 +272,23 @@ impl LogTask {
                 tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
                 self.delivery.handle_reloading(conn);
             }
+            LogMsg::Submit {
+                agent,
+                info,
+                code,
+                answer,
+            } => {
+                let ticket = self.next_ticket;
+                self.next_ticket += 1;
+                self.submitted.insert(ticket, answer);
+                self.feed(Input::Submit {
+                    ticket,
+                    agent,
+                    info,
+                    code,
+                });
+            }
+            LogMsg::Hub(input) => self.feed(input),
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
@@ -606,6 +653,32 @@ impl LogTask {
                 });
             }
             Effect::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
+            Effect::FanOut {
+                job,
+                agent,
+                info,
+                code,
+            } => {
+                if let Some(to) = self.inbox.as_ref().and_then(|w| w.upgrade()) {
+                    let _ = self.settings.directory.send(DirMsg::FanOut {
+                        job,
+                        agent,
+                        info,
+                        code,
+                        to,
+                    });
+                }
+            }
+            Effect::Answered {
+                ticket,
+                job,
+                reply,
+                state,
+            } => {
+                if let Some(tx) = self.submitted.remove(&ticket) {
+                    let _ = tx.send(Answered { job, reply, state });
+                }
+            }
         }
     }
 }
@@ -682,6 +755,9 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Left { .. } => "left",
         Input::Lifecycle { .. } => "lifecycle",
         Input::HubNote { .. } => "hub note",
+        Input::Submit { .. } => "submit",
+        Input::FannedOut { .. } => "fanned out",
+        Input::Answer { .. } => "answer",
     }
 }
 

@@ -57,6 +57,24 @@ pub enum DirMsg {
     DebugDirCreated,
     /// The registry `debug.md` changed (the hub's own writes included).
     RegistryChanged,
+    /// The fan-out log's `job`: run this block in every connected realm
+    /// and tell `to` whom it asked, then each reply.
+    FanOut {
+        job: JobId,
+        agent: String,
+        info: String,
+        code: String,
+        to: mpsc::UnboundedSender<LogMsg>,
+    },
+}
+
+/// How a block another door submitted to a log ended.
+#[derive(Debug, Clone)]
+pub struct Answered {
+    pub job: JobId,
+    /// The reply as written in the log (LF endings).
+    pub reply: String,
+    pub state: LogState,
 }
 
 /// Identifies one WebSocket connection (a realm can reconnect).
@@ -89,6 +107,17 @@ pub enum LogMsg {
     Reloading { conn: ConnId },
     /// That connection stopped (or resumed) answering pings.
     Responsive { conn: ConnId, responsive: bool },
+    /// Another door asks this log to run a block, written as if `agent`
+    /// had appended it; `answer` gets its reply.
+    Submit {
+        agent: String,
+        info: String,
+        code: String,
+        answer: oneshot::Sender<Answered>,
+    },
+    /// An input from the hub itself: whom a fan-out job was sent to, and
+    /// their answers ([`Input::FannedOut`], [`Input::Answer`]).
+    Hub(Input),
 }
 
 /// How many messages of its realm a log task holds unread. A realm that

@@ -55,6 +55,10 @@ pub fn token() -> String {
     hex(16)
 }
 
+/// The stem of the fan-out log `debug/all.md`: a block appended to it runs
+/// in every connected realm. No realm's stem is one word.
+pub const FAN_OUT_STEM: &str = "all";
+
 /// Whether `name` (a file name in `debug/`) is a log the hub owns:
 /// `<stem>.md` with a stem as [`stem`] makes them (name, `-`, tab id).
 /// Anything else there (a person's `notes.md`) is left alone.
