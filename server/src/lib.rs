@@ -20,12 +20,15 @@
 //!   watcher.
 //! - [`http`]: the axum router: static files with the adapter injected, the
 //!   embedded adapter, the Host/Origin guard and the token check.
+//! - [`doors`]: the HTTP API, CLI, MCP and dashboard's way in: blocks
+//!   written into a realm's log as its agent's, answered with its reply.
 //! - [`config`]: what a hub needs to start; `main.rs` is the command line.
 //!
 //! The wire types shared with the realm adapter live in the
 //! [`daebug_protocol`] crate.
 
 pub mod config;
+pub mod doors;
 pub mod engine;
 pub mod http;
 pub mod hub;

@@ -136,9 +136,13 @@ fn show_effects(effects: &[Effect]) -> String {
                 job,
                 reply,
                 state,
+                duration_ms,
+                events,
+                ..
             } => format!(
-                "answered ticket={ticket} job={job} state={} reply={reply:?}",
-                state.as_str()
+                "answered ticket={ticket} job={job} state={} {duration_ms}ms events={} reply={reply:?}",
+                state.as_str(),
+                events.len()
             ),
         };
         s.push_str(&line);

@@ -1,12 +1,12 @@
 //! What the engine asks for: the outputs of [`super::LogEngine::handle`].
 
-use super::input::JobId;
+use super::input::{BackgroundEvent, JobId, Outcome};
 use super::text::TextEdit;
 use super::time::Millis;
 use crate::prepare::Prepared;
 
 /// The result of handling one input.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Output {
     /// Sorted, non-overlapping edits of the text that was passed in.
     pub edits: Vec<TextEdit>,
@@ -15,7 +15,7 @@ pub struct Output {
 }
 
 /// A request from the engine to the world around it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Send this block to the realm.
     Dispatch {
@@ -58,6 +58,13 @@ pub enum Effect {
         job: JobId,
         reply: String,
         state: LogState,
+        /// The value or error (a timeout's or cancel's error as written).
+        outcome: Outcome,
+        /// The job's events.
+        events: Vec<BackgroundEvent>,
+        /// As the reply header says: the realm's time for a result, the
+        /// limit for a timeout, the wait for a cancel.
+        duration_ms: u64,
     },
     /// Tell the realm to stop waiting for this job.
     Cancel { job: JobId },

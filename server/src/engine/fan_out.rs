@@ -27,17 +27,10 @@ pub struct Submission {
 }
 
 /// The chunk `s` becomes in the log of `stem` (LF endings): a request
-/// header and the block, fenced with more backticks than any line of the
-/// code starts with, so the code cannot close it.
+/// header and the block, fenced with more backticks than any run in the
+/// code, so the code cannot close it.
 pub fn chunk(stem: &str, s: &Submission, at: ClockTime) -> String {
-    let longest = s
-        .code
-        .lines()
-        .map(|l| l.trim_start_matches([' ', '\t']))
-        .map(|l| l.len() - l.trim_start_matches('`').len())
-        .max()
-        .unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
+    let fence = super::markdown::fence_for(&s.code);
     // A backtick fence's info string may not hold a backtick (one copied
     // from a tilde fence might): such a token is no option anyway.
     let info: Vec<&str> = s

@@ -252,6 +252,16 @@ enum Verdict {
 }
 
 impl Verdict {
+    /// The duration its header shows.
+    fn ms(&self) -> u64 {
+        match *self {
+            Verdict::Ok(ms)
+            | Verdict::Error(ms)
+            | Verdict::Timeout(ms)
+            | Verdict::Cancelled(ms) => ms,
+        }
+    }
+
     /// The log's state after a block ended so.
     fn state(&self) -> LogState {
         match self {
@@ -890,11 +900,13 @@ impl LogEngine {
             Err(error) => {
                 let later = exec_blocks(&w.buf, block.next..chunk_end.max(block.next));
                 let skipped = later.len();
+                let outcome = Outcome::Error(error);
+                let verdict = Verdict::Error(0);
                 let reply = self.reply(
                     &agent,
                     now.clock,
-                    &Verdict::Error(0).suffix(),
-                    &Outcome::Error(error),
+                    &verdict.suffix(),
+                    &outcome,
                     &[],
                     Drops::default(),
                     skipped,
@@ -902,7 +914,7 @@ impl LogEngine {
                 );
                 if let Some(ticket) = ticket {
                     self.tickets.push((id, ticket));
-                    self.answer(id, &reply, LogState::Failed, out);
+                    self.answer(id, &reply, &verdict, &outcome, &[], out);
                 }
                 let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
                 self.ledger.push(Taken {
@@ -1195,17 +1207,18 @@ impl LogEngine {
             stack: None,
         };
         let elapsed = now.mono.since(job.started);
+        let (verdict, outcome) = (Verdict::Error(elapsed), Outcome::Error(error));
         let reply = self.reply(
             &job.agent,
             now.clock,
-            &Verdict::Error(elapsed).suffix(),
-            &Outcome::Error(error),
+            &verdict.suffix(),
+            &outcome,
             &job.events,
             job.drops,
             0,
             out,
         ) + &job.lifecycle;
-        self.answer(job.id, &reply, LogState::Failed, out);
+        self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
         self.pending.insert(0, reply);
         // The note and the footer go above the first chunk the agent added
         // after the hub's part of the log (reconcile found where that
@@ -1315,7 +1328,7 @@ impl LogEngine {
             // Nowhere to put it: the reply goes above the footer instead.
             let Some(job) = self.job.take() else { return };
             let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
-            self.answer(job.id, &reply, verdict.state(), out);
+            self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
             if written {
                 if let Some(t) = self.ledger.of_job(job.id) {
                     t.state = TakenState::Replied(reply.clone());
@@ -1333,7 +1346,7 @@ impl LogEngine {
         if let Some(t) = self.ledger.of_job(job.id) {
             t.state = TakenState::Replied(reply.clone());
         }
-        self.answer(job.id, &reply, verdict.state(), out);
+        self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
         let reply = w.eol.convert(&reply);
         let delta = reply.len() as isize - (r.end - r.start) as isize;
         w.buf.replace_range(r.start..r.end, &reply);
@@ -1371,14 +1384,25 @@ impl LogEngine {
     }
 
     /// Tells the door that submitted `job`, if one did, how it ended.
-    fn answer(&mut self, job: JobId, reply: &str, state: LogState, out: &mut Output) {
+    fn answer(
+        &mut self,
+        job: JobId,
+        reply: &str,
+        verdict: &Verdict,
+        outcome: &Outcome,
+        events: &[BackgroundEvent],
+        out: &mut Output,
+    ) {
         if let Some(i) = self.tickets.iter().position(|(j, _)| *j == job) {
             let (_, ticket) = self.tickets.remove(i);
             out.effects.push(Effect::Answered {
                 ticket,
                 job,
                 reply: reply.to_string(),
-                state,
+                state: verdict.state(),
+                outcome: outcome.clone(),
+                events: events.to_vec(),
+                duration_ms: verdict.ms(),
             });
         }
     }

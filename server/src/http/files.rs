@@ -406,6 +406,7 @@ mod tests {
             )),
             script_url: "http://127.0.0.1:8302/daebug.js?token=abc".to_owned(),
             token: token.map(str::to_owned),
+            doors: None,
         }
     }
 

@@ -45,6 +45,9 @@ pub struct HttpState {
     /// `daebug_token` cookie), the adapter files excepted; `None` (a
     /// loopback hub) checks nothing. See [`token`].
     pub token: Option<String>,
+    /// The doors besides the log (`/api/…`, `/mcp`, the dashboard); `None`
+    /// in tests of the static side alone.
+    pub doors: Option<crate::doors::Doors>,
 }
 
 /// The hub's whole HTTP surface: the `ws` router (holding `/ws`, its state
@@ -125,6 +128,7 @@ pub(crate) mod test_util {
             guard: Arc::new(Guard::new(HOST.parse().expect("address"), &allow)),
             script_url: script_url.to_owned(),
             token: token.map(str::to_owned),
+            doors: None,
         };
         let ws = Router::new().route("/ws", get(|| async { "ws" }));
         router(state, ws)

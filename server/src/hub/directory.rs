@@ -19,6 +19,7 @@ use super::fsio::write_atomic;
 use super::log_task::{self, LogSettings};
 use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg, Welcome};
 use super::names;
+use crate::doors::api::{DoorError, HubEvent, RealmInfo};
 use crate::engine::earlier;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
@@ -33,6 +34,8 @@ const MAX_REALMS: usize = 150;
 #[derive(Debug)]
 struct Realm {
     stem: String,
+    /// The name it gave (`?name=`, its title, its script's name).
+    name: String,
     /// Its tab id: the same id after a reload finds this record again.
     id: String,
     /// A worker: its page's tab id and its name, which a new instance of
@@ -245,6 +248,27 @@ impl Directory {
                 false
             }
             DirMsg::RegistryChanged => self.registry_changed(),
+            DirMsg::Realms { reply } => {
+                let now = Instant::now();
+                let pruned = earlier::prune(&self.seen(now), &[]);
+                let list = pruned
+                    .listed
+                    .iter()
+                    .map(|&i| realm_info(&self.realms[i]))
+                    .collect();
+                let _ = reply.send(list);
+                false
+            }
+            DirMsg::Resolve { realm, reply } => {
+                let found = self.resolve(&realm).and_then(|stem| {
+                    let log = self.logs.get(&stem).ok_or(DoorError::NoSuchRealm {
+                        realm: realm.clone(),
+                    })?;
+                    Ok((stem, log.tx.clone()))
+                });
+                let _ = reply.send(found);
+                false
+            }
             DirMsg::FanOut {
                 job,
                 agent,
@@ -318,6 +342,34 @@ impl Directory {
         }
     }
 
+    /// The stem a door means by `realm`: a stem, or the start of exactly
+    /// one (of the connected realms, when it starts several).
+    fn resolve(&self, realm: &str) -> Result<String, DoorError> {
+        if let Some(r) = self.realms.iter().find(|r| r.stem == realm) {
+            return Ok(r.stem.clone());
+        }
+        let matching: Vec<&Realm> = self
+            .realms
+            .iter()
+            .filter(|r| !realm.is_empty() && r.stem.starts_with(realm))
+            .collect();
+        let connected: Vec<&Realm> = matching
+            .iter()
+            .copied()
+            .filter(|r| r.conn.is_some())
+            .collect();
+        match (matching.as_slice(), connected.as_slice()) {
+            ([one], _) | (_, [one]) => Ok(one.stem.clone()),
+            ([], _) => Err(DoorError::NoSuchRealm {
+                realm: realm.to_string(),
+            }),
+            (many, _) => Err(DoorError::Ambiguous {
+                realm: realm.to_string(),
+                stems: many.iter().map(|r| r.stem.clone()).collect(),
+            }),
+        }
+    }
+
     fn realm_of(&mut self, conn: ConnId) -> Option<&mut Realm> {
         self.realms.iter_mut().find(|r| r.conn == Some(conn))
     }
@@ -369,6 +421,7 @@ impl Directory {
                 self.forget_old_realms();
                 self.realms.push(Realm {
                     stem: names::stem(&hello.name, fallback, &id),
+                    name: hello.name.clone(),
                     id: id.clone(),
                     parent: parent.clone(),
                     kind: hello.kind,
@@ -387,6 +440,7 @@ impl Directory {
         realm.gone_since = None;
         realm.kind = hello.kind;
         realm.url = hello.url;
+        realm.name = hello.name;
         realm.responsive = true;
         realm.last_seen = wall();
         if parent.is_some() {
@@ -504,9 +558,30 @@ impl Directory {
             return;
         }
         match write_atomic(&self.registry_path, &text) {
-            Ok(()) => self.written = text,
+            Ok(()) => {
+                self.written = text;
+                let _ = self.settings.events.send(HubEvent::Realms);
+            }
             Err(e) => tracing::error!("cannot write {}: {e}", self.registry_path.display()),
         }
+    }
+}
+
+/// A realm as the doors list it.
+fn realm_info(r: &Realm) -> RealmInfo {
+    let entry = r.entry();
+    RealmInfo {
+        stem: r.stem.clone(),
+        kind: match r.kind {
+            RealmKind::Page => "page",
+            RealmKind::Worker => "worker",
+        }
+        .into(),
+        name: r.name.clone(),
+        url: r.url.clone(),
+        state: entry.state.as_str().into(),
+        last: r.last_seen.to_string(),
+        log: crate::doors::api::log_path(&r.stem),
     }
 }
 
@@ -547,6 +622,7 @@ mod tests {
             directory: tx,
             shutdown: CancellationToken::new(),
             sourcemaps: SourceMaps::new(),
+            events: tokio::sync::broadcast::channel(1).0,
         };
         let registry = root.join("debug.md");
         Directory::new(
@@ -578,6 +654,31 @@ mod tests {
             reply,
         });
         welcome.try_recv().unwrap().stem
+    }
+
+    /// A door names a realm by its stem or a unique start of it; among
+    /// several, the one connected wins.
+    #[tokio::test]
+    async fn doors_name_realms_by_stem_or_unique_prefix() {
+        let root = tempfile::tempdir().unwrap();
+        let mut dir = directory(root.path());
+        let shop = hello(&mut dir, 1, "Shop");
+        let shop2 = hello(&mut dir, 2, "Shop");
+        let cart = hello(&mut dir, 3, "Cart");
+        assert_eq!(dir.resolve(&cart), Ok(cart.clone()));
+        assert_eq!(dir.resolve("cart"), Ok(cart.clone()));
+        assert!(
+            matches!(dir.resolve("shop"), Err(DoorError::Ambiguous { stems, .. }) if stems == [shop.clone(), shop2.clone()])
+        );
+        assert_eq!(
+            dir.resolve("nope"),
+            Err(DoorError::NoSuchRealm {
+                realm: "nope".into()
+            })
+        );
+        assert!(dir.resolve("").is_err());
+        dir.on(DirMsg::Gone { conn: 1 });
+        assert_eq!(dir.resolve("shop"), Ok(shop2));
     }
 
     /// A realm gone for more than ten minutes leaves the list for the

@@ -29,6 +29,7 @@ use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::log_file::{Later, LogFile, Step};
 use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
+use crate::doors::api::HubEvent;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::{ClockTime, Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
@@ -78,6 +79,8 @@ pub struct LogSettings {
     /// Page scripts' source maps, for the frames of stacks (one cache for
     /// the hub: a page's scripts are the same in all its logs).
     pub sourcemaps: Arc<SourceMaps>,
+    /// Where a written log is announced (the doors' `/api/events`).
+    pub events: tokio::sync::broadcast::Sender<HubEvent>,
 }
 
 /// The state a log task owns.
@@ -516,11 +519,16 @@ impl LogTask {
         while let Some(input) = self.deferred.pop_front() {
             let large = self.file.is_large();
             let outcome = off_the_worker(large, || self.transaction(&input));
+            let saved = matches!(input, Input::FileChanged);
             if outcome.is_err() {
                 self.deferred.push_front(input);
             }
             match outcome {
-                Ok((mut effects, archived)) => {
+                Ok((mut effects, archived, wrote)) => {
+                    if wrote || saved {
+                        let stem = self.stem.clone();
+                        let _ = self.settings.events.send(HubEvent::Log { stem });
+                    }
                     if self.file.has_orphan() {
                         self.rescue_step = 0;
                         self.rescue_at = Some(Instant::now() + RESCUE_CHECKS[0]);
@@ -565,15 +573,16 @@ impl LogTask {
     /// One input through the file. Between the engine's run and its write,
     /// archives go to disk (before the reply that links them) and a job to
     /// the realm (before the write that shows it running). Also returns
-    /// whether archives were written.
-    fn transaction(&mut self, input: &Input) -> Result<(Vec<Effect>, bool), Later> {
+    /// whether archives were written, and whether the log was.
+    fn transaction(&mut self, input: &Input) -> Result<(Vec<Effect>, bool, bool), Later> {
         let clock = self.settings.clock;
         let now = || clock.now();
         let mut archived = false;
+        let mut wrote = false;
         let mut step = self.file.begin(&mut self.engine, input, now)?;
         loop {
             let w = match step {
-                Step::Done(effects) => return Ok((effects, archived)),
+                Step::Done(effects) => return Ok((effects, archived, wrote)),
                 Step::Write(w) => w,
             };
             for effect in w.effects() {
@@ -590,6 +599,7 @@ impl LogTask {
                 }
                 Early::Go => {
                     self.deliver();
+                    wrote = true;
                     self.file.commit(&mut self.engine, w, now)?
                 }
             };
@@ -674,9 +684,19 @@ impl LogTask {
                 job,
                 reply,
                 state,
+                outcome,
+                events,
+                duration_ms,
             } => {
                 if let Some(tx) = self.submitted.remove(&ticket) {
-                    let _ = tx.send(Answered { job, reply, state });
+                    let _ = tx.send(Answered {
+                        job,
+                        reply,
+                        state,
+                        outcome,
+                        events,
+                        duration_ms,
+                    });
                 }
             }
         }
@@ -914,6 +934,7 @@ mod tests {
             directory: dir_tx,
             shutdown: CancellationToken::new(),
             sourcemaps: SourceMaps::new(),
+            events: tokio::sync::broadcast::channel(1).0,
         };
         let (tx, rx) = mpsc::channel(16);
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();

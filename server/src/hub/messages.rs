@@ -2,11 +2,12 @@
 //! and of the log tasks. A leaf of its own, so that the tasks depend on
 //! these messages and not on each other.
 
-use daebug_protocol::{HubMsg, JobId, RealmKind};
+use daebug_protocol::{BackgroundEvent, HubMsg, JobId, Outcome, RealmKind};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
+use crate::doors::api::{DoorError, RealmInfo};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::{Input, LogState};
 
@@ -57,6 +58,16 @@ pub enum DirMsg {
     DebugDirCreated,
     /// The registry `debug.md` changed (the hub's own writes included).
     RegistryChanged,
+    /// A door asks for the realms, as the registry lists them.
+    Realms {
+        reply: oneshot::Sender<Vec<RealmInfo>>,
+    },
+    /// A door names a realm (its stem, or a unique start of it): which
+    /// log is it?
+    Resolve {
+        realm: String,
+        reply: oneshot::Sender<Result<(String, mpsc::UnboundedSender<LogMsg>), DoorError>>,
+    },
     /// The fan-out log's `job`: run this block in every connected realm
     /// and tell `to` whom it asked, then each reply.
     FanOut {
@@ -75,6 +86,11 @@ pub struct Answered {
     /// The reply as written in the log (LF endings).
     pub reply: String,
     pub state: LogState,
+    /// The value or error, the job's events and its duration, for the
+    /// doors that show them apart (`Effect::Answered`).
+    pub outcome: Outcome,
+    pub events: Vec<BackgroundEvent>,
+    pub duration_ms: u64,
 }
 
 /// Identifies one WebSocket connection (a realm can reconnect).

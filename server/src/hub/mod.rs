@@ -217,6 +217,8 @@ impl Hub {
         let shutdown = CancellationToken::new();
         let tracker = TaskTracker::new();
         let (dir_tx, dir_rx) = mpsc::unbounded_channel();
+        let (events, _) = tokio::sync::broadcast::channel(crate::doors::EVENTS_BUFFER);
+        let doors = crate::doors::Doors::new(dir_tx.clone(), events.clone(), debug.clone());
         let settings = LogSettings {
             dir: debug.clone(),
             default_timeout: self.config.default_timeout,
@@ -224,6 +226,7 @@ impl Hub {
             directory: dir_tx.clone(),
             shutdown: shutdown.clone(),
             sourcemaps: self.sourcemaps(),
+            events,
         };
         let watch =
             watcher::watch(&self.root, dir_tx.clone()).map_err(|source| HubError::Watch {
@@ -256,6 +259,7 @@ impl Hub {
                 guard,
                 script_url: self.script_url(),
                 token: self.config.token.clone(),
+                doors: Some(doors),
             },
             realms,
         );

@@ -1,0 +1,161 @@
+//! The doors besides the log file (docs/doors.md): the HTTP API, the CLI,
+//! MCP and the dashboard all come in through a [`Doors`] handle. The log
+//! stays the record: a block sent through a door is written into the
+//! realm's log as if its agent had appended it (`engine/fan_out.rs`,
+//! `Input::Submit`), and the door's answer is that log's reply.
+//!
+//! - [`api`]: the JSON the doors speak (plain data).
+//! - [`Doors`]: asks the directory for realms, submits blocks to a
+//!   realm's log task and waits for the reply, reads logs, and hands out
+//!   the hub's change events.
+
+pub mod api;
+
+use std::path::PathBuf;
+
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::hub::messages::{DirMsg, LogMsg};
+use api::{AnsweredParts, DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
+
+/// How many change events wait for a slow reader before it misses some
+/// (it is told it lagged and reads the state again).
+pub const EVENTS_BUFFER: usize = 256;
+
+/// What every door asks the hub. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Doors {
+    directory: mpsc::UnboundedSender<DirMsg>,
+    events: broadcast::Sender<HubEvent>,
+    /// The `debug/` folder, where the logs are read.
+    logs: PathBuf,
+}
+
+impl Doors {
+    pub fn new(
+        directory: mpsc::UnboundedSender<DirMsg>,
+        events: broadcast::Sender<HubEvent>,
+        logs: PathBuf,
+    ) -> Doors {
+        Doors {
+            directory,
+            events,
+            logs,
+        }
+    }
+
+    /// The realms the registry lists, in its order.
+    pub async fn realms(&self) -> Result<Vec<RealmInfo>, DoorError> {
+        let (reply, answer) = oneshot::channel();
+        self.ask(DirMsg::Realms { reply })?;
+        answer.await.map_err(|_| DoorError::Stopping)
+    }
+
+    /// The stem of the realm named `realm` or whose stem it starts
+    /// uniquely (a connected one wins over disconnected ones).
+    pub async fn resolve(&self, realm: &str) -> Result<String, DoorError> {
+        Ok(self.find(realm).await?.0)
+    }
+
+    async fn find(
+        &self,
+        realm: &str,
+    ) -> Result<(String, mpsc::UnboundedSender<LogMsg>), DoorError> {
+        let (reply, answer) = oneshot::channel();
+        self.ask(DirMsg::Resolve {
+            realm: realm.to_string(),
+            reply,
+        })?;
+        answer.await.map_err(|_| DoorError::Stopping)?
+    }
+
+    /// Runs `req` in `realm` through its log: written there as the
+    /// agent's block (agent `door` unless the request names one), and
+    /// answered once its reply is written. Waits as long as the log
+    /// takes: behind the blocks it runs and queues, then the block's
+    /// timeout.
+    pub async fn eval(
+        &self,
+        realm: &str,
+        req: EvalRequest,
+        door: &str,
+    ) -> Result<EvalReply, DoorError> {
+        if req.code.trim().is_empty() {
+            return Err(DoorError::BadRequest {
+                message: "`code` is empty: give the JavaScript to run".into(),
+            });
+        }
+        let info = api::fence_info(req.lang.as_deref(), req.timeout.as_ref())?;
+        let agent = api::agent_name(req.agent.as_deref(), door);
+        let (stem, log) = self.find(realm).await?;
+        let (answer, answered) = oneshot::channel();
+        log.send(LogMsg::Submit {
+            agent,
+            info,
+            code: req.code,
+            answer,
+        })
+        .map_err(|_| DoorError::Stopping)?;
+        let a = answered.await.map_err(|_| DoorError::Stopping)?;
+        let parts = AnsweredParts {
+            reply: a.reply,
+            state: a.state.as_str().to_string(),
+            outcome: a.outcome,
+            events: a.events,
+            duration_ms: a.duration_ms,
+        };
+        Ok(EvalReply::new(&stem, parts))
+    }
+
+    /// The text of `realm`'s log, or its last `tail` lines.
+    pub async fn log(&self, realm: &str, tail: Option<usize>) -> Result<String, DoorError> {
+        let stem = self.resolve(realm).await?;
+        let path = self.logs.join(format!("{stem}.md"));
+        let text = tokio::fs::read_to_string(&path).await.unwrap_or_default();
+        Ok(match tail {
+            Some(n) => last_lines(&text, n).to_string(),
+            None => text,
+        })
+    }
+
+    /// The hub's change events from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<HubEvent> {
+        self.events.subscribe()
+    }
+
+    fn ask(&self, msg: DirMsg) -> Result<(), DoorError> {
+        self.directory.send(msg).map_err(|_| DoorError::Stopping)
+    }
+}
+
+/// The last `n` lines of `text` (all of it when it has fewer).
+pub fn last_lines(text: &str, n: usize) -> &str {
+    if n == 0 {
+        return "";
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    match body.rmatch_indices('\n').nth(n - 1) {
+        Some((i, _)) => &text[i + 1..],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_lines;
+
+    #[test]
+    fn the_last_lines_of_a_log() {
+        let table = [
+            ("a\nb\nc\n", 2, "b\nc\n"),
+            ("a\nb\nc", 2, "b\nc"),
+            ("a\nb\nc\n", 3, "a\nb\nc\n"),
+            ("a\nb\nc\n", 9, "a\nb\nc\n"),
+            ("a\nb\nc\n", 0, ""),
+            ("", 4, ""),
+        ];
+        for (text, n, want) in table {
+            assert_eq!(last_lines(text, n), want, "{text:?} {n}");
+        }
+    }
+}
