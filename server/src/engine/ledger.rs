@@ -63,6 +63,10 @@ pub struct HubWrite {
     pub text: String,
     /// The taken block it followed ([`Taken::seq`]).
     pub after: u64,
+    /// A chunk the hub wrote for another door (`engine/fan_out.rs`): the
+    /// taken block it holds. It is there when that block is; put back,
+    /// it comes with the block's reply or running region.
+    pub block: Option<u64>,
 }
 
 impl Taken {
@@ -114,7 +118,35 @@ impl Ledger {
         if self.writes.len() == REMEMBERED_WRITES {
             self.writes.pop_front();
         }
-        self.writes.push_back(HubWrite { text, after });
+        self.writes.push_back(HubWrite {
+            text,
+            after,
+            block: None,
+        });
+    }
+
+    /// Remembers a chunk the hub wrote for another door, after the last
+    /// taken block; [`Ledger::chunk_taken`] names its block once taken.
+    pub fn wrote_chunk(&mut self, text: String) {
+        let after = self.list.back().map_or(0, |t| t.seq);
+        if self.writes.len() == REMEMBERED_WRITES {
+            self.writes.pop_front();
+        }
+        self.writes.push_back(HubWrite {
+            text,
+            after,
+            block: Some(0),
+        });
+    }
+
+    /// The last chunk written for another door holds the block taken last.
+    pub fn chunk_taken(&mut self) {
+        let seq = self.list.back().map(|t| t.seq);
+        if let (Some(w), Some(seq)) = (self.writes.back_mut(), seq) {
+            if w.block == Some(0) {
+                w.block = Some(seq);
+            }
+        }
     }
 
     /// The hub blocks written after the taken block `seq`, in order.

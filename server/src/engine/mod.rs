@@ -589,18 +589,25 @@ impl LogEngine {
                     .filter(|j| j.id == job)
                     .and_then(|j| j.gathering.as_mut())
                     .is_some_and(|g| g.add(&stem, &reply, ok));
-                let late = self.config.fan_out && self.closed.iter().any(|(id, _)| *id == job);
-                match added {
-                    true => self.gathered(text, now, out),
+                let late = match self.config.fan_out {
+                    true => self.closed.iter().find(|(id, _)| *id == job),
+                    false => None,
+                };
+                match (added, late.map(|(_, agent)| agent.clone())) {
+                    (true, _) => self.gathered(text, now, out),
                     // After the fan-out job stopped waiting: the realm's
-                    // reply goes above the footer, as a late result would.
-                    false if late => {
-                        self.pending.push(reply);
+                    // reply goes above the footer, as a late result would,
+                    // under a header of this log's (so a save that drops
+                    // it gets it back, and it is not taken for another's).
+                    (false, Some(agent)) => {
+                        let header =
+                            format!("> **{}** to {agent} at {} (late)\n", self.stem, now.clock);
+                        self.pending.push(header + &reply);
                         if self.job.is_none() {
                             self.idle_changed(text, now, out);
                         }
                     }
-                    false => out.effects.push(Effect::Notice(format!(
+                    (false, None) => out.effects.push(Effect::Notice(format!(
                         "{}: the reply of {stem} to job {job} came when it was no longer awaited; it is in {stem}'s log",
                         self.stem
                     ))),
@@ -821,15 +828,12 @@ impl LogEngine {
             text.push_str(nl);
         }
         text.push_str(nl);
-        text.push_str(&w.eol.convert(&fan_out::chunk(&self.stem, &s, now.clock)));
-        // An agent's draft below stays a chunk of its own.
-        if lines_from(&w.buf, f.next)
-            .next()
-            .is_some_and(|l| !l.is_blank())
-        {
-            text.push_str(nl);
-        }
+        let chunk = fan_out::chunk(&self.stem, &s, now.clock);
+        text.push_str(&w.eol.convert(&chunk));
         w.buf.insert_str(f.next, &text);
+        // A save from an older read drops it: it is put back, with its
+        // reply (see `reconcile::lost_writes`).
+        self.ledger.wrote_chunk(chunk);
         self.submitting = Some(s.ticket);
     }
 
@@ -926,6 +930,9 @@ impl LogEngine {
                     state: TakenState::Replied(reply),
                     seq: 0,
                 });
+                if ticket.is_some() {
+                    self.ledger.chunk_taken();
+                }
                 for mut b in later {
                     shift_block(&mut b, inserted as isize);
                     let mut t = reconcile::skipped(&w.buf, &b);
@@ -946,6 +953,9 @@ impl LogEngine {
             state: TakenState::Running,
             seq: 0,
         });
+        if ticket.is_some() {
+            self.ledger.chunk_taken();
+        }
         let mut job = Running {
             id,
             agent,
@@ -1208,22 +1218,17 @@ impl LogEngine {
         };
         let elapsed = now.mono.since(job.started);
         let (verdict, outcome) = (Verdict::Error(elapsed), Outcome::Error(error));
-        let reply = self.reply(
-            &job.agent,
-            now.clock,
-            &verdict.suffix(),
-            &outcome,
-            &job.events,
-            job.drops,
-            0,
-            out,
-        ) + &job.lifecycle;
+        // A fan-out job keeps the replies it gathered.
+        let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
         self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
         self.pending.insert(0, reply);
         // The note and the footer go above the first chunk the agent added
         // after the hub's part of the log (reconcile found where that
         // ends): that chunk stays new and runs, not taken for answered.
-        let from = self.tail_from.min(text.len());
+        // Never in the log's head: a save with no hub block left has its
+        // tail from the text's start.
+        let head = template::head_end(text, &self.stem).0;
+        let from = self.tail_from.min(text.len()).max(head);
         let new_chunk = chunks(text, from, &self.stem)
             .into_iter()
             .find(|c| c.draft || c.runnable())

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use daebug_protocol::JobError;
 
-use super::ledger::{Taken, TakenState, REMEMBERED_BLOCKS};
+use super::ledger::{HubWrite, Taken, TakenState, REMEMBERED_BLOCKS};
 use super::markdown::{parse_header, HeaderKind};
 use super::survey::{is_placeholder, survey, HubBlock, Survey, SurveyedBlock};
 use super::tail::ExecBlock;
@@ -226,7 +226,8 @@ impl LogEngine {
         // Runs on every input: nothing is copied unless the engine wrote
         // hub blocks after a block of this survey.
         let has_writes = |k: usize| self.ledger.writes_after(self.ledger.get(k).seq).next();
-        if !matched.iter().flatten().any(|&k| has_writes(k).is_some()) {
+        let first_chunks = self.ledger.writes_after(0).next().is_some();
+        if !first_chunks && !matched.iter().flatten().any(|&k| has_writes(k).is_some()) {
             return Vec::new();
         }
         let present: Vec<std::borrow::Cow<'_, str>> = s
@@ -239,15 +240,55 @@ impl LogEngine {
                 t => std::borrow::Cow::Borrowed(t),
             })
             .collect();
+        // A chunk the hub wrote for a door is there when its block is.
+        let seqs: Vec<u64> = matched
+            .iter()
+            .flatten()
+            .map(|&k| self.ledger.get(k).seq)
+            .collect();
+        let lost_write = |w: &&HubWrite| match w.block {
+            Some(seq) => !seqs.contains(&seq),
+            None => !present.iter().any(|p| *p == w.text),
+        };
         let mut fixes = Vec::new();
+        // Chunks written for a door before any block of the log: above the
+        // footer, else above the first chunk after the head.
+        let first: String = self
+            .ledger
+            .writes_after(0)
+            .filter(lost_write)
+            .map(|w| eol.convert(&self.with_answer(w)) + eol.as_str())
+            .collect();
+        if !first.is_empty() {
+            let at = s.footers.first().map(|f| f.start).unwrap_or_else(|| {
+                let head = super::template::head_end(text, &self.stem).0;
+                super::tail::chunks(text, head, &self.stem)
+                    .into_iter()
+                    .find(|c| c.draft || c.runnable())
+                    .map_or(text.len(), |c| {
+                        c.header
+                            .map_or(c.first_content.unwrap_or(c.start), |(_, at)| at)
+                    })
+            });
+            let blank_above = lines_back(text, at).next().is_none_or(|l| l.is_blank());
+            let fix = match blank_above {
+                true => first,
+                false => eol.as_str().to_string() + &first,
+            };
+            fixes.push((at..at, fix));
+            out.effects.push(notice(
+                &self.stem,
+                "put back a block another door sent, and its answer, a save had removed",
+            ));
+        }
         for (b, k) in s.blocks.iter().zip(matched) {
             let Some(k) = *k else { continue };
             let seq = self.ledger.get(k).seq;
             let lost: String = self
                 .ledger
                 .writes_after(seq)
-                .filter(|w| !present.iter().any(|p| *p == w.text))
-                .map(|w| eol.convert(&w.text) + eol.as_str())
+                .filter(lost_write)
+                .map(|w| eol.convert(&self.with_answer(w)) + eol.as_str())
                 .collect();
             if lost.is_empty() {
                 continue;
@@ -272,6 +313,25 @@ impl LogEngine {
             ));
         }
         fixes
+    }
+
+    /// A hub write as it goes back: a door's chunk with its block's reply
+    /// or running region under it (as [`LogEngine::start_block`] wrote
+    /// them: a blank line between).
+    fn with_answer(&self, w: &HubWrite) -> String {
+        let Some(seq) = w.block else {
+            return w.text.clone();
+        };
+        let taken = self.ledger.iter().find(|t| t.seq == seq);
+        let answer = match taken.map(|t| (&t.state, t.job)) {
+            Some((TakenState::Replied(reply), _)) => reply.clone(),
+            Some((TakenState::Running, job)) => match &self.job {
+                Some(j) if Some(j.id) == job => region_text(j),
+                _ => return w.text.clone(),
+            },
+            _ => return w.text.clone(),
+        };
+        format!("{}\n{answer}", w.text)
     }
 
     /// An executing region a stopped hub left: its result was lost. Later

@@ -15,3 +15,26 @@ pub fn title(stem: &str) -> String {
 pub fn new_log(stem: &str) -> String {
     format!("{}\n{INTRO}\n\n{FOOTER}\n", title(stem))
 }
+
+/// The start of every history link line.
+pub const HISTORY_LINK_START: &str = "> Earlier history of this log: ";
+
+/// Where the head of a log ends and its body starts: after the title, the
+/// intro and history link lines, and the blank lines after them. Also
+/// returns where the last of those head lines ends (before the blanks).
+pub fn head_end(text: &str, stem: &str) -> (usize, usize) {
+    let (mut at, mut lines_end) = (0, 0);
+    let title = title(stem);
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let head_line = lines_end == at
+            && (bare == title || bare == INTRO || bare.starts_with(HISTORY_LINK_START));
+        if head_line {
+            lines_end = at + line.len();
+        } else if !bare.trim().is_empty() || !line.ends_with('\n') {
+            break;
+        }
+        at += line.len();
+    }
+    (at, lines_end)
+}

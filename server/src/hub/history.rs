@@ -7,35 +7,13 @@
 //! to it goes into the head. Pure text rules here; the file side is in
 //! [`super::log_file`].
 
-use crate::engine::template::{title, INTRO};
+pub use crate::engine::template::head_end;
+use crate::engine::template::HISTORY_LINK_START as LINK_START;
 
 /// A log larger than this (bytes) has its history moved on its next write.
 pub const ROTATE_AT: usize = 4 << 20;
 /// Less history than this (bytes) is not worth a file of its own.
 pub const MIN_HISTORY: usize = 1 << 20;
-
-/// The start of every history link line.
-const LINK_START: &str = "> Earlier history of this log: ";
-
-/// Where the head of a log ends and its body starts: after the title, the
-/// intro and history link lines, and the blank lines after them. Also
-/// returns where the last of those head lines ends (before the blanks).
-pub fn head_end(text: &str, stem: &str) -> (usize, usize) {
-    let (mut at, mut lines_end) = (0, 0);
-    let title = title(stem);
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        let head_line =
-            lines_end == at && (bare == title || bare == INTRO || bare.starts_with(LINK_START));
-        if head_line {
-            lines_end = at + line.len();
-        } else if !bare.trim().is_empty() || !line.ends_with('\n') {
-            break;
-        }
-        at += line.len();
-    }
-    (at, lines_end)
-}
 
 /// The link line to a history file (`rel` relative to the log), without
 /// a line ending.
