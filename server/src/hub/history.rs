@@ -36,6 +36,7 @@ fn size(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::template::{title, INTRO};
 
     #[test]
     fn the_head_is_title_intro_links_and_blanks() {
