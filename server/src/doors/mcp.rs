@@ -378,4 +378,67 @@ mod tests {
         names.sort();
         assert_eq!(names, ["eval", "list_realms", "read_log"]);
     }
+
+    /// `/mcp` in the hub's whole router: the Host check and the token
+    /// first, then the Origin check, then the SDK.
+    #[tokio::test]
+    async fn mcp_sits_behind_host_token_and_origin() {
+        use axum::body::Body;
+        use axum::http::{Method, Request, StatusCode};
+
+        use crate::http::test_util::{body_text, send, HOST};
+        use crate::http::{router, HttpState};
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let (events, _) = tokio::sync::broadcast::channel(1);
+        let app = |token: Option<&str>| {
+            let state = HttpState {
+                root: dir.path().canonicalize().expect("root"),
+                guard: Arc::new(Guard::new(HOST.parse().expect("address"), &[])),
+                script_url: format!("http://{HOST}/daebug.js"),
+                token: token.map(str::to_owned),
+                doors: Some(Doors::new(tx.clone(), events.clone(), dir.path().into())),
+            };
+            router(state, Router::new())
+        };
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let post = |uri: &str, headers: &[(&str, &str)]| {
+            let mut req = Request::builder()
+                .method(Method::POST)
+                .uri(uri)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream");
+            if !headers.iter().any(|(k, _)| *k == "host") {
+                req = req.header("host", HOST);
+            }
+            for (k, v) in headers {
+                req = req.header(*k, *v);
+            }
+            req.body(Body::from(initialize)).expect("request")
+        };
+
+        let open = app(None);
+        let res = send(&open, post("/mcp", &[("host", "evil.example")])).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        assert!(body_text(res).await.contains("refused Host"));
+        let res = send(&open, post("/mcp", &[("origin", "https://evil.example")])).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        assert!(body_text(res).await.contains("refused Origin"));
+        for ok in [vec![], vec![("origin", "http://localhost:5173")]] {
+            let res = send(&open, post("/mcp", &ok)).await;
+            assert_eq!(res.status(), StatusCode::OK, "{ok:?}");
+            assert!(res.headers().get("mcp-session-id").is_some());
+            assert!(res
+                .headers()
+                .get("access-control-allow-origin")
+                .is_none());
+        }
+
+        let locked = app(Some("s3cret"));
+        let res = send(&locked, post("/mcp", &[])).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        let res = send(&locked, post("/mcp?token=s3cret", &[])).await;
+        assert_eq!(res.status(), StatusCode::OK);
+    }
 }
