@@ -113,14 +113,21 @@ fn mcp_over_streamable_http() {
         )
         .await;
         assert!(!is_error(&two), "{}", text_of(&two));
-        assert!(text_of(&two).contains("```JSON\n2\n```"), "{}", text_of(&two));
+        assert!(
+            text_of(&two).contains("```JSON\n2\n```"),
+            "{}",
+            text_of(&two)
+        );
         text_of(&two)
     });
 
     let text = wait_for(&log.path, "the mcp block and its reply", |t| {
         t.contains(&format!("> **mcp** to {stem}")) && t.contains("```JSON\n2\n```")
     });
-    assert!(text.contains(after_eval.trim()), "{text}\n---\n{after_eval}");
+    assert!(
+        text.contains(after_eval.trim()),
+        "{text}\n---\n{after_eval}"
+    );
 
     rt.block_on(async {
         let thrown = call(
@@ -130,7 +137,11 @@ fn mcp_over_streamable_http() {
         )
         .await;
         assert!(is_error(&thrown), "{}", text_of(&thrown));
-        assert!(text_of(&thrown).contains("mcp-boom"), "{}", text_of(&thrown));
+        assert!(
+            text_of(&thrown).contains("mcp-boom"),
+            "{}",
+            text_of(&thrown)
+        );
 
         let missing = call(
             &client,
@@ -155,10 +166,29 @@ fn mcp_over_streamable_http() {
         let tail = text_of(&tail);
         assert_eq!(tail.lines().count(), 3, "{tail}");
         let whole = log.text();
-        assert!(whole.ends_with(&tail), "{tail:?} is not the end of\n{whole}");
-
-        client.cancel().await.expect("close the MCP session");
+        assert!(
+            whole.ends_with(&tail),
+            "{tail:?} is not the end of\n{whole}"
+        );
     });
+
+    // The hub stops with the session and its stream still open: they end
+    // when shutdown begins, not after the grace for stuck connections.
+    let pid = world.hub.pid().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let end = std::time::Instant::now() + DEADLINE;
+    while !world.hub.output().contains("hub stopped") {
+        assert!(std::time::Instant::now() < end, "the hub did not stop");
+        // The hub's exit has no event to block on here: the poll interval.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let output = world.hub.output();
+    assert!(!output.contains("still open"), "{output}");
+    drop(client);
 }
 
 #[test]

@@ -320,7 +320,10 @@ pub async fn serve_stdio(
     let hub = tokio::spawn(hub.run(stop));
     let tools = McpServer::new(doors.clone());
     match tools
-        .serve_with_ct(rmcp::transport::stdio_pipes(), doors.shutdown().child_token())
+        .serve_with_ct(
+            rmcp::transport::stdio_pipes(),
+            doors.shutdown().child_token(),
+        )
         .await
     {
         Ok(running) => {
@@ -429,10 +432,7 @@ mod tests {
             let res = send(&open, post("/mcp", &ok)).await;
             assert_eq!(res.status(), StatusCode::OK, "{ok:?}");
             assert!(res.headers().get("mcp-session-id").is_some());
-            assert!(res
-                .headers()
-                .get("access-control-allow-origin")
-                .is_none());
+            assert!(res.headers().get("access-control-allow-origin").is_none());
         }
 
         let locked = app(Some("s3cret"));
