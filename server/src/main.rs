@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use daebug::hub::names;
 use daebug::{Hub, HubConfig};
 use tracing_subscriber::EnvFilter;
@@ -15,31 +15,43 @@ use tracing_subscriber::EnvFilter;
 #[derive(Debug, Parser)]
 #[command(name = "daebug", version, about)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
     /// Directory to serve and to keep `debug.md` and `debug/` in.
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", global = true)]
     root: PathBuf,
 
     /// Port to listen on (0 = any free port).
-    #[arg(long, value_name = "N", default_value_t = 8302)]
+    #[arg(long, value_name = "N", default_value_t = 8302, global = true)]
     port: u16,
 
     /// Address to listen on. Anything but loopback needs a token.
-    #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST), global = true)]
     host: IpAddr,
 
     /// Also admit pages from this origin (e.g. `http://dev.example:3000`);
     /// loopback origins on any port are always admitted. Repeatable.
-    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    #[arg(long = "allow-origin", value_name = "ORIGIN", global = true)]
     allow_origin: Vec<String>,
 
     /// Timeout of a block without `timeout=`, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, global = true)]
     timeout: f64,
 
     /// Token realms must present (`daebug.js?token=…`). Generated and
     /// printed when listening beyond loopback without one.
-    #[arg(long, value_name = "TOKEN")]
+    #[arg(long, value_name = "TOKEN", global = true)]
     token: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+enum Command {
+    /// Start the hub (the default).
+    Serve,
+    /// Start the hub and serve its MCP tools on stdin/stdout (for an
+    /// agent's MCP client config); everything else goes to stderr.
+    Mcp,
 }
 
 #[tokio::main]
@@ -76,24 +88,36 @@ async fn main() -> Result<()> {
             std::process::exit(2);
         }
     };
-    println!(
+    // `daebug mcp` speaks MCP on stdout: everything else goes to stderr.
+    let mcp = cli.command == Some(Command::Mcp);
+    let say = |line: String| match mcp {
+        true => eprintln!("{line}"),
+        false => println!("{line}"),
+    };
+    say(format!(
         "daebug {} serving {} at {}/",
         env!("CARGO_PKG_VERSION"),
         cli.root.display(),
         hub.base_url()
-    );
+    ));
     if cli.token.is_none() && token.is_some() {
-        println!(
+        say(
             "listening beyond loopback: realms must present this token (it is in the line below)"
+                .into(),
         );
     }
-    println!("add this line to a page to connect it:");
-    println!("  {}", hub.script_tag());
-    println!(
+    say("add this line to a page to connect it:".into());
+    say(format!("  {}", hub.script_tag()));
+    say(format!(
         "then open debug.md in {} to find each page's log",
         cli.root.display()
-    );
+    ));
 
+    if mcp {
+        daebug::doors::mcp::serve_stdio(hub, shutdown).await?;
+        // A read of stdin may still be pending on a blocking thread.
+        std::process::exit(0);
+    }
     hub.run(shutdown).await?;
     Ok(())
 }

@@ -8,12 +8,15 @@
 //! - [`Doors`]: asks the directory for realms, submits blocks to a
 //!   realm's log task and waits for the reply, reads logs, and hands out
 //!   the hub's change events.
+//! - [`mcp`]: the MCP tools over [`Doors`], at `/mcp` and over stdio.
 
 pub mod api;
+pub mod mcp;
 
 use std::path::PathBuf;
 
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 use crate::hub::messages::{DirMsg, LogMsg};
 use api::{AnsweredParts, DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
@@ -29,6 +32,9 @@ pub struct Doors {
     events: broadcast::Sender<HubEvent>,
     /// The `debug/` folder, where the logs are read.
     logs: PathBuf,
+    /// Cancelled when the hub's shutdown begins: a door's long-lived
+    /// streams end then (axum's graceful shutdown does not wait for them).
+    shutdown: CancellationToken,
 }
 
 impl Doors {
@@ -41,7 +47,18 @@ impl Doors {
             directory,
             events,
             logs,
+            shutdown: CancellationToken::new(),
         }
+    }
+
+    /// These doors, their streams ending when `shutdown` is cancelled.
+    pub fn stopping_with(self, shutdown: CancellationToken) -> Doors {
+        Doors { shutdown, ..self }
+    }
+
+    /// Cancelled when the hub's shutdown begins.
+    pub fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
     }
 
     /// The realms the registry lists, in its order.

@@ -11,7 +11,8 @@
 //!
 //! The WebSocket route is written elsewhere and handed to [`router`], which
 //! puts the Host check (and the token check) in front of it too: layers over
-//! everything, so no route can be added that skips them.
+//! everything, so no route can be added that skips them. So does `/mcp`
+//! (`doors/mcp.rs`), mounted when there are doors.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,8 +60,15 @@ pub fn router(state: HttpState, ws: Router) -> Router {
         .token
         .as_deref()
         .map(|t| Arc::new(token::Secret::new(t)));
+    let mcp = state
+        .doors
+        .clone()
+        .map(|doors| crate::doors::mcp::router(doors, Arc::clone(&guard)));
     let own = assets::routes().fallback(files::serve).with_state(state);
     let mut app = ws.merge(own);
+    if let Some(mcp) = mcp {
+        app = app.merge(mcp);
+    }
     if let Some(secret) = secret {
         // Added first, so it runs after (inside) the Host check.
         app = app.layer(middleware::from_fn_with_state(secret, token::check_token));

@@ -85,6 +85,19 @@ pub struct Hub {
     root: PathBuf,
     listener: TcpListener,
     addr: SocketAddr,
+    /// Made at bind, so a caller holds the doors before the hub runs
+    /// (`daebug mcp` serves its tools in-process).
+    wiring: Wiring,
+}
+
+/// The channels and the shutdown token the hub's tasks and doors share.
+struct Wiring {
+    dir_tx: mpsc::UnboundedSender<messages::DirMsg>,
+    dir_rx: mpsc::UnboundedReceiver<messages::DirMsg>,
+    events: tokio::sync::broadcast::Sender<crate::doors::api::HubEvent>,
+    /// The one shutdown token: every task and connection watches it.
+    shutdown: CancellationToken,
+    doors: crate::doors::Doors,
 }
 
 impl Hub {
@@ -149,12 +162,29 @@ impl Hub {
             addr: config.addr,
             source,
         })?;
+        let (dir_tx, dir_rx) = mpsc::unbounded_channel();
+        let (events, _) = tokio::sync::broadcast::channel(crate::doors::EVENTS_BUFFER);
+        let shutdown = CancellationToken::new();
+        let doors = crate::doors::Doors::new(dir_tx.clone(), events.clone(), root.join("debug"))
+            .stopping_with(shutdown.clone());
         Ok(Hub {
             config,
             root,
             listener,
             addr,
+            wiring: Wiring {
+                dir_tx,
+                dir_rx,
+                events,
+                shutdown,
+                doors,
+            },
         })
+    }
+
+    /// What the doors (HTTP API, MCP...) ask this hub, once it runs.
+    pub fn doors(&self) -> crate::doors::Doors {
+        self.wiring.doors.clone()
     }
 
     /// The address actually bound.
@@ -205,7 +235,7 @@ impl Hub {
 
     /// Serves until `signal` resolves, then stops every task cleanly.
     pub async fn run(
-        self,
+        mut self,
         signal: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), HubError> {
         let debug = self.root.join("debug");
@@ -213,12 +243,13 @@ impl Hub {
             path: debug.clone(),
             source,
         })?;
-        // The one shutdown token: every task and connection watches it.
-        let shutdown = CancellationToken::new();
+        let (_, none) = mpsc::unbounded_channel();
+        let dir_rx = std::mem::replace(&mut self.wiring.dir_rx, none);
+        let dir_tx = self.wiring.dir_tx.clone();
+        let events = self.wiring.events.clone();
+        let shutdown = self.wiring.shutdown.clone();
+        let doors = self.wiring.doors.clone();
         let tracker = TaskTracker::new();
-        let (dir_tx, dir_rx) = mpsc::unbounded_channel();
-        let (events, _) = tokio::sync::broadcast::channel(crate::doors::EVENTS_BUFFER);
-        let doors = crate::doors::Doors::new(dir_tx.clone(), events.clone(), debug.clone());
         let settings = LogSettings {
             dir: debug.clone(),
             default_timeout: self.config.default_timeout,

@@ -1,0 +1,444 @@
+//! The MCP door (docs/doors.md, "MCP"): three tools over the official
+//! Rust SDK (`rmcp`), served two ways:
+//!
+//! - streamable HTTP at `/mcp` on the hub ([`router`]), behind the hub's
+//!   Host check and token like every route, plus an `Origin` check of its
+//!   own so no page from a foreign origin can call it;
+//! - stdio, for `daebug mcp` ([`serve_stdio`]): a hub started in-process
+//!   whose tools speak on stdin/stdout.
+//!
+//! The tools are written over [`RealmDoor`], what the hub answers:
+//! [`Doors`] in-process. A hub reached over its HTTP API (the
+//! `debug/.hub` file names it) is one more implementation of the same
+//! three calls over that API's client; [`McpServer`] needs nothing else.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::ORIGIN;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::Router;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo, Timeout};
+use super::Doors;
+use crate::http::guard::Guard;
+
+/// The door's name: the agent a block sent through MCP is written as.
+pub const DOOR: &str = "mcp";
+
+/// Where the streamable HTTP transport is mounted.
+pub const PATH: &str = "/mcp";
+
+/// What the MCP tools ask of a hub. [`Doors`] answers in-process; an
+/// implementation over the hub's HTTP API lets `daebug mcp` serve a hub
+/// that runs elsewhere with the same tools.
+pub trait RealmDoor: Clone + Send + Sync + 'static {
+    /// The realms the registry lists, in its order.
+    fn realms(&self) -> impl Future<Output = Result<Vec<RealmInfo>, DoorError>> + Send;
+
+    /// Runs `req` in `realm` (a stem or the unique start of one) through
+    /// its log and returns the log's reply. `req.agent` is the request
+    /// header's name (the MCP tools give `mcp`).
+    fn eval(
+        &self,
+        realm: &str,
+        req: EvalRequest,
+    ) -> impl Future<Output = Result<EvalReply, DoorError>> + Send;
+
+    /// The text of `realm`'s log, or its last `tail` lines.
+    fn log(
+        &self,
+        realm: &str,
+        tail: Option<usize>,
+    ) -> impl Future<Output = Result<String, DoorError>> + Send;
+}
+
+impl RealmDoor for Doors {
+    async fn realms(&self) -> Result<Vec<RealmInfo>, DoorError> {
+        Doors::realms(self).await
+    }
+
+    async fn eval(&self, realm: &str, req: EvalRequest) -> Result<EvalReply, DoorError> {
+        Doors::eval(self, realm, req, DOOR).await
+    }
+
+    async fn log(&self, realm: &str, tail: Option<usize>) -> Result<String, DoorError> {
+        Doors::log(self, realm, tail).await
+    }
+}
+
+// ----- the tools ----------------------------------------------------------
+
+const SERVER_INSTRUCTIONS: &str = "\
+daebug runs JavaScript inside live browser pages and Web Workers (\"realms\") \
+connected to a local hub. Call list_realms to see them, eval to run code in one \
+(like typing into its devtools console), read_log to read a realm's chat log. \
+Every block and its reply is also written in the realm's Markdown log, \
+debug/<stem>.md under the hub's root, which people and other agents read too.";
+
+const LIST_REALMS: &str = "\
+List the realms connected to the daebug hub: the browser pages and Web Workers \
+that loaded the hub's adapter (/daebug.js), one per line: \
+`<stem>  <kind>  <state>  <url>  <log>`. The stem (e.g. `shop-3f2a`) names the \
+realm in eval and read_log; kind is page or worker; state is idle, executing, \
+completed, failed, timeout, unresponsive or disconnected (a disconnected realm \
+cannot run code until its page is opened again); log is the realm's Markdown \
+chat log (debug/<stem>.md under the hub's root). No realms means no page is open: \
+open one the hub serves, or add the hub's script tag to the app's page.";
+
+const EVAL: &str = "\
+Run JavaScript (or TypeScript with lang \"ts\") in a live browser page or worker \
+and return its reply. `realm` is a stem from list_realms or the unique start of \
+one (`shop` for `shop-3f2a`). The code runs like the browser's devtools console: \
+the value of the last expression is the result, top-level `await` works, \
+`console.log` and errors during the block are reported, and variables declared \
+with let/const/var/function stay defined for later calls in the same realm \
+until the page reloads. The reply is Markdown exactly as written in the realm's \
+log: a header line, then the value in a fenced block (```JSON for JSON-able \
+values, ```Text otherwise), console output and errors with their stacks. The \
+block and its reply are also appended to debug/<stem>.md. The call waits for \
+blocks queued ahead in that log, then for this one; `timeout` is seconds (5, \
+0.5) or a duration such as \"90s\", \"500ms\", \"2m\" (the hub's default, \
+usually 60s, when absent). A block that throws, rejects or times out returns \
+is_error with the reply text that says why.";
+
+const READ_LOG: &str = "\
+Read a realm's Markdown chat log (debug/<stem>.md): every block sent to the \
+realm by any agent, person or tool, with its reply, and background events \
+(console output, errors, navigations) the page produced between blocks. `realm` \
+is a stem from list_realms or the unique start of one; `tail` returns only the \
+last N lines (the whole log when absent).";
+
+/// The arguments of `eval`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvalArgs {
+    /// The realm: a stem from list_realms (`shop-3f2a`) or the unique start of one (`shop`).
+    pub realm: String,
+    /// The JavaScript (or TypeScript) to run; the last expression's value is the result.
+    pub code: String,
+    /// `js` (default) or `ts` (types are stripped before it runs).
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Seconds (5, 0.5) or a duration ("90s", "500ms", "2m"); the hub's default when absent.
+    #[serde(default)]
+    pub timeout: Option<TimeoutArg>,
+}
+
+/// A timeout as seconds or as text.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum TimeoutArg {
+    Seconds(f64),
+    Text(String),
+}
+
+impl From<TimeoutArg> for Timeout {
+    fn from(t: TimeoutArg) -> Timeout {
+        match t {
+            TimeoutArg::Seconds(s) => Timeout::Seconds(s),
+            TimeoutArg::Text(t) => Timeout::Text(t),
+        }
+    }
+}
+
+/// The arguments of `read_log`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadLogArgs {
+    /// The realm: a stem from list_realms (`shop-3f2a`) or the unique start of one (`shop`).
+    pub realm: String,
+    /// Only the last N lines of the log (the whole log when absent).
+    #[serde(default)]
+    pub tail: Option<usize>,
+}
+
+/// The MCP server: the three tools over a [`RealmDoor`].
+#[derive(Debug, Clone)]
+pub struct McpServer<D: RealmDoor> {
+    door: Arc<D>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl<D: RealmDoor> McpServer<D> {
+    pub fn new(door: D) -> Self {
+        McpServer {
+            door: Arc::new(door),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(description = LIST_REALMS)]
+    async fn list_realms(&self) -> CallToolResult {
+        match self.door.realms().await {
+            Ok(realms) => text_result(realm_lines(&realms), false),
+            Err(e) => error_result(&e),
+        }
+    }
+
+    #[tool(description = EVAL)]
+    async fn eval(&self, Parameters(args): Parameters<EvalArgs>) -> CallToolResult {
+        let req = EvalRequest {
+            code: args.code,
+            lang: args.lang,
+            timeout: args.timeout.map(Timeout::from),
+            agent: Some(DOOR.to_string()),
+        };
+        match self.door.eval(&args.realm, req).await {
+            Ok(reply) => text_result(reply.text, !reply.ok),
+            Err(e) => error_result(&e),
+        }
+    }
+
+    #[tool(description = READ_LOG)]
+    async fn read_log(&self, Parameters(args): Parameters<ReadLogArgs>) -> CallToolResult {
+        match self.door.log(&args.realm, args.tail).await {
+            Ok(text) => text_result(text, false),
+            Err(e) => error_result(&e),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl<D: RealmDoor> ServerHandler for McpServer<D> {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("daebug", env!("CARGO_PKG_VERSION")))
+            .with_instructions(SERVER_INSTRUCTIONS)
+    }
+}
+
+/// The realms as `list_realms` shows them: one line each.
+pub fn realm_lines(realms: &[RealmInfo]) -> String {
+    if realms.is_empty() {
+        return "no realms: no page or worker has connected to the hub yet; open a page the hub \
+                serves (or one that loads its /daebug.js), then call list_realms again\n"
+            .to_string();
+    }
+    realms
+        .iter()
+        .map(|r| {
+            let name = match r.name.is_empty() {
+                true => String::new(),
+                false => format!("  ({})", r.name),
+            };
+            format!(
+                "{}  {}  {}  {}  {}{name}\n",
+                r.stem, r.kind, r.state, r.url, r.log
+            )
+        })
+        .collect()
+}
+
+fn text_result(text: String, is_error: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(text)];
+    match is_error {
+        true => CallToolResult::error(content),
+        false => CallToolResult::success(content),
+    }
+}
+
+/// A refused call, as a tool error the agent reads (not a protocol
+/// error): what went wrong and what to call instead.
+fn error_result(e: &DoorError) -> CallToolResult {
+    let text = match e {
+        DoorError::NoSuchRealm { realm } => format!(
+            "no realm is named or starts with `{realm}`; call list_realms to see the realms"
+        ),
+        other => other.to_string(),
+    };
+    text_result(text, true)
+}
+
+// ----- transports -----------------------------------------------------------
+
+/// `/mcp`: the streamable HTTP transport over `doors`, its sessions and
+/// streams ended when the hub's shutdown begins (axum's graceful shutdown
+/// does not wait for them). The Host check and the token are the hub's
+/// layers over every route ([`crate::http::router`]); the SDK's own Host
+/// allowlist is off so that they alone decide (a hub bound to a LAN
+/// address serves its IP literal too). `Origin` is checked here.
+pub fn router(doors: Doors, guard: Arc<Guard>) -> Router {
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_cancellation_token(doors.shutdown().child_token());
+    let service: StreamableHttpService<McpServer<Doors>, LocalSessionManager> =
+        StreamableHttpService::new(
+            move || Ok(McpServer::new(doors.clone())),
+            Default::default(),
+            config,
+        );
+    Router::new()
+        .route_service(PATH, service)
+        .route_layer(middleware::from_fn_with_state(guard, check_origin))
+}
+
+/// No page from a foreign origin may call a tool: a request carrying an
+/// `Origin` must carry one the hub admits (loopback, `--allow-origin`, a
+/// page of the hub itself), as for the WebSocket. MCP clients send none.
+async fn check_origin(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    if guard.request_origin_allowed(req.headers()) {
+        return next.run(req).await;
+    }
+    let origin = req
+        .headers()
+        .get(ORIGIN)
+        .map(|o| String::from_utf8_lossy(o.as_bytes()).into_owned())
+        .unwrap_or_default();
+    guard.refuse_origin(&origin)
+}
+
+/// `daebug mcp` in-process: serves `hub` as usual (pages, logs) and the
+/// MCP tools on stdin/stdout until stdin closes or `signal` resolves.
+/// Nothing else may be written to stdout.
+pub async fn serve_stdio(
+    hub: crate::Hub,
+    signal: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), crate::HubError> {
+    let doors = hub.doors();
+    let stdio_done = CancellationToken::new();
+    let stop = {
+        let stdio_done = stdio_done.clone();
+        async move {
+            tokio::select! {
+                () = signal => {}
+                () = stdio_done.cancelled() => {}
+            }
+        }
+    };
+    let hub = tokio::spawn(hub.run(stop));
+    let tools = McpServer::new(doors.clone());
+    match tools
+        .serve_with_ct(
+            rmcp::transport::stdio_pipes(),
+            doors.shutdown().child_token(),
+        )
+        .await
+    {
+        Ok(running) => {
+            let _ = running.waiting().await;
+        }
+        Err(e) => tracing::warn!("MCP over stdio did not start: {e}"),
+    }
+    tracing::info!("MCP over stdio ended; stopping the hub");
+    stdio_done.cancel();
+    match hub.await {
+        Ok(served) => served,
+        Err(e) => {
+            tracing::warn!("the hub's task failed: {e}");
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn realms_one_per_line() {
+        let realm = RealmInfo {
+            stem: "shop-3f2a".into(),
+            kind: "page".into(),
+            name: "Shop".into(),
+            url: "http://127.0.0.1:8302/".into(),
+            state: "idle".into(),
+            last: "10:00:05".into(),
+            log: "debug/shop-3f2a.md".into(),
+        };
+        assert_eq!(
+            realm_lines(&[realm]),
+            "shop-3f2a  page  idle  http://127.0.0.1:8302/  debug/shop-3f2a.md  (Shop)\n"
+        );
+        assert!(realm_lines(&[]).starts_with("no realms"));
+    }
+
+    #[test]
+    fn tools_have_their_names_and_descriptions() {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let (events, _) = tokio::sync::broadcast::channel(1);
+        let server = McpServer::new(Doors::new(tx, events, "debug".into()));
+        let mut names: Vec<String> = server
+            .tool_router
+            .list_all()
+            .into_iter()
+            .map(|t| {
+                assert!(t.description.as_deref().is_some_and(|d| d.len() > 100));
+                t.name.to_string()
+            })
+            .collect();
+        names.sort();
+        assert_eq!(names, ["eval", "list_realms", "read_log"]);
+    }
+
+    /// `/mcp` in the hub's whole router: the Host check and the token
+    /// first, then the Origin check, then the SDK.
+    #[tokio::test]
+    async fn mcp_sits_behind_host_token_and_origin() {
+        use axum::body::Body;
+        use axum::http::{Method, Request, StatusCode};
+
+        use crate::http::test_util::{body_text, send, HOST};
+        use crate::http::{router, HttpState};
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let (events, _) = tokio::sync::broadcast::channel(1);
+        let app = |token: Option<&str>| {
+            let state = HttpState {
+                root: dir.path().canonicalize().expect("root"),
+                guard: Arc::new(Guard::new(HOST.parse().expect("address"), &[])),
+                script_url: format!("http://{HOST}/daebug.js"),
+                token: token.map(str::to_owned),
+                doors: Some(Doors::new(tx.clone(), events.clone(), dir.path().into())),
+            };
+            router(state, Router::new())
+        };
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let post = |uri: &str, headers: &[(&str, &str)]| {
+            let mut req = Request::builder()
+                .method(Method::POST)
+                .uri(uri)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream");
+            if !headers.iter().any(|(k, _)| *k == "host") {
+                req = req.header("host", HOST);
+            }
+            for (k, v) in headers {
+                req = req.header(*k, *v);
+            }
+            req.body(Body::from(initialize)).expect("request")
+        };
+
+        let open = app(None);
+        let res = send(&open, post("/mcp", &[("host", "evil.example")])).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        assert!(body_text(res).await.contains("refused Host"));
+        let res = send(&open, post("/mcp", &[("origin", "https://evil.example")])).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        assert!(body_text(res).await.contains("refused Origin"));
+        for ok in [vec![], vec![("origin", "http://localhost:5173")]] {
+            let res = send(&open, post("/mcp", &ok)).await;
+            assert_eq!(res.status(), StatusCode::OK, "{ok:?}");
+            assert!(res.headers().get("mcp-session-id").is_some());
+            assert!(res.headers().get("access-control-allow-origin").is_none());
+        }
+
+        let locked = app(Some("s3cret"));
+        let res = send(&locked, post("/mcp", &[])).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        let res = send(&locked, post("/mcp?token=s3cret", &[])).await;
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+}
