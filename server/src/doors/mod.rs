@@ -10,10 +10,12 @@
 //!   the hub's change events.
 
 pub mod api;
+pub mod client;
 
 use std::path::PathBuf;
 
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 use crate::hub::messages::{DirMsg, LogMsg};
 use api::{AnsweredParts, DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
@@ -29,6 +31,9 @@ pub struct Doors {
     events: broadcast::Sender<HubEvent>,
     /// The `debug/` folder, where the logs are read.
     logs: PathBuf,
+    /// Cancelled when the hub begins to stop: long answers (the event
+    /// stream) end then, so the hub's graceful shutdown is not held open.
+    shutdown: CancellationToken,
 }
 
 impl Doors {
@@ -36,12 +41,24 @@ impl Doors {
         directory: mpsc::UnboundedSender<DirMsg>,
         events: broadcast::Sender<HubEvent>,
         logs: PathBuf,
+        shutdown: CancellationToken,
     ) -> Doors {
         Doors {
             directory,
             events,
             logs,
+            shutdown,
         }
+    }
+
+    /// Resolves once the hub begins to stop.
+    pub async fn stopping(&self) {
+        self.shutdown.cancelled().await
+    }
+
+    /// Whether the hub has begun to stop.
+    pub fn is_stopping(&self) -> bool {
+        self.shutdown.is_cancelled()
     }
 
     /// The realms the registry lists, in its order.
@@ -49,6 +66,19 @@ impl Doors {
         let (reply, answer) = oneshot::channel();
         self.ask(DirMsg::Realms { reply })?;
         answer.await.map_err(|_| DoorError::Stopping)
+    }
+
+    /// The realm named `realm` or whose stem it starts uniquely, as
+    /// [`Doors::realms`] lists it.
+    pub async fn realm(&self, realm: &str) -> Result<RealmInfo, DoorError> {
+        let stem = self.resolve(realm).await?;
+        self.realms()
+            .await?
+            .into_iter()
+            .find(|r| r.stem == stem)
+            .ok_or(DoorError::NoSuchRealm {
+                realm: realm.to_string(),
+            })
     }
 
     /// The stem of the realm named `realm` or whose stem it starts

@@ -6,6 +6,8 @@
 //!   page, embedded in the binary.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
+//! - [`api`]: the HTTP API under `/api` (docs/doors.md), when the hub has
+//!   its doors: JSON, no CORS, no foreign `Origin`.
 //! - [`token`]: with a token (a hub listening beyond loopback), the 401 for
 //!   every request that does not present it, the adapter files excepted.
 //!
@@ -21,6 +23,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::Router;
 
+pub mod api;
 pub mod assets;
 pub mod files;
 pub mod guard;
@@ -59,8 +62,12 @@ pub fn router(state: HttpState, ws: Router) -> Router {
         .token
         .as_deref()
         .map(|t| Arc::new(token::Secret::new(t)));
+    let api = state.doors.clone().map(api::routes);
     let own = assets::routes().fallback(files::serve).with_state(state);
     let mut app = ws.merge(own);
+    if let Some(api) = api {
+        app = app.merge(api);
+    }
     if let Some(secret) = secret {
         // Added first, so it runs after (inside) the Host check.
         app = app.layer(middleware::from_fn_with_state(secret, token::check_token));
