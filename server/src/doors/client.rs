@@ -177,7 +177,11 @@ impl HubClient {
         let res = self.send(Method::GET, "/api/events", None).await?;
         let data = Body::new(res.into_body()).into_data_stream();
         let stream = futures_util::stream::unfold(
-            (data, SseParser::default(), std::collections::VecDeque::new()),
+            (
+                data,
+                SseParser::default(),
+                std::collections::VecDeque::new(),
+            ),
             |(mut data, mut parser, mut ready)| async move {
                 loop {
                     if let Some(event) = ready.pop_front() {
@@ -186,9 +190,11 @@ impl HubClient {
                     match data.next().await {
                         Some(Ok(bytes)) => {
                             for payload in parser.push(&bytes) {
-                                ready.push_back(serde_json::from_str::<HubEvent>(&payload).map_err(
-                                    |e| ClientError::Protocol(format!("event {payload:?}: {e}")),
-                                ));
+                                ready.push_back(
+                                    serde_json::from_str::<HubEvent>(&payload).map_err(|e| {
+                                        ClientError::Protocol(format!("event {payload:?}: {e}"))
+                                    }),
+                                );
                             }
                         }
                         Some(Err(e)) => {
@@ -212,9 +218,8 @@ impl HubClient {
     ) -> Result<T, ClientError> {
         let res = self.send(method, path, body).await?;
         let bytes = read_body(res).await?;
-        serde_json::from_slice(&bytes).map_err(|e| {
-            ClientError::Protocol(format!("{e}: {}", String::from_utf8_lossy(&bytes)))
-        })
+        serde_json::from_slice(&bytes)
+            .map_err(|e| ClientError::Protocol(format!("{e}: {}", String::from_utf8_lossy(&bytes))))
     }
 
     /// Sends one request on a fresh connection; an answer that is not a
@@ -355,9 +360,89 @@ impl SseParser {
     }
 }
 
+/// What `daebug tail` prints of a log as it changes: the lines past those
+/// already shown. A log is rewritten in place, not only appended to: the
+/// region of a running block (its reply's header and `executing (…)`)
+/// and the footer come and go, so they are held back until they settle
+/// (the reply replaces them).
+#[derive(Debug, Clone, Default)]
+pub struct LogFollower {
+    shown: Vec<String>,
+}
+
+impl LogFollower {
+    /// Following `text`, taken as shown already.
+    pub fn new(text: &str) -> LogFollower {
+        LogFollower {
+            shown: settled(text).into_iter().map(str::to_string).collect(),
+        }
+    }
+
+    /// The lines of `text` to print now: the settled ones past the part
+    /// it shares with what was shown.
+    pub fn update(&mut self, text: &str) -> Vec<String> {
+        let now = settled(text);
+        let common = self
+            .shown
+            .iter()
+            .zip(&now)
+            .take_while(|(a, b)| a.as_str() == **b)
+            .count();
+        let new: Vec<String> = now[common..].iter().map(|l| l.to_string()).collect();
+        self.shown = now.into_iter().map(str::to_string).collect();
+        new
+    }
+}
+
+/// The lines of a log that will not change: all but the footer and a
+/// running block's reply region.
+fn settled(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.lines().collect();
+    if let Some(i) = lines.iter().position(|l| l.starts_with("executing (")) {
+        let header = i > 0 && lines[i - 1].starts_with("> **");
+        lines.truncate(if header { i - 1 } else { i });
+    }
+    if lines
+        .last()
+        .is_some_and(|l| l.starts_with("> ") && l.ends_with("execute against this page."))
+    {
+        lines.pop();
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_followed_log_prints_what_settled() {
+        let footer = "> Write code in a fenced JS block below to execute against this page.";
+        let idle = format!("# 👾 s\n\n{footer}\n");
+        let mut f = LogFollower::new(&idle);
+        let running = "# 👾 s\n\n> **cli** to s at 10:00:00\n```js\n1+1\n```\n\n> **s** to cli at 10:00:00\nexecuting (0s)\n";
+        assert_eq!(
+            f.update(running),
+            ["> **cli** to s at 10:00:00", "```js", "1+1", "```", ""]
+        );
+        assert!(f.update(&running.replace("(0s)", "(5s)")).is_empty());
+        let done = format!(
+            "# 👾 s\n\n> **cli** to s at 10:00:00\n```js\n1+1\n```\n\n> **s** to cli at 10:00:00 (1ms)\n```JSON\n2\n```\n\n{footer}\n"
+        );
+        assert_eq!(
+            f.update(&done),
+            [
+                "> **s** to cli at 10:00:00 (1ms)",
+                "```JSON",
+                "2",
+                "```",
+                ""
+            ]
+        );
+        assert!(f.update(&done).is_empty());
+        // Rewritten above what was shown: from where it differs.
+        assert_eq!(f.update("# 👾 s\nnew\n"), ["new"]);
+    }
 
     fn reply(ok: bool, state: &str) -> EvalReply {
         EvalReply {
@@ -450,7 +535,10 @@ mod tests {
             matches!(&e, ClientError::Api { status: 404, kind, message } if kind == "no_such_realm" && message == "no realm"),
             "{e:?}"
         );
-        let e = api_error(StatusCode::UNAUTHORIZED, b"daebug: this hub needs its token\n");
+        let e = api_error(
+            StatusCode::UNAUTHORIZED,
+            b"daebug: this hub needs its token\n",
+        );
         assert_eq!(e.exit_status(), 4);
         assert!(e.to_string().contains("needs its token"), "{e}");
     }

@@ -118,7 +118,11 @@ fn json(status: StatusCode, value: &impl serde::Serialize) -> Response {
 async fn check_origin(req: Request, next: Next) -> Response {
     match origin_refused(req.headers()) {
         Some(origin) => {
-            tracing::warn!("refused {} {} from Origin {origin:?}", req.method(), req.uri().path());
+            tracing::warn!(
+                "refused {} {} from Origin {origin:?}",
+                req.method(),
+                req.uri().path()
+            );
             ApiError::new(
                 StatusCode::FORBIDDEN,
                 "forbidden_origin",
