@@ -276,3 +276,292 @@ async fn unknown(req: Request<Body>) -> ApiError {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use axum::body::Body;
+    use axum::http::{Method, Request, StatusCode};
+    use axum::routing::get;
+    use axum::Router;
+    use tokio::sync::{broadcast, mpsc};
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use crate::http::guard::Guard;
+    use crate::http::test_util::{body_text, header, request, send, HOST};
+    use crate::http::{router, HttpState};
+    use crate::hub::messages::DirMsg;
+
+    /// A hub's router whose directory knows no realm (enough for every
+    /// refusal; the answers that need a page are tested end to end).
+    fn hub(
+        root: &Path,
+        token: Option<&str>,
+    ) -> (Router, broadcast::Sender<HubEvent>, CancellationToken) {
+        let (dir_tx, mut dir_rx) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(msg) = dir_rx.recv().await {
+                match msg {
+                    DirMsg::Realms { reply } => {
+                        let _ = reply.send(Vec::new());
+                    }
+                    DirMsg::Resolve { realm, reply } => {
+                        let _ = reply.send(Err(DoorError::NoSuchRealm { realm }));
+                    }
+                    _ => {}
+                }
+            }
+        });
+        let (events, _) = broadcast::channel(4);
+        let shutdown = CancellationToken::new();
+        let doors = Doors::new(dir_tx, events.clone(), root.join("debug"), shutdown.clone());
+        let state = HttpState {
+            root: root.canonicalize().expect("root"),
+            guard: Arc::new(Guard::new(HOST.parse().expect("address"), &[])),
+            script_url: "http://127.0.0.1:8302/daebug.js".into(),
+            token: token.map(str::to_owned),
+            doors: Some(doors),
+        };
+        let ws = Router::new().route("/ws", get(|| async { "ws" }));
+        (router(state, ws), events, shutdown)
+    }
+
+    fn post(
+        uri: &str,
+        content_type: Option<&str>,
+        body: &str,
+        origin: Option<&str>,
+    ) -> Request<Body> {
+        let mut req = Request::builder()
+            .method(Method::POST)
+            .uri(uri)
+            .header("host", HOST);
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        if let Some(o) = origin {
+            req = req.header("origin", o);
+        }
+        req.body(Body::from(body.to_owned())).expect("request")
+    }
+
+    async fn error_of(res: Response) -> serde_json::Value {
+        assert_eq!(header(&res, "content-type"), "application/json");
+        assert_eq!(header(&res, "access-control-allow-origin"), "");
+        serde_json::from_str(&body_text(res).await).expect("JSON error")
+    }
+
+    #[tokio::test]
+    async fn a_foreign_origin_is_refused_on_every_route() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (app, _, _) = hub(dir.path(), None);
+        for origin in [
+            "https://evil.example",
+            "http://127.0.0.1:5173",
+            "http://localhost:8302",
+            "null",
+        ] {
+            for (method, uri) in [
+                (Method::GET, "/api/realms"),
+                (Method::GET, "/api/events"),
+                (Method::GET, "/api/realms/x/log"),
+                (Method::OPTIONS, "/api/realms/x/eval"),
+                (Method::GET, "/api/nope"),
+            ] {
+                let res = request(&app, method.clone(), uri, &[("origin", origin)]).await;
+                assert_eq!(
+                    res.status(),
+                    StatusCode::FORBIDDEN,
+                    "{origin} {method} {uri}"
+                );
+                let e = error_of(res).await;
+                assert_eq!(e["error"], "forbidden_origin", "{e}");
+            }
+            let res = send(
+                &app,
+                post(
+                    "/api/realms/x/eval",
+                    Some("application/json"),
+                    r#"{"code":"1"}"#,
+                    Some(origin),
+                ),
+            )
+            .await;
+            assert_eq!(res.status(), StatusCode::FORBIDDEN, "{origin} POST");
+        }
+        // The hub's own pages (Origin = http:// + Host) and programs (no
+        // Origin) pass.
+        let own = format!("http://{HOST}");
+        let res = request(&app, Method::GET, "/api/realms", &[("origin", &own)]).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(header(&res, "access-control-allow-origin"), "");
+        assert_eq!(body_text(res).await, "[]\n");
+        let res = request(&app, Method::GET, "/api/realms", &[]).await;
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn a_post_must_be_json() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (app, _, _) = hub(dir.path(), None);
+        let code = r#"{"code":"1+1"}"#;
+        for ct in [
+            None,
+            Some("text/plain"),
+            Some("application/x-www-form-urlencoded"),
+            Some("multipart/form-data; boundary=x"),
+        ] {
+            let res = send(&app, post("/api/realms/x/eval", ct, code, None)).await;
+            assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE, "{ct:?}");
+            assert_eq!(error_of(res).await["error"], "not_json");
+        }
+        for body in [
+            "{bad",
+            "[]",
+            r#"{"code":1}"#,
+            r#"{"code":"1","extra":true}"#,
+            "",
+        ] {
+            let res = send(
+                &app,
+                post(
+                    "/api/realms/x/eval",
+                    Some("application/json; charset=utf-8"),
+                    body,
+                    None,
+                ),
+            )
+            .await;
+            assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{body}");
+            let e = error_of(res).await;
+            assert_eq!(e["error"], "bad_request", "{e}");
+            assert!(
+                e["message"].as_str().is_some_and(|m| m.contains("code")),
+                "{e}"
+            );
+        }
+        // The door's own checks, before the realm is looked for.
+        for body in [
+            r#"{"code":"  "}"#,
+            r#"{"code":"1","lang":"py"}"#,
+            r#"{"code":"1","timeout":0}"#,
+        ] {
+            let res = send(
+                &app,
+                post("/api/realms/x/eval", Some("application/json"), body, None),
+            )
+            .await;
+            assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{body}");
+            assert_eq!(error_of(res).await["error"], "bad_request");
+        }
+        let res = request(&app, Method::GET, "/api/realms/x/log?tail=many", &[]).await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(error_of(res).await["error"], "bad_request");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_realm_or_route_is_404() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (app, _, _) = hub(dir.path(), None);
+        let res = send(
+            &app,
+            post(
+                "/api/realms/shop/eval",
+                Some("application/json"),
+                r#"{"code":"1"}"#,
+                None,
+            ),
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
+        let e = error_of(res).await;
+        assert_eq!(e["error"], "no_such_realm");
+        assert_eq!(e["realm"], "shop");
+        assert!(
+            e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("daebug list")),
+            "{e}"
+        );
+        for uri in ["/api/realms/shop", "/api/realms/shop/log?tail=3"] {
+            let res = request(&app, Method::GET, uri, &[]).await;
+            assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+            assert_eq!(error_of(res).await["error"], "no_such_realm");
+        }
+        // An `api/` folder in the root is shadowed: the API answers.
+        std::fs::create_dir_all(dir.path().join("api")).expect("mkdir");
+        std::fs::write(dir.path().join("api/x.json"), "{}").expect("write");
+        for uri in ["/api", "/api/", "/api/x.json", "/api/realms/a/b/c"] {
+            let res = request(&app, Method::GET, uri, &[]).await;
+            assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+            assert_eq!(error_of(res).await["error"], "not_found");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_token_covers_the_api() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (app, _, _) = hub(dir.path(), Some("T0K"));
+        let res = request(&app, Method::GET, "/api/realms", &[]).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        let res = request(
+            &app,
+            Method::GET,
+            "/api/realms",
+            &[("authorization", "Bearer T0K")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let res = request(&app, Method::GET, "/api/realms?token=T0K", &[]).await;
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn events_stream_as_json_and_end_when_the_hub_stops() {
+        use futures_util::StreamExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (app, events, shutdown) = hub(dir.path(), None);
+        let res = request(&app, Method::GET, "/api/events", &[]).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(header(&res, "content-type"), "text/event-stream");
+        let mut body = res.into_body().into_data_stream();
+        let mut parser = crate::doors::client::SseParser::default();
+        let mut text = String::new();
+        // The hello comment comes first: subscribed from then on.
+        let first = body.next().await.expect("hello").expect("bytes");
+        text.push_str(&String::from_utf8_lossy(&first));
+        assert!(text.starts_with(": daebug events"), "{text}");
+        events
+            .send(HubEvent::Log {
+                stem: "shop-3f2a".into(),
+            })
+            .expect("send");
+        let mut got = Vec::new();
+        while got.is_empty() {
+            let chunk = body.next().await.expect("an event").expect("bytes");
+            got = parser.push(&chunk);
+        }
+        assert_eq!(got, [r#"{"type":"log","stem":"shop-3f2a"}"#]);
+        // Lagging behind: told to read the state again.
+        for i in 0..10 {
+            events
+                .send(HubEvent::Log {
+                    stem: format!("s{i}"),
+                })
+                .expect("send");
+        }
+        let mut got = Vec::new();
+        while got.is_empty() {
+            let chunk = body.next().await.expect("an event").expect("bytes");
+            got = parser.push(&chunk);
+        }
+        assert_eq!(got[0], r#"{"type":"realms"}"#);
+        shutdown.cancel();
+        while let Some(chunk) = body.next().await {
+            chunk.expect("bytes");
+        }
+    }
+}
