@@ -455,6 +455,7 @@ fn restart_command() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn parse(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("daebug").chain(args.iter().copied())).expect("parse")
@@ -540,7 +541,7 @@ mod tests {
     fn list_and_tail_arguments() {
         let cli = parse(&["list", "--json", "--root", "r"]);
         assert!(
-            matches!(cli.command, Some(Command::List { json: true, ref hub }) if hub.root == PathBuf::from("r"))
+            matches!(cli.command, Some(Command::List { json: true, ref hub }) if hub.root == Path::new("r"))
         );
         let cli = parse(&["tail", "shop", "-n", "5", "--host", "::1"]);
         assert!(
