@@ -323,3 +323,37 @@ fn the_hub_file_comes_and_goes_with_the_hub() {
     assert!(hub.terminate().success());
     assert!(!path.exists(), "debug/.hub is removed at stop");
 }
+
+#[test]
+fn a_hub_with_a_token_is_reached_with_the_one_in_its_file() {
+    let root = TempDir::new("hubtoken");
+    let mut hub = support::Running::start(&["--port", "0", "--host", "0.0.0.0"], &root);
+    let base = support::base_of(&hub.line_with("serving"));
+    let port = base.rsplit(':').next().expect("port").to_string();
+    let path = root.path().join("debug/.hub");
+    let written = wait_for(&path, "debug/.hub", |t| t.contains("\"token\": \""));
+    let file: serde_json::Value = serde_json::from_str(&written).expect("JSON");
+    assert_eq!(file["host"], "0.0.0.0", "{written}");
+    assert_eq!(file["url"], format!("http://127.0.0.1:{port}"), "{written}");
+    // Without it: refused (401).
+    let (status, _) = http(&base, "GET", "/api/realms", &[], "");
+    assert_eq!(status, 401);
+    // The CLI sends the file's token, by the file or by the same port.
+    for args in [
+        &["list", "--json"][..],
+        &["list", "--json", "--port", &port],
+    ] {
+        let out = daebug(root.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{args:?} {out:?}");
+        assert_eq!(text_of(&out.stdout), "[]", "{args:?}");
+    }
+    // A wrong token: refused, exit 4.
+    let out = daebug(root.path(), &["list", "--port", &port, "--token", "wrong"]);
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    assert!(text(&out.stderr).contains("token"), "{out:?}");
+    assert!(hub.terminate().success());
+}
+
+fn text_of(bytes: &[u8]) -> String {
+    text(bytes).trim().to_string()
+}
