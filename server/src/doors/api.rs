@@ -135,6 +135,24 @@ pub enum DoorError {
     Stopping,
 }
 
+/// `debug/.hub`: where a running hub is, for its clients (the CLI, the
+/// MCP bridge). Written by the hub once it listens, removed when it stops;
+/// never served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HubFile {
+    /// `http://host:port`, a loopback host when bound to every address.
+    pub url: String,
+    /// The address it is bound to.
+    pub host: String,
+    pub port: u16,
+    pub pid: u32,
+    /// The token every request must present, when there is one.
+    pub token: Option<String>,
+}
+
+/// Where [`HubFile`] is, relative to the root.
+pub const HUB_FILE: &str = "debug/.hub";
+
 /// A realm's log, relative to the root.
 pub fn log_path(stem: &str) -> String {
     format!("debug/{stem}.md")

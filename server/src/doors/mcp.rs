@@ -16,7 +16,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::header::ORIGIN;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::Router;
@@ -284,19 +283,15 @@ pub fn router(doors: Doors, guard: Arc<Guard>) -> Router {
         .route_layer(middleware::from_fn_with_state(guard, check_origin))
 }
 
-/// No page from a foreign origin may call a tool: a request carrying an
-/// `Origin` must carry one the hub admits (loopback, `--allow-origin`, a
-/// page of the hub itself), as for the WebSocket. MCP clients send none.
+/// No page may call a tool but the hub's own: a request carrying an
+/// `Origin` must carry the hub's, as for `/api` (a page of a dev server on
+/// another loopback port is a page, not the person who runs the agent).
+/// MCP clients send none.
 async fn check_origin(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
-    if guard.request_origin_allowed(req.headers()) {
-        return next.run(req).await;
+    match crate::http::api::origin_refused(req.headers()) {
+        None => next.run(req).await,
+        Some(origin) => guard.refuse_origin(&origin),
     }
-    let origin = req
-        .headers()
-        .get(ORIGIN)
-        .map(|o| String::from_utf8_lossy(o.as_bytes()).into_owned())
-        .unwrap_or_default();
-    guard.refuse_origin(&origin)
 }
 
 /// `daebug mcp` in-process: serves `hub` as usual (pages, logs) and the
@@ -368,7 +363,12 @@ mod tests {
     fn tools_have_their_names_and_descriptions() {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
         let (events, _) = tokio::sync::broadcast::channel(1);
-        let server = McpServer::new(Doors::new(tx, events, "debug".into()));
+        let server = McpServer::new(Doors::new(
+            tx,
+            events,
+            "debug".into(),
+            CancellationToken::new(),
+        ));
         let mut names: Vec<String> = server
             .tool_router
             .list_all()
@@ -401,7 +401,12 @@ mod tests {
                 guard: Arc::new(Guard::new(HOST.parse().expect("address"), &[])),
                 script_url: format!("http://{HOST}/daebug.js"),
                 token: token.map(str::to_owned),
-                doors: Some(Doors::new(tx.clone(), events.clone(), dir.path().into())),
+                doors: Some(Doors::new(
+                    tx.clone(),
+                    events.clone(),
+                    dir.path().into(),
+                    CancellationToken::new(),
+                )),
             };
             router(state, Router::new())
         };
@@ -428,7 +433,9 @@ mod tests {
         let res = send(&open, post("/mcp", &[("origin", "https://evil.example")])).await;
         assert_eq!(res.status(), StatusCode::FORBIDDEN);
         assert!(body_text(res).await.contains("refused Origin"));
-        for ok in [vec![], vec![("origin", "http://localhost:5173")]] {
+        let res = send(&open, post("/mcp", &[("origin", "http://localhost:5173")])).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN, "another loopback port");
+        for ok in [vec![], vec![("origin", "http://127.0.0.1:8302")]] {
             let res = send(&open, post("/mcp", &ok)).await;
             assert_eq!(res.status(), StatusCode::OK, "{ok:?}");
             assert!(res.headers().get("mcp-session-id").is_some());

@@ -11,6 +11,7 @@
 //! - [`mcp`]: the MCP tools over [`Doors`], at `/mcp` and over stdio.
 
 pub mod api;
+pub mod client;
 pub mod mcp;
 
 use std::path::PathBuf;
@@ -32,8 +33,9 @@ pub struct Doors {
     events: broadcast::Sender<HubEvent>,
     /// The `debug/` folder, where the logs are read.
     logs: PathBuf,
-    /// Cancelled when the hub's shutdown begins: a door's long-lived
-    /// streams end then (axum's graceful shutdown does not wait for them).
+    /// Cancelled when the hub begins to stop: long answers (the event
+    /// stream, MCP sessions) end then, so the hub's graceful shutdown is
+    /// not held open (axum does not wait for them).
     shutdown: CancellationToken,
 }
 
@@ -42,23 +44,29 @@ impl Doors {
         directory: mpsc::UnboundedSender<DirMsg>,
         events: broadcast::Sender<HubEvent>,
         logs: PathBuf,
+        shutdown: CancellationToken,
     ) -> Doors {
         Doors {
             directory,
             events,
             logs,
-            shutdown: CancellationToken::new(),
+            shutdown,
         }
     }
 
-    /// These doors, their streams ending when `shutdown` is cancelled.
-    pub fn stopping_with(self, shutdown: CancellationToken) -> Doors {
-        Doors { shutdown, ..self }
-    }
-
-    /// Cancelled when the hub's shutdown begins.
+    /// Cancelled when the hub begins to stop.
     pub fn shutdown(&self) -> &CancellationToken {
         &self.shutdown
+    }
+
+    /// Resolves once the hub begins to stop.
+    pub async fn stopping(&self) {
+        self.shutdown.cancelled().await
+    }
+
+    /// Whether the hub has begun to stop.
+    pub fn is_stopping(&self) -> bool {
+        self.shutdown.is_cancelled()
     }
 
     /// The realms the registry lists, in its order.
@@ -66,6 +74,19 @@ impl Doors {
         let (reply, answer) = oneshot::channel();
         self.ask(DirMsg::Realms { reply })?;
         answer.await.map_err(|_| DoorError::Stopping)
+    }
+
+    /// The realm named `realm` or whose stem it starts uniquely, as
+    /// [`Doors::realms`] lists it.
+    pub async fn realm(&self, realm: &str) -> Result<RealmInfo, DoorError> {
+        let stem = self.resolve(realm).await?;
+        self.realms()
+            .await?
+            .into_iter()
+            .find(|r| r.stem == stem)
+            .ok_or(DoorError::NoSuchRealm {
+                realm: realm.to_string(),
+            })
     }
 
     /// The stem of the realm named `realm` or whose stem it starts

@@ -558,6 +558,30 @@ mod tests {
         assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     }
 
+    #[tokio::test]
+    async fn the_hub_file_is_never_served() {
+        let (dir, app) = router_for(&[]);
+        let root = dir.path();
+        write(
+            root,
+            "debug/.hub",
+            r#"{"url":"http://127.0.0.1:8302","token":"T"}"#,
+        );
+        write(root, ".hub", "a copy");
+        for uri in [
+            "/debug/.hub",
+            "/debug/%2ehub",
+            "/DEBUG/.hub",
+            "/.hub",
+            "/%2ehub",
+            "/debug/../debug/.hub",
+        ] {
+            let res = get(&app, uri).await;
+            assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+            assert_eq!(body_text(res).await, "daebug: not found\n", "{uri}");
+        }
+    }
+
     #[cfg(unix)]
     #[tokio::test]
     async fn symlinks_out_of_root_or_into_private_places_are_not_found() {

@@ -207,7 +207,7 @@ fn split_origin(origin: &str) -> Option<(&str, &str)> {
 }
 
 /// A page the hub served itself: `Origin` is `http://` + the `Host` it used.
-fn is_same_origin(origin: &HeaderValue, host: Option<&HeaderValue>) -> bool {
+pub(crate) fn is_same_origin(origin: &HeaderValue, host: Option<&HeaderValue>) -> bool {
     let (Ok(origin), Some(Ok(host))) = (origin.to_str(), host.map(|h| h.to_str())) else {
         return false;
     };

@@ -6,6 +6,8 @@
 //!   page, embedded in the binary.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
+//! - [`api`]: the HTTP API under `/api` (docs/doors.md), when the hub has
+//!   its doors: JSON, no CORS, no foreign `Origin`.
 //! - [`token`]: with a token (a hub listening beyond loopback), the 401 for
 //!   every request that does not present it, the adapter files excepted.
 //!
@@ -22,6 +24,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::Router;
 
+pub mod api;
 pub mod assets;
 pub mod files;
 pub mod guard;
@@ -64,10 +67,14 @@ pub fn router(state: HttpState, ws: Router) -> Router {
         .doors
         .clone()
         .map(|doors| crate::doors::mcp::router(doors, Arc::clone(&guard)));
+    let api = state.doors.clone().map(api::routes);
     let own = assets::routes().fallback(files::serve).with_state(state);
     let mut app = ws.merge(own);
     if let Some(mcp) = mcp {
         app = app.merge(mcp);
+    }
+    if let Some(api) = api {
+        app = app.merge(api);
     }
     if let Some(secret) = secret {
         // Added first, so it runs after (inside) the Host check.

@@ -7,15 +7,16 @@
 //! realm then presents the token when it connects to `/ws`).
 //!
 //! The token is accepted from the query (`?token=T`, on any route, which is
-//! how a cross-origin page's WebSocket carries it) or from the
-//! `daebug_token` cookie. A GET of an HTML page that presents it in the
+//! how a cross-origin page's WebSocket carries it), from the
+//! `daebug_token` cookie, or from an `Authorization: Bearer T` header (how
+//! the CLI and other clients of `/api` send it, out of URLs and logs). A GET of an HTML page that presents it in the
 //! query also sets the cookie, so that the page's own CSS, scripts and
 //! images, which carry no query, pass too.
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::header::{CONTENT_TYPE, COOKIE, SET_COOKIE};
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -77,6 +78,8 @@ enum Presented {
     Query,
     /// In the cookie.
     Cookie,
+    /// In an `Authorization: Bearer` header.
+    Bearer,
 }
 
 /// Refuse, with 401, every request that does not present the token, except
@@ -94,6 +97,8 @@ pub async fn check_token(State(secret): State<Arc<Secret>>, req: Request, next: 
         Some(Presented::Query)
     } else if cookie_values(req.headers()).any(|v| secret.matches_cookie(v)) {
         Some(Presented::Cookie)
+    } else if bearer_values(req.headers()).any(|v| ct_eq(v.as_bytes(), secret.raw.as_bytes())) {
+        Some(Presented::Bearer)
     } else {
         None
     };
@@ -144,6 +149,18 @@ fn cookie_values(headers: &HeaderMap) -> impl Iterator<Item = &str> {
         .filter_map(|pair| pair.trim().split_once('='))
         .filter(|(name, _)| *name == COOKIE_NAME)
         .map(|(_, value)| value.trim_matches('"'))
+}
+
+/// The tokens of every `Authorization: Bearer …` header of the request.
+fn bearer_values(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+    headers
+        .get_all(AUTHORIZATION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| {
+            let (scheme, token) = v.trim().split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        })
 }
 
 /// Compare without an early exit, so the time taken does not tell how much
@@ -264,6 +281,24 @@ mod tests {
         }
         let res = get(&app, "/missing", &[("cookie", &cookie)]).await;
         assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    }
+
+    #[tokio::test]
+    async fn a_bearer_header_carries_the_token() {
+        let (_dir, app) = hub(Some(T));
+        for auth in [format!("Bearer {T}"), format!("bearer  {T} ")] {
+            let res = get(&app, "/app.css", &[("authorization", &auth)]).await;
+            assert_eq!(res.status(), StatusCode::OK, "{auth}");
+            assert_eq!(header(&res, "set-cookie"), "", "{auth}");
+        }
+        for auth in [
+            format!("Basic {T}"),
+            format!("Bearer {T}0"),
+            "Bearer".to_owned(),
+            T.to_owned(),
+        ] {
+            assert_refused(get(&app, "/", &[("authorization", &auth)]).await, &auth).await;
+        }
     }
 
     #[tokio::test]

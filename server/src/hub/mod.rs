@@ -165,8 +165,12 @@ impl Hub {
         let (dir_tx, dir_rx) = mpsc::unbounded_channel();
         let (events, _) = tokio::sync::broadcast::channel(crate::doors::EVENTS_BUFFER);
         let shutdown = CancellationToken::new();
-        let doors = crate::doors::Doors::new(dir_tx.clone(), events.clone(), root.join("debug"))
-            .stopping_with(shutdown.clone());
+        let doors = crate::doors::Doors::new(
+            dir_tx.clone(),
+            events.clone(),
+            root.join("debug"),
+            shutdown.clone(),
+        );
         Ok(Hub {
             config,
             root,
@@ -211,6 +215,17 @@ impl Hub {
                 crate::http::token::query_param(t)
             ),
             None => format!("{}/daebug.js", self.base_url()),
+        }
+    }
+
+    /// What `debug/.hub` says about this hub.
+    pub fn hub_file(&self) -> crate::doors::api::HubFile {
+        crate::doors::api::HubFile {
+            url: self.base_url(),
+            host: self.addr.ip().to_string(),
+            port: self.addr.port(),
+            pid: std::process::id(),
+            token: self.config.token.clone(),
         }
     }
 
@@ -294,6 +309,13 @@ impl Hub {
             },
             realms,
         );
+        let hub_file = self.root.join(crate::doors::api::HUB_FILE);
+        if let Err(e) = write_hub_file(&hub_file, &self.hub_file()) {
+            tracing::warn!(
+                "cannot write {} (the CLI finds the hub there): {e}",
+                hub_file.display()
+            );
+        }
         tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
         let serve = {
             let shutdown = shutdown.clone();
@@ -340,7 +362,40 @@ impl Hub {
             );
         }
         let _ = directory.await;
+        remove_hub_file(&hub_file);
         tracing::info!("hub stopped");
         served.map_err(HubError::Serve)
+    }
+}
+
+/// Writes `debug/.hub` in one step, readable by its owner only (it may
+/// hold the token).
+fn write_hub_file(path: &std::path::Path, hub: &crate::doors::api::HubFile) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(hub).map_err(std::io::Error::other)? + "\n";
+    let tmp = fsio::write_temp(path, &text)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Err(e) = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600)) {
+            fsio::remove_quietly(&tmp);
+            return Err(e);
+        }
+    }
+    let renamed = std::fs::rename(&tmp, path);
+    if renamed.is_err() {
+        fsio::remove_quietly(&tmp);
+    }
+    renamed
+}
+
+/// Removes `debug/.hub` if it still names this process (another hub on
+/// the same root may have written it since).
+fn remove_hub_file(path: &std::path::Path) {
+    let ours = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<crate::doors::api::HubFile>(&t).ok())
+        .is_some_and(|h| h.pid == std::process::id());
+    if ours {
+        fsio::remove_quietly(path);
     }
 }
