@@ -131,18 +131,13 @@ fn show_effects(effects: &[Effect]) -> String {
                 info,
                 code,
             } => format!("fan out job={job} agent={agent} info={info:?} code={code:?}"),
-            Effect::Answered {
-                ticket,
-                job,
-                reply,
-                state,
-                duration_ms,
-                events,
-                ..
-            } => format!(
-                "answered ticket={ticket} job={job} state={} {duration_ms}ms events={} reply={reply:?}",
-                state.as_str(),
-                events.len()
+            Effect::Answered { ticket, answer } => format!(
+                "answered ticket={ticket} job={} state={} {}ms events={} reply={:?}",
+                answer.job,
+                answer.state.as_str(),
+                answer.duration_ms,
+                answer.events.len(),
+                answer.reply
             ),
         };
         s.push_str(&line);

@@ -78,7 +78,7 @@ pub struct EvalReply {
 
 impl EvalReply {
     /// The parts of a reply a realm's log wrote.
-    pub fn new(stem: &str, answered: AnsweredParts) -> EvalReply {
+    pub fn new(stem: &str, answered: crate::engine::effect::Answer) -> EvalReply {
         let (value, error) = match answered.outcome {
             Outcome::Ok(Value::Json(json)) => {
                 let v = serde_json::from_str(&json).unwrap_or(serde_json::Value::String(json));
@@ -88,8 +88,8 @@ impl EvalReply {
             Outcome::Error(e) => (None, Some(e)),
         };
         EvalReply {
-            ok: answered.state == "completed",
-            state: answered.state,
+            ok: answered.state == crate::engine::LogState::Completed,
+            state: answered.state.as_str().to_string(),
             text: answered.reply,
             value,
             error,
@@ -98,17 +98,6 @@ impl EvalReply {
             log: log_path(stem),
         }
     }
-}
-
-/// What a log's reply to a submitted block holds (see
-/// `hub::messages::Answered`).
-#[derive(Debug, Clone)]
-pub struct AnsweredParts {
-    pub reply: String,
-    pub state: String,
-    pub outcome: Outcome,
-    pub events: Vec<BackgroundEvent>,
-    pub duration_ms: u64,
 }
 
 /// What `GET /api/events` sends (one server-sent event each).

@@ -20,7 +20,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::hub::messages::{DirMsg, LogMsg};
-use api::{AnsweredParts, DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
+use api::{DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
 
 /// How many change events wait for a slow reader before it misses some
 /// (it is told it lagged and reads the state again).
@@ -134,15 +134,8 @@ impl Doors {
             answer,
         })
         .map_err(|_| DoorError::Stopping)?;
-        let a = answered.await.map_err(|_| DoorError::Stopping)?;
-        let parts = AnsweredParts {
-            reply: a.reply,
-            state: a.state.as_str().to_string(),
-            outcome: a.outcome,
-            events: a.events,
-            duration_ms: a.duration_ms,
-        };
-        Ok(EvalReply::new(&stem, parts))
+        let answer = answered.await.map_err(|_| DoorError::Stopping)?;
+        Ok(EvalReply::new(&stem, answer))
     }
 
     /// The text of `realm`'s log, or its last `tail` lines.

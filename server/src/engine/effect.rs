@@ -51,21 +51,8 @@ pub enum Effect {
         info: String,
         code: String,
     },
-    /// The reply to a [`super::Input::Submit`] was written: its text as in
-    /// the log (LF endings) and how the block ended.
-    Answered {
-        ticket: u64,
-        job: JobId,
-        reply: String,
-        state: LogState,
-        /// The value or error (a timeout's or cancel's error as written).
-        outcome: Outcome,
-        /// The job's events.
-        events: Vec<BackgroundEvent>,
-        /// As the reply header says: the realm's time for a result, the
-        /// limit for a timeout, the wait for a cancel.
-        duration_ms: u64,
-    },
+    /// The reply to the [`super::Input::Submit`] of `ticket` was written.
+    Answered { ticket: u64, answer: Answer },
     /// Tell the realm to stop waiting for this job.
     Cancel { job: JobId },
     /// Feed the engine a [`super::Input::Tick`] at this time (replaces any
@@ -78,6 +65,22 @@ pub enum Effect {
     State(LogState),
     /// Something worth a line on the hub's console.
     Notice(String),
+}
+
+/// How a block another door submitted ended: what its door answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub job: JobId,
+    /// The reply as written in the log (LF endings).
+    pub reply: String,
+    pub state: LogState,
+    /// The value or error (a timeout's or cancel's error as written).
+    pub outcome: Outcome,
+    /// The job's events.
+    pub events: Vec<BackgroundEvent>,
+    /// As the reply header says: the realm's time for a result, the limit
+    /// for a timeout, the wait for a cancel.
+    pub duration_ms: u64,
 }
 
 /// The state of a log as the registry shows it.

@@ -1400,15 +1400,15 @@ impl LogEngine {
     ) {
         if let Some(i) = self.tickets.iter().position(|(j, _)| *j == job) {
             let (_, ticket) = self.tickets.remove(i);
-            out.effects.push(Effect::Answered {
-                ticket,
+            let answer = effect::Answer {
                 job,
                 reply: reply.to_string(),
                 state: verdict.state(),
                 outcome: outcome.clone(),
                 events: events.to_vec(),
                 duration_ms: verdict.ms(),
-            });
+            };
+            out.effects.push(Effect::Answered { ticket, answer });
         }
     }
 

@@ -679,24 +679,9 @@ impl LogTask {
                     });
                 }
             }
-            Effect::Answered {
-                ticket,
-                job,
-                reply,
-                state,
-                outcome,
-                events,
-                duration_ms,
-            } => {
+            Effect::Answered { ticket, answer } => {
                 if let Some(tx) = self.submitted.remove(&ticket) {
-                    let _ = tx.send(Answered {
-                        job,
-                        reply,
-                        state,
-                        outcome,
-                        events,
-                        duration_ms,
-                    });
+                    let _ = tx.send(answer);
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! and of the log tasks. A leaf of its own, so that the tasks depend on
 //! these messages and not on each other.
 
-use daebug_protocol::{BackgroundEvent, HubMsg, JobId, Outcome, RealmKind};
+use daebug_protocol::{HubMsg, JobId, RealmKind};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -80,18 +80,7 @@ pub enum DirMsg {
 }
 
 /// How a block another door submitted to a log ended.
-#[derive(Debug, Clone)]
-pub struct Answered {
-    pub job: JobId,
-    /// The reply as written in the log (LF endings).
-    pub reply: String,
-    pub state: LogState,
-    /// The value or error, the job's events and its duration, for the
-    /// doors that show them apart (`Effect::Answered`).
-    pub outcome: Outcome,
-    pub events: Vec<BackgroundEvent>,
-    pub duration_ms: u64,
-}
+pub use crate::engine::effect::Answer as Answered;
 
 /// Identifies one WebSocket connection (a realm can reconnect).
 pub type ConnId = u64;
