@@ -509,6 +509,7 @@ impl Adapter {
             .flatten()
         {
             let ts = crate::capture::clock();
+            crate::network::drop_listed(&mut batch.events, &summary);
             batch
                 .events
                 .push(crate::network::network_event(summary, ts));
