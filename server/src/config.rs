@@ -34,6 +34,9 @@ pub struct HubConfig {
     /// Largest WebSocket message a realm may send; a bigger one closes
     /// the connection with code 1009 and a note in its log.
     pub max_frame: usize,
+    /// A Chromium's DevTools endpoint (`--cdp http://127.0.0.1:9222` or
+    /// its `ws://` URL): the browser bridge attaches to it (`src/cdp/`).
+    pub cdp: Option<String>,
 }
 
 impl HubConfig {
@@ -49,6 +52,7 @@ impl HubConfig {
             unresponsive_after: Duration::from_secs(15),
             restart_command: "daebug".into(),
             max_frame: MAX_FRAME,
+            cdp: None,
         }
     }
 }

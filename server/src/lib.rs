@@ -22,11 +22,14 @@
 //!   embedded adapter, the Host/Origin guard and the token check.
 //! - [`doors`]: the HTTP API, CLI, MCP and dashboard's way in: blocks
 //!   written into a realm's log as its agent's, answered with its reply.
+//! - [`cdp`]: the optional browser bridge (`--cdp`): what only the
+//!   browser knows about the realms, over the DevTools protocol.
 //! - [`config`]: what a hub needs to start; `main.rs` is the command line.
 //!
 //! The wire types shared with the realm adapter live in the
 //! [`daebug_protocol`] crate.
 
+pub mod cdp;
 pub mod config;
 pub mod doors;
 pub mod engine;

@@ -116,6 +116,13 @@ struct ServeArgs {
     /// printed when listening beyond loopback without one.
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
+
+    /// A Chromium started with `--remote-debugging-port`
+    /// (`http://127.0.0.1:9222`, or its `ws://` URL): the hub attaches to
+    /// its realms' targets for `daebug.screenshot()` and what only the
+    /// browser sees (`Text browser` events).
+    #[arg(long, value_name = "URL")]
+    cdp: Option<String>,
 }
 
 /// How a client command finds the hub.
@@ -204,6 +211,7 @@ async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
         default_timeout: Duration::from_secs_f64(cli.timeout),
         token: token.clone(),
         restart_command: restart_command(),
+        cdp: cli.cdp.clone(),
         ..HubConfig::new(cli.root.clone(), cli.port)
     };
 

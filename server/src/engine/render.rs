@@ -233,7 +233,7 @@ pub const KNOWN_SOURCES: [&str; 6] = [
 
 /// What the browser reports besides errors (docs/log-format.md), each
 /// written as `Text <source>`; any other as `Text event`.
-pub const BROWSER_SOURCES: [&str; 3] = ["network", "dialog", "report"];
+pub const BROWSER_SOURCES: [&str; 4] = ["network", "dialog", "report", "browser"];
 
 /// Background events a realm may send a second; the hub counts and drops
 /// the rest (docs/log-format.md, "Floods").

@@ -279,6 +279,12 @@ impl Directory {
                 self.fan_out(job, agent, info, code, to);
                 false
             }
+            DirMsg::Browser { stem, line } => {
+                if let Some(h) = self.logs.get(&stem) {
+                    let _ = h.tx.send(LogMsg::Browser(line));
+                }
+                false
+            }
             DirMsg::DebugDirCreated => {
                 if let Some(w) = self.watcher.as_mut() {
                     if let Err(e) = w.watch(&self.settings.dir, RecursiveMode::NonRecursive) {

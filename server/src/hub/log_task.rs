@@ -23,6 +23,7 @@ use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::browser_seen::BrowserSeen;
 use super::clock::{wall, Clock};
 use super::delivery::{Delivered, Delivery, Early, JobMsg};
 use super::flood::BackgroundGate;
@@ -110,6 +111,9 @@ struct LogTask {
     cells: Cells,
     /// Background events waiting for their write (rate-limited, spaced).
     background: BackgroundGate,
+    /// The browser bridge's lines, waiting to be told apart from what the
+    /// adapter reported.
+    browser: BrowserSeen,
     /// The realm left: when its `closed` line is due unless a new
     /// document connects first, and when it left.
     closing: Option<(Instant, ClockTime)>,
@@ -190,6 +194,7 @@ impl LogTask {
             wake: None,
             cells: Cells::default(),
             background: BackgroundGate::default(),
+            browser: BrowserSeen::default(),
             closing: None,
             submitted: HashMap::new(),
             next_ticket: 1,
@@ -212,6 +217,7 @@ impl LogTask {
             let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
             let closing = self.closing.map(|(at, _)| at);
             let flush = self.background.due();
+            let browser = self.browser.next_wake().map(Instant::from_std);
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
@@ -235,6 +241,20 @@ impl LogTask {
                 () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
                 () = sleep_until(flush), if flush.is_some() => self.flush_background(),
                 () = sleep_until(closing), if closing.is_some() => self.closed(),
+                () = sleep_until(browser), if browser.is_some() => {
+                    let lines = self.browser.poll(Instant::now().into_std());
+                    if !lines.is_empty() {
+                        let at = wall().to_string();
+                        let input = Input::Background {
+                            events: lines.into_iter().map(|l| l.into_event(at.clone())).collect(),
+                            dropped: 0,
+                            limited: 0,
+                            over_rate: 0,
+                        };
+                        self.load_maps_of(&input).await;
+                        self.on_browser(input);
+                    }
+                }
             }
         }
         // Results that already arrived are written before the task ends.
@@ -292,6 +312,7 @@ impl LogTask {
                 });
             }
             LogMsg::Hub(input) => self.feed(input),
+            LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
@@ -313,6 +334,18 @@ impl LogTask {
     fn on_realm(&mut self, mut input: Input) {
         self.map_stacks(&mut input);
         let now = Instant::now();
+        let told = match &input {
+            Input::Background { events, .. } => events.as_slice(),
+            Input::Progress(p) => p.events.as_slice(),
+            Input::Result(r) => r.events.as_slice(),
+            _ => &[],
+        };
+        if matches!(
+            input,
+            Input::Background { .. } | Input::Progress(_) | Input::Result(_)
+        ) {
+            self.browser.handle_adapter(told, now.into_std());
+        }
         if let Input::Background {
             events,
             dropped,
@@ -374,6 +407,17 @@ impl LogTask {
         }
     }
 
+    /// The bridge's lines the adapter did not report, as background
+    /// events (not the adapter's word: they settle no held line).
+    fn on_browser(&mut self, mut input: Input) {
+        self.map_stacks(&mut input);
+        if let Input::Background { events, .. } = input {
+            let now = Instant::now();
+            self.background.idle(now);
+            self.background.offer(events, 0, 0, now);
+        }
+    }
+
     /// Writes the background events held, if any.
     fn flush_background(&mut self) {
         if let Some(f) = self.background.take(Instant::now()) {
@@ -391,9 +435,13 @@ impl LogTask {
     /// behind it wait in the inbox, so their order holds. Most messages
     /// name no unknown script and pass without IO.
     async fn load_maps(&self, msg: &LogMsg) {
-        let LogMsg::Realm(input, _) = msg else {
-            return;
-        };
+        if let LogMsg::Realm(input, _) = msg {
+            self.load_maps_of(input).await;
+        }
+    }
+
+    /// The same for one input.
+    async fn load_maps_of(&self, input: &Input) {
         let maps = &self.settings.sourcemaps;
         let unknown = maps.unknown(stacks(input), std::time::Instant::now());
         if !unknown.is_empty() {

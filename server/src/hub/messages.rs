@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
+use crate::cdp::lines::BrowserLine;
 use crate::doors::api::{DoorError, RealmInfo};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::{Input, LogState};
@@ -77,6 +78,8 @@ pub enum DirMsg {
         code: String,
         to: mpsc::UnboundedSender<LogMsg>,
     },
+    /// The browser bridge heard this about the realm of `stem`.
+    Browser { stem: String, line: BrowserLine },
 }
 
 /// How a block another door submitted to a log ended.
@@ -123,6 +126,9 @@ pub enum LogMsg {
     /// An input from the hub itself: whom a fan-out job was sent to, and
     /// their answers ([`Input::FannedOut`], [`Input::Answer`]).
     Hub(Input),
+    /// What the browser bridge heard about this log's realm; written
+    /// unless the adapter reported it too (`browser_seen.rs`).
+    Browser(BrowserLine),
 }
 
 /// How many messages of its realm a log task holds unread. A realm that

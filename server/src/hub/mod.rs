@@ -13,6 +13,7 @@
 //! finish the input they are handling, and the registry is rewritten to
 //! say the hub stopped.
 
+pub mod browser_seen;
 pub mod clock;
 pub mod delivery;
 pub mod directory;
@@ -288,6 +289,13 @@ impl Hub {
             Some(watch),
         );
         let directory = tokio::spawn(directory.run(dir_rx));
+        if let Some(endpoint) = self.config.cdp.clone() {
+            let to = dir_tx.clone();
+            let report: crate::cdp::Report = Box::new(move |stem, line| {
+                let _ = to.send(messages::DirMsg::Browser { stem, line });
+            });
+            tracker.spawn(crate::cdp::run(endpoint, report, shutdown.clone()));
+        }
 
         let guard = Arc::new(Guard::new(self.addr, &self.config.allow_origins));
         let realms = realm::router(realm::SocketState {

@@ -1,0 +1,279 @@
+//! The optional browser bridge (`daebug --cdp http://127.0.0.1:9222`,
+//! docs/browser-bridge.md): attached to a Chromium over the DevTools
+//! protocol, it hears what only the browser knows about the hub's realms
+//! and reports each as a line for the realm's log (`Text browser`).
+//!
+//! - `connection.rs`: the thin CDP client (commands by id, events in
+//!   order).
+//! - `lines.rs` (pure): which events make a line, and the line.
+//! - `targets.rs` (pure): attached targets and which realm each place is.
+//! - this file: the task: find the browser's WebSocket, attach to every
+//!   page, frame and worker (auto-attach, flattened sessions), learn each
+//!   place's stem from the adapter's marker, hand lines on; reconnect
+//!   while the browser is away; stop with the hub.
+//!
+//! What the adapter already reported is left out where the lines reach
+//! the log (`hub/browser_seen.rs`), since only the log task sees both.
+
+pub mod connection;
+pub mod lines;
+pub mod targets;
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use connection::{CdpCommands, CdpEvent};
+use lines::{BrowserLine, Place};
+use targets::{wanted, Targets, MARKER};
+
+/// How long to wait before trying a browser that is not there again.
+const RETRY: Duration = Duration::from_secs(2);
+
+/// Where the lines go: the realm's stem and the line.
+pub type Report = Box<dyn Fn(String, BrowserLine) + Send + Sync>;
+
+/// Runs the bridge until `shutdown`.
+pub async fn run(endpoint: String, report: Report, shutdown: CancellationToken) {
+    let mut warned = false;
+    loop {
+        let attempt = async {
+            let ws = websocket_url(&endpoint).await?;
+            let (commands, events) = connection::connect(&ws).await.map_err(|e| e.to_string())?;
+            tracing::info!("browser bridge attached to {ws}");
+            Ok::<_, String>((commands, events))
+        };
+        let connected = tokio::select! {
+            () = shutdown.cancelled() => return,
+            r = attempt => r,
+        };
+        match connected {
+            Ok((commands, events)) => {
+                warned = false;
+                Bridge::new(commands, &report)
+                    .serve(events, &shutdown)
+                    .await;
+                if shutdown.is_cancelled() {
+                    return;
+                }
+                tracing::warn!("browser bridge: the browser at {endpoint} went away; trying again");
+            }
+            Err(e) if !warned => {
+                warned = true;
+                tracing::warn!("browser bridge: cannot reach the browser at {endpoint} ({e}); trying again every {}s", RETRY.as_secs());
+            }
+            Err(_) => {}
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(RETRY) => {}
+        }
+    }
+}
+
+/// `ws://…` as given, or the browser's from `http://host:port/json/version`.
+async fn websocket_url(endpoint: &str) -> Result<String, String> {
+    if endpoint.starts_with("ws://") {
+        return Ok(endpoint.to_string());
+    }
+    let url = format!("{}/json/version", endpoint.trim_end_matches('/'));
+    let text = tokio::time::timeout(
+        Duration::from_secs(5),
+        crate::sourcemap::fetch::get_text(&url, 64 * 1024),
+    )
+    .await
+    .map_err(|_| format!("{url}: no answer within 5 s"))?
+    .map_err(|e| format!("{url}: {e}"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{url}: {e}"))?;
+    v.get("webSocketDebuggerUrl")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| format!("{url} names no webSocketDebuggerUrl"))
+}
+
+/// One connection's state.
+struct Bridge<'a> {
+    commands: CdpCommands,
+    report: &'a Report,
+    targets: Targets,
+    /// Lines waiting for their place's stem, by session and place.
+    waiting: Vec<(String, Place, BrowserLine)>,
+    /// Marker lookups under way: (session, place, stem or `""`).
+    lookups: JoinSet<(String, Place, String)>,
+}
+
+impl<'a> Bridge<'a> {
+    fn new(commands: CdpCommands, report: &'a Report) -> Self {
+        Bridge {
+            commands,
+            report,
+            targets: Targets::default(),
+            waiting: Vec::new(),
+            lookups: JoinSet::new(),
+        }
+    }
+
+    async fn serve(
+        mut self,
+        mut events: tokio::sync::mpsc::UnboundedReceiver<CdpEvent>,
+        shutdown: &CancellationToken,
+    ) {
+        // Pages open now and later, flattened: every target's session
+        // speaks on this one connection.
+        let commands = self.commands.clone();
+        tokio::spawn(async move {
+            let _ = commands
+                .call("Target.setAutoAttach", auto_attach(), None)
+                .await;
+        });
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                event = events.recv() => match event {
+                    Some(e) => self.on_event(e),
+                    None => return,
+                },
+                Some(Ok((session, place, stem))) = self.lookups.join_next(), if !self.lookups.is_empty() => {
+                    self.on_lookup(session, place, stem);
+                }
+            }
+        }
+    }
+
+    fn on_event(&mut self, e: CdpEvent) {
+        match e.method.as_str() {
+            "Target.attachedToTarget" => {
+                let Some(session) = e.params.get("sessionId").and_then(Value::as_str) else {
+                    return;
+                };
+                let kind = e
+                    .params
+                    .pointer("/targetInfo/type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let commands = self.commands.clone();
+                let session = session.to_string();
+                if !wanted(kind) {
+                    tokio::spawn(async move {
+                        let _ = commands
+                            .call(
+                                "Target.detachFromTarget",
+                                json!({ "sessionId": session }),
+                                None,
+                            )
+                            .await;
+                    });
+                    return;
+                }
+                self.targets.attached(&session, epoch_ms());
+                tokio::spawn(async move {
+                    let s = Some(session.as_str());
+                    let _ = commands.call("Runtime.enable", json!({}), s).await;
+                    let _ = commands.call("Log.enable", json!({}), s).await;
+                    // Its workers and out-of-process frames.
+                    let _ = commands
+                        .call("Target.setAutoAttach", auto_attach(), s)
+                        .await;
+                    let _ = commands
+                        .call("Runtime.runIfWaitingForDebugger", json!({}), s)
+                        .await;
+                });
+            }
+            "Target.detachedFromTarget" => {
+                if let Some(s) = e.params.get("sessionId").and_then(Value::as_str) {
+                    self.targets.detached(s);
+                    self.waiting.retain(|(w, _, _)| w != s);
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                if let (Some(s), Some(id)) = (
+                    e.session.as_deref(),
+                    e.params.get("executionContextId").and_then(Value::as_i64),
+                ) {
+                    self.targets.context_gone(s, Some(id));
+                }
+            }
+            "Runtime.executionContextsCleared" => {
+                if let Some(s) = e.session.as_deref() {
+                    self.targets.context_gone(s, None);
+                }
+            }
+            method => {
+                let Some(session) = e.session else { return };
+                if !self.targets.is_attached(&session) {
+                    return;
+                }
+                let Some((place, line)) = lines::line_of(method, &e.params) else {
+                    return;
+                };
+                if lines::timestamp(method, &e.params)
+                    .is_some_and(|at| self.targets.is_replay(&session, at))
+                {
+                    return;
+                }
+                match self.targets.stem(&session, &place) {
+                    Some(stem) => (self.report)(stem.to_string(), line),
+                    None => self.wait_for_stem(session, place, line),
+                }
+            }
+        }
+    }
+
+    /// Holds the line and asks its place for the marker, once at a time.
+    fn wait_for_stem(&mut self, session: String, place: Place, line: BrowserLine) {
+        let asked = self
+            .waiting
+            .iter()
+            .any(|(s, p, _)| *s == session && *p == place);
+        self.waiting.push((session.clone(), place.clone(), line));
+        if asked {
+            return;
+        }
+        let commands = self.commands.clone();
+        self.lookups.spawn(async move {
+            let mut params = json!({ "expression": MARKER, "returnByValue": true, "silent": true });
+            if let Place::Context(id) = place {
+                params["contextId"] = json!(id);
+            }
+            let stem = commands
+                .call("Runtime.evaluate", params, Some(&session))
+                .await
+                .ok()
+                .and_then(|v| {
+                    v.pointer("/result/value")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .unwrap_or_default();
+            (session, place, stem)
+        });
+    }
+
+    fn on_lookup(&mut self, session: String, place: Place, stem: String) {
+        let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(s, p, _)| *s == session && *p == place);
+        self.waiting = rest;
+        // No marker: not a realm of this hub (or its adapter has not
+        // started); its lines go nowhere, and the next one asks again.
+        if stem.is_empty() {
+            return;
+        }
+        self.targets.learned(&session, place, stem.clone());
+        for (_, _, line) in mine {
+            (self.report)(stem.clone(), line);
+        }
+    }
+}
+
+fn epoch_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+fn auto_attach() -> Value {
+    json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true })
+}
