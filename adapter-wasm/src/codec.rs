@@ -89,6 +89,9 @@ pub fn encode(msg: &RealmMsg) -> String {
                 // and a picture's megabytes are not scanned again.
                 w.raw("data", &format!("\"{data}\""));
             }
+            if let Some(e) = &i.error {
+                w.str("error", e);
+            }
         }
         RealmMsg::Background {
             events: list,

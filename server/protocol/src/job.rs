@@ -96,7 +96,11 @@ pub struct RealmImage {
     /// The encoded size in bytes.
     pub bytes: u64,
     /// The encoded bytes in base64; absent when the realm refused to send
-    /// them (over [`crate::MAX_IMAGE_BYTES`]).
+    /// them (over [`crate::MAX_IMAGE_BYTES`]) or could not make them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+    /// Why the realm could not make it (a value that was a picture whose
+    /// pixels the browser would not give); the reply says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

@@ -83,6 +83,7 @@ fn image_golden_leaves_out_refused_data() {
         height: 150,
         bytes: 3,
         data: Some("AAEC".into()),
+        error: None,
     });
     let golden = r#"{"type":"image","job":7,"label":"canvas","mime":"image/png","width":300,"height":150,"bytes":3,"data":"AAEC"}"#;
     assert_eq!(serde_json::to_string(&sent).unwrap(), golden);

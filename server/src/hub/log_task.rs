@@ -338,6 +338,11 @@ impl LogTask {
             label: image.label.clone(),
             why,
         };
+        if let Some(e) = &image.error {
+            // The page's words, on one line and cut: they end up in a note.
+            let e: String = e.split_whitespace().collect::<Vec<_>>().join(" ");
+            return refused(e.chars().take(300).collect());
+        }
         let Some(data) = image.data.as_deref() else {
             // The realm knew it was too large and did not send it.
             return refused(over_limit(image.bytes));
