@@ -118,7 +118,7 @@ impl Pictures {
         let max = JsValue::from(MAX_IMAGE_BYTES as f64);
         let encoding = self
             .call("encode", &[value.clone(), JsValue::UNDEFINED, max])
-            .and_then(|p| p.dyn_into::<Promise>().map_err(JsValue::from))
+            .and_then(|p| p.dyn_into::<Promise>())
             .unwrap_or_else(|e| Promise::reject(&e));
         self.pending.borrow_mut().push((job, encoding, true));
     }

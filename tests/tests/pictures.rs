@@ -4,8 +4,9 @@
 //! an `<svg>`, a data URL, a block whose value is a canvas, a Blob over
 //! 16 MiB; in a module worker an `OffscreenCanvas`, a Blob of its own
 //! type, an `ImageBitmap` and `ImageData`; `daebug.snapshot` of a styled
-//! element (and its error in a worker). Every saved file is decoded and its
-//! size and pixels checked.
+//! element (and its error in a worker); through MCP, `eval` returns the
+//! pictures as image content. Every saved file is decoded and its size and
+//! pixels checked.
 
 mod support;
 
@@ -342,4 +343,64 @@ fn a_module_worker_sends_offscreen_canvases_blobs_bitmaps_and_image_data() {
         reply.contains("daebug.snapshot() draws a page's DOM, and a worker has none"),
         "{reply}"
     );
+}
+
+#[test]
+fn mcp_eval_returns_the_pictures_as_image_content() {
+    use base64::Engine as _;
+    use rmcp::model::{CallToolRequestParams, ClientConfig};
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+
+    let world = world();
+    let log = world.log("paint-");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let url = format!("{}/mcp", world.base);
+    let code =
+        format!("{CANVAS}daebug.image(c); await daebug.image(c, {{ name: 'again' }}); 'done'");
+    let result = rt.block_on(async {
+        let client = ClientConfig::default()
+            .serve(StreamableHttpClientTransport::from_uri(url))
+            .await
+            .expect("MCP initialize");
+        let mut args = serde_json::Map::new();
+        args.insert("realm".into(), log.stem.clone().into());
+        args.insert("code".into(), code.into());
+        let params = CallToolRequestParams::new("eval").with_arguments(args);
+        let result = tokio::time::timeout(support::DEADLINE, client.call_tool(params))
+            .await
+            .expect("eval answers")
+            .expect("eval");
+        let _ = client.cancel().await;
+        result
+    });
+    assert_ne!(result.is_error, Some(true));
+    let text: String = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect();
+    let lines = pictures(&text);
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[1].0, "again 300×150");
+    let images: Vec<_> = result.content.iter().filter_map(|c| c.as_image()).collect();
+    assert_eq!(images.len(), 2, "one image content per picture line");
+    for ((_, path), image) in lines.iter().zip(&images) {
+        assert_eq!(image.mime_type, "image/png");
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&image.data)
+            .expect("base64");
+        let file = std::fs::read(world.root.path().join("debug").join(path)).unwrap();
+        assert_eq!(bytes, file, "the saved file's bytes");
+        assert_eq!(decode(&bytes).at(10, 10), [255, 0, 0, 255]);
+    }
+    // The log has the same reply.
+    assert!(log
+        .text()
+        .contains(&format!("![again 300×150]({})", lines[1].1)));
 }
