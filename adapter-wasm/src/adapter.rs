@@ -181,6 +181,8 @@ struct Adapter {
     /// Declared before the toolkit: it takes its `dialogs` off it.
     _dialogs: Option<crate::dialogs::Dialogs>,
     toolkit: Option<crate::toolkit::Toolkit>,
+    /// The pictures of running jobs (the toolkit asks, a job's end sends).
+    pictures: Rc<crate::pictures::Pictures>,
 }
 
 fn global_get(key: &str) -> Option<JsValue> {
@@ -291,7 +293,8 @@ impl Adapter {
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
-        let toolkit = crate::toolkit::Toolkit::install(buffer.clone(), is_page);
+        let pictures = Rc::new(crate::pictures::Pictures::default());
+        let toolkit = crate::toolkit::Toolkit::install(buffer.clone(), is_page, pictures.clone());
         let dialogs = match (
             identity::query_param(script_url, "dialogs").as_deref(),
             &toolkit,
@@ -323,6 +326,7 @@ impl Adapter {
             _capture: capture,
             _dialogs: dialogs,
             toolkit,
+            pictures,
         }
     }
 
@@ -527,9 +531,18 @@ impl Adapter {
             Adapter::perform(rc, actions);
         }
         let weak = Rc::downgrade(rc);
+        let pictures = rc.borrow().pictures.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let ran = crate::job::run(&code, view.0, view.1).await;
+            let seen = |v: &JsValue| pictures.value(v, job);
+            let ran = crate::job::run_seen(&code, view.0, view.1, &seen).await;
+            // The job's pictures go ahead of its result (and its events
+            // include those of their encoding).
+            let images = pictures.take(job).await;
             let Some(rc) = weak.upgrade() else { return };
+            for image in images {
+                let actions = rc.borrow_mut().link.image(image);
+                Adapter::perform(&rc, actions);
+            }
             let events = Adapter::finish_job(&rc, job);
             let reload = rc
                 .borrow()

@@ -76,6 +76,23 @@ pub fn encode(msg: &RealmMsg) -> String {
             }
             w.num("duration_ms", r.duration_ms);
         }
+        RealmMsg::Image(i) => {
+            w.str("type", "image");
+            w.num("job", i.job.0);
+            w.str("label", &i.label);
+            w.str("mime", &i.mime);
+            w.num("width", i.width as u64);
+            w.num("height", i.height as u64);
+            w.num("bytes", i.bytes);
+            if let Some(data) = &i.data {
+                // Base64 the browser wrote: nothing in it needs escaping,
+                // and a picture's megabytes are not scanned again.
+                w.raw("data", &format!("\"{data}\""));
+            }
+            if let Some(e) = &i.error {
+                w.str("error", e);
+            }
+        }
         RealmMsg::Background {
             events: list,
             dropped,

@@ -44,6 +44,12 @@ fn async_function() -> Result<Function, JsValue> {
 /// Runs `code` once and renders what it returned or threw, within the
 /// limits of its fence options `depth=N` and `full`.
 pub async fn run(code: &str, depth: Option<u32>, full: bool) -> Ran {
+    run_seen(code, depth, full, &|_| {}).await
+}
+
+/// [`run`], showing the value to `seen` first, before it is walked (the
+/// pictures take a canvas's pixels while they are still there).
+pub async fn run_seen(code: &str, depth: Option<u32>, full: bool, seen: &dyn Fn(&JsValue)) -> Ran {
     let start = now();
     let settled = async {
         let ctor = async_function()?;
@@ -56,6 +62,7 @@ pub async fn run(code: &str, depth: Option<u32>, full: bool) -> Ran {
     let duration_ms = (now() - start).max(0.0).round() as u64;
     let outcome = match settled {
         Ok(value) => {
+            seen(&value);
             let tree = walk(&value, WalkLimits::job(depth, full)).await;
             Outcome::Ok(match cap(render(&tree), MAX_REPLY_BYTES) {
                 Rendered::Json(j) => Value::Json(j),

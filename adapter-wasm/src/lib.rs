@@ -30,6 +30,9 @@
 //!   (hello, jobs once, cancels, pings, reconnects, outbox).
 //! - [`network`]: the requests the loader keeps, as lines, and a job's
 //!   request list.
+//! - `pictures` (wasm32 only): `daebug.image`, `daebug.snapshot` and a
+//!   value that is a picture, encoded by the browser (`pictures.js`) and
+//!   sent ahead of their job's result.
 //! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
 //!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
@@ -59,6 +62,8 @@ pub mod inspect;
 pub mod job;
 pub mod link;
 pub mod network;
+#[cfg(target_arch = "wasm32")]
+pub mod pictures;
 pub mod reply;
 pub mod stack;
 #[cfg(target_arch = "wasm32")]

@@ -244,6 +244,12 @@ impl Link {
         }))
     }
 
+    /// A picture the job made, encoded: it goes ahead of the job's result
+    /// (kept in the outbox like a result while the hub is away).
+    pub fn image(&mut self, image: daebug_protocol::RealmImage) -> Vec<Action> {
+        self.deliver(RealmMsg::Image(image))
+    }
+
     /// The page reloads after the result it sends next: the hub hears it
     /// first, so it sends no job this document would not run.
     pub fn reloading(&mut self) -> Vec<Action> {

@@ -1,6 +1,7 @@
 //! The toolkit every block sees as `daebug` (docs/log-format.md,
-//! "The toolkit"): `waitFor`, `reload`, `module`, `sleep`, `realm`, and
-//! `dialogs` (added by `dialogs.rs`).
+//! "The toolkit"): `waitFor`, `reload`, `module`, `sleep`, `realm`,
+//! `image` and `snapshot` (`pictures.rs`), and `dialogs` (added by
+//! `dialogs.rs`).
 //!
 //! [`Toolkit`] is a RAII object: installing it creates the object, puts
 //! it on the global object under `Symbol.for("daebug.toolkit")` (where the
@@ -90,7 +91,11 @@ fn sleep(ms: f64) -> Promise {
 
 impl Toolkit {
     /// Creates the toolkit for this realm (`kind`: `page` or `worker`).
-    pub fn install(buffer: Shared, is_page: bool) -> Option<Toolkit> {
+    pub fn install(
+        buffer: Shared,
+        is_page: bool,
+        pictures: Rc<crate::pictures::Pictures>,
+    ) -> Option<Toolkit> {
         let global: JsValue = js_sys::global().into();
         let object = Object::new();
         let realm = Object::new();
@@ -110,12 +115,17 @@ impl Toolkit {
                     0 => Ok(sleep(a.as_f64().unwrap_or(0.0)).into()),
                     1 => Ok(promise(Box::pin(wait_for(a, b)))),
                     2 => reload_page(is_page, &reload, &buffer),
-                    _ => Ok(promise(Box::pin(module(a, buffer.clone())))),
+                    3 => Ok(promise(Box::pin(module(a, buffer.clone())))),
+                    which => {
+                        let job = buffer.try_borrow().ok().and_then(|b| b.job());
+                        pictures.ask(job, which == 5, a, b)
+                    }
                 }
             })
         };
         let f: &Function = method.as_ref().unchecked_ref();
-        for (i, name) in ["sleep", "waitFor", "reload", "module"].iter().enumerate() {
+        let names = ["sleep", "waitFor", "reload", "module", "image", "snapshot"];
+        for (i, name) in names.iter().enumerate() {
             let bound = f.bind1(&JsValue::NULL, &JsValue::from(i as u8));
             Reflect::set(&object, &(*name).into(), &bound).ok()?;
         }

@@ -1,6 +1,6 @@
 //! The toolkit in a real page (headless Chromium): where it is kept, what
-//! its drop leaves, `waitFor` on a selector and its timeout, and a page's
-//! own `daebug` left alone.
+//! its drop leaves, `waitFor` on a selector and its timeout, a page's
+//! own `daebug` left alone, and pictures kept with their job.
 #![cfg(target_arch = "wasm32")]
 
 use std::cell::RefCell;
@@ -25,7 +25,7 @@ fn get(target: &JsValue, key: &str) -> JsValue {
 
 fn install() -> Toolkit {
     let buffer = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
-    Toolkit::install(buffer, true).expect("installed")
+    Toolkit::install(buffer, true, Rc::default()).expect("installed")
 }
 
 fn kept() -> JsValue {
@@ -83,4 +83,37 @@ fn a_pages_own_daebug_stays() {
     drop(toolkit);
     assert!(js_sys::Object::is(&get(&global(), "daebug"), &mine));
     Reflect::delete_property(global().unchecked_ref::<js_sys::Object>(), &"daebug".into()).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_picture_waits_with_its_job_and_none_is_taken_outside_one() {
+    use daebug_adapter::pictures::Pictures;
+    use daebug_protocol::JobId;
+    let pictures = Pictures::default();
+    let make = Function::new_no_args(
+        "const c = document.createElement('canvas'); c.width = 3; c.height = 2; return c",
+    );
+    let canvas = make.call0(&JsValue::NULL).unwrap();
+    let err = pictures
+        .ask(None, false, canvas.clone(), JsValue::UNDEFINED)
+        .unwrap_err();
+    assert!(get(&err, "message")
+        .as_string()
+        .unwrap()
+        .contains("works inside a block"));
+    let shown = pictures
+        .ask(Some(JobId(7)), false, canvas.clone(), JsValue::UNDEFINED)
+        .unwrap();
+    pictures.value(&canvas, JobId(7));
+    pictures.value(&JsValue::from(5), JobId(7));
+    assert!(pictures.take(JobId(8)).await.is_empty(), "another job's");
+    let sent = pictures.take(JobId(7)).await;
+    assert_eq!(sent.len(), 2, "the asked one and the value");
+    assert_eq!((sent[0].width, sent[0].height), (3, 2));
+    assert_eq!(sent[0].mime, "image/png");
+    // Base64 of a PNG starts with its signature.
+    assert!(sent[0].data.as_deref().unwrap().starts_with("iVBORw0KGgo"));
+    let described = JsFuture::from(Promise::from(shown)).await.unwrap();
+    assert_eq!(get(&described, "label"), "canvas");
+    assert!(pictures.take(JobId(7)).await.is_empty(), "taken once");
 }

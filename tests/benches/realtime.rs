@@ -56,7 +56,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 9] = [
+    let scenarios: [(&str, Scenario); 10] = [
         ("latency", latency),
         ("navigation_mid_job", navigation_mid_job),
         ("large_log", large_log),
@@ -65,6 +65,7 @@ fn main() {
         ("console_flood", console_flood),
         ("request_hooks", request_hooks),
         ("first_line", first_line),
+        ("pictures", pictures),
         ("adapter_size", adapter_size),
     ];
     let mut rows = Vec::new();
@@ -689,6 +690,92 @@ fn save_to_reply(log: &PathBuf, stem: &str) -> Duration {
             return start.elapsed();
         }
         assert!(Instant::now() < deadline, "no reply in {}", log.display());
+        // The resolution of this measurement.
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Save → reply on disk with the picture saved, for a 1920×1080 canvas
+/// (a chart-like drawing, and noise: the largest PNG such a canvas makes)
+/// and for `daebug.snapshot()` of a page of 200 styled rows.
+fn pictures(rows: &mut Vec<Row>) {
+    let rows_html: String = (0..200)
+        .map(|i| format!("<div style=\"padding:2px;border:1px solid #ccc;color:hsl({}, 60%, 40%)\">row {i}</div>", i * 7 % 360))
+        .collect();
+    let page = format!(
+        "<!doctype html><html><head><title>Pics</title></head><body>{rows_html}</body></html>"
+    );
+    let world = World::new(&[("index.html", page.as_str())], "index.html");
+    let log = world.log("pics-");
+    let canvas = "const c = document.createElement('canvas'); c.width = 1920; c.height = 1080;\n\
+        const x = c.getContext('2d');";
+    let chart = format!(
+        "{canvas}\nconst g = x.createLinearGradient(0, 0, 1920, 1080); g.addColorStop(0, '#124'); g.addColorStop(1, '#fa3');\n\
+         x.fillStyle = g; x.fillRect(0, 0, 1920, 1080);\n\
+         for (let i = 0; i < 200; i++) {{ x.fillStyle = `hsl(${{i * 7}}, 70%, 50%)`; x.fillRect(i * 9, 1080 - i * 5, 8, i * 5); }}\n\
+         await daebug.image(c)"
+    );
+    let noise = format!(
+        "{canvas}\nconst d = x.createImageData(1920, 1080); crypto.getRandomValues(d.data.subarray(0, 65536));\n\
+         for (let o = 65536; o < d.data.length; o += 65536) d.data.copyWithin(o, (o * 7919) % 65536 & ~3, Math.min(d.data.length, o + 65536));\n\
+         for (let i = 3; i < d.data.length; i += 4) d.data[i] = 255;\n\
+         x.putImageData(d, 0, 0); await daebug.image(c)"
+    );
+    let cases = [
+        ("a 1920×1080 canvas, drawn (gradient and 200 bars)", chart),
+        ("a 1920×1080 canvas of noise", noise),
+        (
+            "`daebug.snapshot()` of a page of 200 styled rows",
+            "await daebug.snapshot()".to_string(),
+        ),
+    ];
+    for (what, code) in cases {
+        let mut times = Vec::new();
+        let mut size = 0;
+        for _ in 0..6 {
+            let (t, bytes) = save_to_picture(&world, &log, &code);
+            times.push(t);
+            size = bytes;
+        }
+        // The first one warms the page up.
+        let mut times = times.split_off(1);
+        times.sort();
+        rows.push(Row {
+            what: format!(
+                "{what}: save → reply with the picture on disk (median / max of 5; the file)"
+            ),
+            value: format!("{} / {} ({} KB)", ms(times[2]), ms(times[4]), size / 1000),
+            goal: "—".into(),
+        });
+    }
+}
+
+/// Appends a block that makes one picture and waits for its reply; the
+/// time in between and the size of the file it links.
+fn save_to_picture(world: &World, log: &support::Log, code: &str) -> (Duration, u64) {
+    let stem = &log.stem;
+    let replies = |t: &str| t.matches(&format!("> **{stem}** to agent at ")).count();
+    let before = replies(&log.text());
+    let start = Instant::now();
+    append(&log.path, &format!("\n```js\n{code}\n```\n"));
+    let deadline = start + Duration::from_secs(60);
+    loop {
+        let text = log.text();
+        if replies(&text) > before && text.trim_end().ends_with(FOOTER) {
+            let elapsed = start.elapsed();
+            let reply = &text[text.rfind("> **agent** to ").unwrap_or(0)..];
+            let path = reply
+                .lines()
+                .find_map(|l| l.strip_prefix("![")?.split_once("](")?.1.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("no picture in the reply:\n{reply}"));
+            let file = world.root.path().join("debug").join(path);
+            return (elapsed, std::fs::metadata(file).map_or(0, |m| m.len()));
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no reply in {}",
+            log.path.display()
+        );
         // The resolution of this measurement.
         std::thread::sleep(Duration::from_micros(200));
     }

@@ -76,3 +76,31 @@ pub struct JobResult {
     /// Measured inside the realm.
     pub duration_ms: u64,
 }
+
+/// A picture a job made, encoded by the browser: sent before the job's
+/// [`JobResult`], so the hub saves it and its reply shows it
+/// (docs/wire-protocol.md, "Images").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RealmImage {
+    pub job: JobId,
+    /// What it was (`canvas`, `image`, `snapshot`, …) or the `name` the
+    /// block gave it.
+    pub label: String,
+    /// The encoding's media type (`image/png`, or a Blob's own type).
+    pub mime: String,
+    /// Pixels; 0 when the realm could not tell (an SVG Blob in a worker).
+    #[serde(default)]
+    pub width: u32,
+    #[serde(default)]
+    pub height: u32,
+    /// The encoded size in bytes.
+    pub bytes: u64,
+    /// The encoded bytes in base64; absent when the realm refused to send
+    /// them (over [`crate::MAX_IMAGE_BYTES`]) or could not make them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// Why the realm could not make it (a value that was a picture whose
+    /// pixels the browser would not give); the reply says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

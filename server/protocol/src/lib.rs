@@ -14,7 +14,7 @@ pub mod job;
 pub mod wire;
 
 pub use event::{BackgroundEvent, EventType, Level};
-pub use job::{JobError, JobId, JobProgress, JobResult, Outcome, Value};
+pub use job::{JobError, JobId, JobProgress, JobResult, Outcome, RealmImage, Value};
 pub use wire::{HubMsg, RealmKind, RealmMsg};
 
 /// Version of the wire contract, exchanged in the realm's `hello`.
@@ -35,6 +35,11 @@ pub const MAX_DEPTH: u32 = 20;
 /// hub archives what does not fit inline. The hub's frame limit leaves
 /// room above it for the rest of the message.
 pub const MAX_REPLY_BYTES: usize = 64 * 1024 * 1024;
+
+/// The largest picture a realm sends and the hub saves, encoded: one
+/// over it is refused with a note in the reply (docs/log-format.md,
+/// "Images"); in base64 it stays well within the hub's frame limit.
+pub const MAX_IMAGE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// For serde: `false` is left out of the JSON.
 fn is_false(b: &bool) -> bool {

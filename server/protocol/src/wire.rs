@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::BackgroundEvent;
-use crate::job::{JobId, JobProgress, JobResult};
+use crate::job::{JobId, JobProgress, JobResult, RealmImage};
 
 /// Where a realm lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +57,9 @@ pub enum RealmMsg {
     Started { job: JobId },
     /// Events captured so far during a job.
     Progress(JobProgress),
+    /// A picture a job made (`daebug.image`, `daebug.snapshot`, a value
+    /// that is a canvas or an image), sent before that job's result.
+    Image(RealmImage),
     /// The job settled.
     Result(JobResult),
     /// Events captured outside any job.

@@ -71,3 +71,26 @@ fn missing_ts_defaults_to_empty() {
     assert_eq!(back.source, None);
     assert_eq!(back.stack, None);
 }
+
+#[test]
+fn image_golden_leaves_out_refused_data() {
+    use daebug_protocol::{JobId, RealmImage, RealmMsg};
+    let sent = RealmMsg::Image(RealmImage {
+        job: JobId(7),
+        label: "canvas".into(),
+        mime: "image/png".into(),
+        width: 300,
+        height: 150,
+        bytes: 3,
+        data: Some("AAEC".into()),
+        error: None,
+    });
+    let golden = r#"{"type":"image","job":7,"label":"canvas","mime":"image/png","width":300,"height":150,"bytes":3,"data":"AAEC"}"#;
+    assert_eq!(serde_json::to_string(&sent).unwrap(), golden);
+    assert_eq!(serde_json::from_str::<RealmMsg>(golden).unwrap(), sent);
+    let refused = r#"{"type":"image","job":7,"label":"big","mime":"image/png","width":0,"height":0,"bytes":20000000}"#;
+    match serde_json::from_str::<RealmMsg>(refused).unwrap() {
+        RealmMsg::Image(i) => assert!(i.data.is_none() && i.bytes == 20_000_000),
+        other => panic!("{other:?}"),
+    }
+}

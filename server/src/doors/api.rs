@@ -74,6 +74,10 @@ pub struct EvalReply {
     pub duration_ms: u64,
     /// The realm's log, relative to the root.
     pub log: String,
+    /// The pictures the reply shows, relative to `debug/`
+    /// (`archive/shop-3f2a-1.png`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
 }
 
 impl EvalReply {
@@ -87,7 +91,12 @@ impl EvalReply {
             Outcome::Ok(Value::Text(text)) => (Some(serde_json::Value::String(text)), None),
             Outcome::Error(e) => (None, Some(e)),
         };
+        let images = crate::engine::picture::image_paths(&answered.reply)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         EvalReply {
+            images,
             ok: answered.state == crate::engine::LogState::Completed,
             state: answered.state.as_str().to_string(),
             text: answered.reply,

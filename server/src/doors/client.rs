@@ -454,6 +454,7 @@ mod tests {
             events: Vec::new(),
             duration_ms: 0,
             log: "debug/x.md".into(),
+            images: Vec::new(),
         }
     }
 

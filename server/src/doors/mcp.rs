@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo, Timeout};
 use super::Doors;
+use crate::engine::picture;
 use crate::http::guard::Guard;
 
 /// The door's name: the agent a block sent through MCP is written as.
@@ -60,6 +61,14 @@ pub trait RealmDoor: Clone + Send + Sync + 'static {
         realm: &str,
         tail: Option<usize>,
     ) -> impl Future<Output = Result<String, DoorError>> + Send;
+
+    /// The bytes of a picture a reply shows (`path` relative to `debug/`,
+    /// as [`EvalReply::images`] names it); `None` when this door cannot
+    /// read it (`eval` then gives the reply's link alone).
+    fn picture(&self, path: &str) -> impl Future<Output = Option<Vec<u8>>> + Send {
+        let _ = path;
+        async { None }
+    }
 }
 
 impl RealmDoor for Doors {
@@ -73,6 +82,10 @@ impl RealmDoor for Doors {
 
     async fn log(&self, realm: &str, tail: Option<usize>) -> Result<String, DoorError> {
         Doors::log(self, realm, tail).await
+    }
+
+    async fn picture(&self, path: &str) -> Option<Vec<u8>> {
+        Doors::picture(self, path).await
     }
 }
 
@@ -109,7 +122,11 @@ block and its reply are also appended to debug/<stem>.md. The call waits for \
 blocks queued ahead in that log, then for this one; `timeout` is seconds (5, \
 0.5) or a duration such as \"90s\", \"500ms\", \"2m\" (the hub's default, \
 usually 60s, when absent). A block that throws, rejects or times out returns \
-is_error with the reply text that says why.";
+is_error with the reply text that says why. Pictures: `await daebug.image(x)` \
+(a canvas, OffscreenCanvas, ImageBitmap, ImageData, image Blob, <img>, <svg> \
+or data URL), `await daebug.snapshot(element)` (the page's DOM drawn, best \
+effort) and a block whose value is a canvas or image come back as image \
+content after the text, and as Markdown image lines in it.";
 
 const READ_LOG: &str = "\
 Read a realm's Markdown chat log (debug/<stem>.md): every block sent to the \
@@ -194,9 +211,21 @@ impl<D: RealmDoor> McpServer<D> {
             timeout: args.timeout.map(Timeout::from),
             agent: Some(DOOR.to_string()),
         };
-        match self.door.eval(&args.realm, req).await {
-            Ok(reply) => text_result(reply.text, !reply.ok),
-            Err(e) => error_result(&e),
+        let reply = match self.door.eval(&args.realm, req).await {
+            Ok(reply) => reply,
+            Err(e) => return error_result(&e),
+        };
+        // The pictures the reply links, as image content after its text.
+        let mut content = vec![ContentBlock::text(reply.text)];
+        for path in &reply.images {
+            if let Some(bytes) = self.door.picture(path).await {
+                let data = base64_simd::STANDARD.encode_to_string(&bytes);
+                content.push(ContentBlock::image(data, picture::mime_of(path)));
+            }
+        }
+        match reply.ok {
+            true => CallToolResult::success(content),
+            false => CallToolResult::error(content),
         }
     }
 

@@ -149,6 +149,15 @@ impl Doors {
         })
     }
 
+    /// The bytes of a picture a reply shows: `path` is relative to
+    /// `debug/` and must name a file in its archive folder, as a picture's
+    /// line does; anything else is `None`.
+    pub async fn picture(&self, path: &str) -> Option<Vec<u8>> {
+        let line = format!("![]({path})");
+        crate::engine::picture::image_path(&line)?;
+        tokio::fs::read(self.logs.join(path)).await.ok()
+    }
+
     /// The hub's change events from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<HubEvent> {
         self.events.subscribe()

@@ -33,6 +33,12 @@ pub enum Input {
         #[serde(default)]
         over_rate: u32,
     },
+    /// Pictures a job made, saved by the hub: its reply shows them (when
+    /// the result comes, or the job ends otherwise).
+    Images {
+        job: JobId,
+        pictures: Vec<super::picture::Picture>,
+    },
     /// Time passed: a deadline or the placeholder refresh may be due.
     Tick,
     /// The realm left or came back. `away` says why jobs cannot run now

@@ -36,6 +36,7 @@ pub mod input;
 pub mod ledger;
 pub mod lifecycle;
 pub mod markdown;
+pub mod picture;
 pub mod prelude;
 mod reconcile;
 pub mod registry;
@@ -154,7 +155,14 @@ pub struct LogEngine {
     submitting: Option<u64>,
     /// Running submitted jobs and their tickets.
     tickets: Vec<(JobId, u64)>,
+    /// Pictures the hub saved for jobs whose reply is not written yet
+    /// ([`Input::Images`]), oldest first; a reply takes its job's.
+    pictures: VecDeque<(JobId, picture::Picture)>,
 }
+
+/// How many pictures wait for their jobs' replies at most (a realm that
+/// never sends the result leaves no more than this behind).
+const WAITING_PICTURES: usize = 256;
 
 /// What the engine remembers about the running block.
 #[derive(Debug, Clone)]
@@ -302,6 +310,7 @@ impl LogEngine {
             submissions: VecDeque::new(),
             submitting: None,
             tickets: Vec::new(),
+            pictures: VecDeque::new(),
         }
     }
 
@@ -500,6 +509,14 @@ impl LogEngine {
                     if self.job.is_none() {
                         self.idle_changed(text, now, out);
                     }
+                }
+            }
+            Input::Images { job, pictures } => {
+                for p in pictures {
+                    if self.pictures.len() == WAITING_PICTURES {
+                        self.pictures.pop_front();
+                    }
+                    self.pictures.push_back((job, p));
                 }
             }
             Input::Tick => self.tick(text, now, out),
@@ -912,6 +929,7 @@ impl LogEngine {
                     &verdict.suffix(),
                     &outcome,
                     &[],
+                    &[],
                     Drops::default(),
                     skipped,
                     out,
@@ -1291,7 +1309,10 @@ impl LogEngine {
         if let Some(i) = self.closed.iter().position(|(id, _)| *id == job) {
             let (_, agent) = self.closed.remove(i).unwrap_or((job, "agent".into()));
             let suffix = format!("(late, {})", format_duration(duration_ms));
-            let reply = self.reply(&agent, now.clock, &suffix, &outcome, &events, drops, 0, out);
+            let shown = self.take_pictures(job);
+            let reply = self.reply(
+                &agent, now.clock, &suffix, &outcome, &shown, &events, drops, 0, out,
+            );
             self.pending.push(reply);
             remember(&mut self.finished, job);
             if self.job.is_none() {
@@ -1446,8 +1467,9 @@ impl LogEngine {
         let Some(g) = &job.gathering else {
             let (events, drops) = (&job.events, job.drops);
             let suffix = verdict.suffix();
+            let shown = self.take_pictures(job.id);
             let reply = self.reply(
-                &job.agent, at, &suffix, outcome, events, drops, skipped, out,
+                &job.agent, at, &suffix, outcome, &shown, events, drops, skipped, out,
             );
             return reply + &job.lifecycle;
         };
@@ -1485,8 +1507,17 @@ impl LogEngine {
 
     // ----- rendering ----------------------------------------------------
 
-    /// A whole reply: header, result fence, background events and notes
-    /// (LF endings).
+    /// The pictures saved for `job`, taken for its reply.
+    fn take_pictures(&mut self, job: JobId) -> Vec<picture::Picture> {
+        let (mine, rest) = std::mem::take(&mut self.pictures)
+            .into_iter()
+            .partition(|(j, _)| *j == job);
+        self.pictures = rest;
+        mine.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+    }
+
+    /// A whole reply: header, result fence, the job's pictures, background
+    /// events and notes (LF endings).
     #[allow(clippy::too_many_arguments)]
     fn reply(
         &mut self,
@@ -1494,6 +1525,7 @@ impl LogEngine {
         at: ClockTime,
         suffix: &str,
         outcome: &Outcome,
+        pictures: &[picture::Picture],
         events: &[BackgroundEvent],
         drops: Drops,
         skipped: usize,
@@ -1523,6 +1555,10 @@ impl LogEngine {
                 }
             }
             Outcome::Error(e) => s.push_str(&render::fenced("Error", &render::error_text(e))),
+        }
+        for p in pictures {
+            s.push_str(&p.line());
+            s.push('\n');
         }
         s.push_str(&render::events(events, drops));
         if skipped > 0 {

@@ -383,6 +383,7 @@ impl LogEngine {
             "(**ERROR** result lost)",
             &Outcome::Error(error),
             &[],
+            &[],
             super::render::Drops::default(),
             0,
             out,

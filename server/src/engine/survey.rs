@@ -8,6 +8,7 @@
 //! never taken for one (docs/log-format.md, "Fence-aware everywhere").
 
 use super::markdown::{blocks, exec_info, parse_header, Block, HeaderKind};
+use super::picture::is_image_line;
 use super::tail::{is_note, ExecBlock, Span};
 use super::template::FOOTER;
 
@@ -143,7 +144,7 @@ pub fn survey(text: &str, start: usize, stem: &str) -> Survey {
 
 /// The end of a hub block of `stem`'s log whose header line ends at
 /// `from`: its fences (never an executable one: the hub writes none),
-/// notes and lifecycle lines, the replies of other realms it gathered
+/// notes, pictures' lines and lifecycle lines, the replies of other realms it gathered
 /// (`debug/all.md`), and for an executing region its placeholder line.
 /// Also whether that placeholder was there.
 pub fn hub_block_extent(text: &str, from: usize, executing: bool, stem: &str) -> (usize, bool) {
@@ -153,6 +154,7 @@ pub fn hub_block_extent(text: &str, from: usize, executing: bool, stem: &str) ->
             Block::Fence(f) if f.closed && exec_info(f.info).is_none() => end = f.next,
             Block::Line(l) if executing && is_placeholder(l.text) => return (l.next, true),
             Block::Line(l) if is_note(l.text) || is_lifecycle(l.text) => end = l.next,
+            Block::Line(l) if is_image_line(l.text) => end = l.next,
             Block::Line(l) if is_gathered_reply(l.text, stem) => end = l.next,
             _ => break,
         }

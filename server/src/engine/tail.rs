@@ -136,13 +136,18 @@ pub fn tail_without_footer(text: &str, stem: &str) -> TailStart {
     TailStart::At(end_of_hub_block(text, line.next))
 }
 
-/// The end of the hub's fences and notes that follow a hub header line.
+/// The end of the hub's fences, notes and pictures' lines that follow a
+/// hub header line.
 pub fn end_of_hub_block(text: &str, from: usize) -> usize {
     let mut end = from;
     for block in blocks(text, from) {
         match block {
             Block::Fence(f) if f.closed => end = f.next,
-            Block::Line(l) if l.text == INTRO || is_note(l.text) => end = l.next,
+            Block::Line(l)
+                if l.text == INTRO || is_note(l.text) || super::picture::is_image_line(l.text) =>
+            {
+                end = l.next
+            }
             _ => break,
         }
     }

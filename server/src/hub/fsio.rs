@@ -79,6 +79,11 @@ pub fn write_temp(path: &Path, text: &str) -> io::Result<PathBuf> {
     write_temp_after(path, None, text)
 }
 
+/// Like [`write_temp`], for bytes that are not text (a picture).
+pub fn write_temp_bytes(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    write_temp_raw(path, None, bytes)
+}
+
 /// Like [`write_temp`], with the first `n` bytes of `file` before `text`.
 /// They are copied inside the kernel (`copy_file_range` on Linux), so a
 /// large log's history never passes through the hub. A file shorter than
@@ -88,6 +93,10 @@ pub fn write_temp_after(
     before: Option<(&File, u64)>,
     text: &str,
 ) -> io::Result<PathBuf> {
+    write_temp_raw(path, before, text.as_bytes())
+}
+
+fn write_temp_raw(path: &Path, before: Option<(&File, u64)>, text: &[u8]) -> io::Result<PathBuf> {
     let tmp = temp_path(path);
     let written = match fill(&tmp, before, text) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => match path.parent() {
@@ -105,7 +114,7 @@ pub fn write_temp_after(
     }
 }
 
-fn fill(tmp: &Path, before: Option<(&File, u64)>, text: &str) -> io::Result<()> {
+fn fill(tmp: &Path, before: Option<(&File, u64)>, text: &[u8]) -> io::Result<()> {
     let mut out = File::create(tmp)?;
     if let Some((mut file, n)) = before {
         file.seek(SeekFrom::Start(0))?;
@@ -118,7 +127,7 @@ fn fill(tmp: &Path, before: Option<(&File, u64)>, text: &str) -> io::Result<()> 
             ));
         }
     }
-    out.write_all(text.as_bytes())
+    out.write_all(text)
 }
 
 /// Removes a temp file that is no longer needed; a failure only leaves a

@@ -15,7 +15,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmKind, Value,
+    BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmImage,
+    RealmKind, Value, MAX_IMAGE_BYTES,
 };
 use std::sync::Arc;
 
@@ -28,10 +29,12 @@ use super::clock::{wall, Clock};
 use super::delivery::{Delivered, Delivery, Early, JobMsg};
 use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
+use super::image_file::{over_limit, ImageFiles, ImageMeta};
 use super::log_file::{Later, LogFile, Step};
 use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
 use crate::doors::api::HubEvent;
 use crate::engine::lifecycle::Lifecycle;
+use crate::engine::picture::Picture;
 use crate::engine::{ClockTime, Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
@@ -124,6 +127,8 @@ struct LogTask {
     /// to the directory, and their answers come back to `inbox`.
     fan_out: bool,
     inbox: Option<mpsc::WeakUnboundedSender<LogMsg>>,
+    /// Where the realm's pictures are saved.
+    images: ImageFiles,
 }
 
 /// How long a page that said it is leaving has to connect its next
@@ -179,6 +184,7 @@ pub fn spawn_fan_out(settings: LogSettings, tracker: &tokio_util::task::TaskTrac
 impl LogTask {
     fn new(stem: String, kind: RealmKind, settings: LogSettings, config: Config) -> LogTask {
         LogTask {
+            images: ImageFiles::new(&settings.dir, &stem),
             file: LogFile::new(settings.dir.join(format!("{stem}.md"))),
             engine: LogEngine::new(stem.clone(), config),
             stem,
@@ -273,6 +279,7 @@ impl LogTask {
             LogMsg::Changed => self.feed(Input::FileChanged),
             // The slot is given back when the message is handled.
             LogMsg::Realm(input, _slot) => self.on_realm(input),
+            LogMsg::Image(image, _slot) => self.on_image(image),
             LogMsg::Attach {
                 conn,
                 kind,
@@ -327,6 +334,47 @@ impl LogTask {
                 });
                 self.feed(Input::Presence { away });
             }
+        }
+    }
+
+    /// A picture a job made: saved now (the file is there before any
+    /// reply links it), shown in the job's reply.
+    fn on_image(&mut self, image: RealmImage) {
+        let picture = off_the_worker(true, || self.save_image(&image));
+        let job = image.job;
+        self.feed(Input::Images {
+            job,
+            pictures: vec![picture],
+        });
+    }
+
+    fn save_image(&mut self, image: &RealmImage) -> Picture {
+        let meta = ImageMeta {
+            label: &image.label,
+            mime: &image.mime,
+            width: image.width,
+            height: image.height,
+        };
+        let refused = |why: String| Picture::Refused {
+            label: image.label.clone(),
+            why,
+        };
+        if let Some(e) = &image.error {
+            // The page's words, on one line and cut: they end up in a note.
+            let e: String = e.split_whitespace().collect::<Vec<_>>().join(" ");
+            return refused(e.chars().take(300).collect());
+        }
+        let Some(data) = image.data.as_deref() else {
+            // The realm knew it was too large and did not send it.
+            return refused(over_limit(image.bytes));
+        };
+        // Before decoding: base64 is 4 bytes for 3.
+        if (data.len() as u64 / 4).saturating_mul(3) > MAX_IMAGE_BYTES + 3 {
+            return refused(over_limit(data.len() as u64 / 4 * 3));
+        }
+        match base64_simd::STANDARD.decode_to_vec(data) {
+            Ok(bytes) => self.images.save(&bytes, &meta),
+            Err(_) => refused("the realm sent it garbled (not base64)".into()),
         }
     }
 
@@ -811,6 +859,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Submit { .. } => "submit",
         Input::FannedOut { .. } => "fanned out",
         Input::Answer { .. } => "answer",
+        Input::Images { .. } => "images",
     }
 }
 

@@ -2,7 +2,7 @@
 //! and of the log tasks. A leaf of its own, so that the tasks depend on
 //! these messages and not on each other.
 
-use daebug_protocol::{HubMsg, JobId, RealmKind};
+use daebug_protocol::{HubMsg, JobId, RealmImage, RealmKind};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -96,6 +96,9 @@ pub enum LogMsg {
     /// A message from the realm about this log's jobs, holding one of the
     /// log's [`REALM_INBOX`] slots until it is handled.
     Realm(Input, OwnedSemaphorePermit),
+    /// A picture a job of the realm made (in order with its messages:
+    /// before the job's result); the log task saves it.
+    Image(RealmImage, OwnedSemaphorePermit),
     /// A realm connection now serves this log.
     Attach {
         conn: ConnId,
@@ -153,6 +156,14 @@ impl LogHandle {
     pub async fn realm(&self, input: Input) -> bool {
         match self.realm_slots.clone().acquire_owned().await {
             Ok(slot) => self.tx.send(LogMsg::Realm(input, slot)).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// Sends a realm's picture, as [`LogHandle::realm`].
+    pub async fn image(&self, image: RealmImage) -> bool {
+        match self.realm_slots.clone().acquire_owned().await {
+            Ok(slot) => self.tx.send(LogMsg::Image(image, slot)).is_ok(),
             Err(_) => false,
         }
     }

@@ -20,6 +20,7 @@ pub mod directory;
 pub mod flood;
 pub mod fsio;
 pub mod history;
+pub mod image_file;
 pub mod log_file;
 pub mod log_task;
 pub mod messages;

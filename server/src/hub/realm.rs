@@ -213,6 +213,9 @@ where
                         Ok(RealmMsg::Reloading) => {
                             let _ = log.tx.send(LogMsg::Reloading { conn });
                         }
+                        Ok(RealmMsg::Image(image)) => {
+                            log.image(image).await;
+                        }
                         Ok(msg) => match input_of(msg) {
                             Some(input) => {
                                 // Waits while the log's inbox is full.
@@ -355,7 +358,10 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
                 None => "the page was closed".into(),
             },
         },
-        RealmMsg::Hello { .. } | RealmMsg::Pong { .. } | RealmMsg::Reloading => return None,
+        RealmMsg::Hello { .. }
+        | RealmMsg::Pong { .. }
+        | RealmMsg::Reloading
+        | RealmMsg::Image(_) => return None,
     })
 }
 

@@ -1,0 +1,170 @@
+//! Pictures a block makes (docs/log-format.md, "Images"): `daebug.image`,
+//! `daebug.snapshot`, and a block's value that is a canvas or an image.
+//!
+//! The browser does the work (`toBlob`, `convertToBlob`, SVG
+//! `foreignObject`) in `pictures.js`, a function made once from source:
+//! no image code in the `.wasm`, which is kept small. Here only the
+//! bookkeeping: each picture belongs to the job that was running when it
+//! was asked for, and the job's result waits until its pictures are
+//! encoded and sent ahead of it, so a block that does not `await
+//! daebug.image(…)` still has the picture in its reply.
+
+use std::cell::RefCell;
+
+use daebug_protocol::{JobId, RealmImage, MAX_IMAGE_BYTES};
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+const SOURCE: &str = include_str!("pictures.js");
+
+/// The pictures of the jobs that run now.
+#[derive(Default)]
+pub struct Pictures {
+    /// `pictures.js`'s functions, made on first use.
+    api: RefCell<Option<JsValue>>,
+    /// Encodings under way, by job, in the order they were asked for;
+    /// `true` when a failure is news for the reply (a value), `false` when
+    /// the block got it as its promise's rejection.
+    pending: RefCell<Vec<(JobId, Promise, bool)>>,
+}
+
+fn get(target: &JsValue, key: &str) -> JsValue {
+    Reflect::get(target, &key.into()).unwrap_or_default()
+}
+
+fn message(e: &JsValue) -> String {
+    get(e, "message")
+        .as_string()
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "the browser could not encode it".into())
+}
+
+impl Pictures {
+    fn api(&self) -> Result<JsValue, JsValue> {
+        if let Some(api) = self.api.borrow().as_ref() {
+            return Ok(api.clone());
+        }
+        let api = Function::new_no_args(SOURCE).call0(&JsValue::UNDEFINED)?;
+        *self.api.borrow_mut() = Some(api.clone());
+        Ok(api)
+    }
+
+    fn call(&self, f: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
+        let api = self.api()?;
+        let f: Function = get(&api, f).dyn_into()?;
+        f.apply(&api, &args.iter().collect())
+    }
+
+    /// `daebug.image(x, { name })` (`snapshot`: `daebug.snapshot(el)`)
+    /// during `job`: the promise the block gets, resolved with what was
+    /// sent. A wrong argument throws at once.
+    pub fn ask(
+        &self,
+        job: Option<JobId>,
+        snapshot: bool,
+        x: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let what = if snapshot {
+            "daebug.snapshot()"
+        } else {
+            "daebug.image()"
+        };
+        let Some(job) = job else {
+            return Err(js_sys::Error::new(&format!(
+                "{what} works inside a block: no block is running now (did this one time out?), so the picture would have no reply to go to"
+            ))
+            .into());
+        };
+        let max = JsValue::from(MAX_IMAGE_BYTES as f64);
+        let encoding: Promise = match snapshot {
+            true => self.call("snapshot", &[x, max])?,
+            false => {
+                let name = match options.is_object() {
+                    true => get(&options, "name"),
+                    false => JsValue::UNDEFINED,
+                };
+                self.call("encode", &[x, name, max])?
+            }
+        }
+        .dyn_into()?;
+        self.pending
+            .borrow_mut()
+            .push((job, encoding.clone(), false));
+        let api = self.api()?;
+        let note = JsValue::from(format!(
+            "over the {} MiB limit: not sent",
+            MAX_IMAGE_BYTES >> 20
+        ));
+        Ok(future_to_promise(async move {
+            let record = JsFuture::from(encoding).await?;
+            let describe: Function = get(&api, "describe").dyn_into()?;
+            describe.call2(&api, &record, &note)
+        })
+        .into())
+    }
+
+    /// A job's value: when it is a picture, it is encoded for the reply too.
+    /// Called as soon as the value is there (a WebGL canvas's pixels last
+    /// only until its frame is shown).
+    pub fn value(&self, value: &JsValue, job: JobId) {
+        let Ok(kind) = self.call("kind", std::slice::from_ref(value)) else {
+            return;
+        };
+        if kind.is_null() || kind.is_undefined() {
+            return;
+        }
+        let max = JsValue::from(MAX_IMAGE_BYTES as f64);
+        let encoding = self
+            .call("encode", &[value.clone(), JsValue::UNDEFINED, max])
+            .and_then(|p| p.dyn_into::<Promise>())
+            .unwrap_or_else(|e| Promise::reject(&e));
+        self.pending.borrow_mut().push((job, encoding, true));
+    }
+
+    /// The pictures of `job`, once encoded: what to send ahead of its
+    /// result. One that failed is left out when the block got the error,
+    /// and sent as a note when it was the value's.
+    pub async fn take(&self, job: JobId) -> Vec<RealmImage> {
+        let mine: Vec<(Promise, bool)> = {
+            let mut pending = self.pending.borrow_mut();
+            let (mine, rest) = pending.drain(..).partition(|(j, _, _)| *j == job);
+            *pending = rest;
+            mine.into_iter().map(|(_, p, news)| (p, news)).collect()
+        };
+        let mut out = Vec::new();
+        for (encoding, news) in mine {
+            match JsFuture::from(encoding).await {
+                Ok(r) => out.push(image_of(job, &r)),
+                Err(e) if news => out.push(RealmImage {
+                    job,
+                    label: "value".into(),
+                    mime: String::new(),
+                    width: 0,
+                    height: 0,
+                    bytes: 0,
+                    data: None,
+                    error: Some(message(&e)),
+                }),
+                Err(_) => {}
+            }
+        }
+        out
+    }
+}
+
+/// A record of `pictures.js` as the message that carries it.
+fn image_of(job: JobId, r: &JsValue) -> RealmImage {
+    let n = |k: &str| get(r, k).as_f64().unwrap_or(0.0).max(0.0);
+    RealmImage {
+        job,
+        label: get(r, "label").as_string().unwrap_or_default(),
+        mime: get(r, "mime").as_string().unwrap_or_default(),
+        width: n("width") as u32,
+        height: n("height") as u32,
+        bytes: n("bytes") as u64,
+        data: get(r, "data").as_string(),
+        error: None,
+    }
+}
