@@ -333,6 +333,14 @@ impl Adapter {
     /// Connects and starts the timers and listeners.
     fn begin(rc: &Rc<RefCell<Adapter>>) {
         let weak = Rc::downgrade(rc);
+        // A screenshot a block asks for goes to the hub at once.
+        let to_hub = weak.clone();
+        rc.borrow().pictures.send_with(Box::new(move |ask| {
+            if let Some(rc) = to_hub.upgrade() {
+                let actions = rc.borrow_mut().link.screenshot(ask);
+                Adapter::perform(&rc, actions);
+            }
+        }));
         let tick = Closure::<dyn FnMut()>::new(move || {
             if let Some(rc) = weak.upgrade() {
                 Adapter::tick(&rc);
@@ -498,6 +506,10 @@ impl Adapter {
                     if let Some(w) = &rc.borrow().warn {
                         let _ = w.call1(&JsValue::UNDEFINED, &text.into());
                     }
+                }
+                Action::Screenshot(answer) => {
+                    let pictures = rc.borrow().pictures.clone();
+                    pictures.answer(answer);
                 }
             }
         }

@@ -93,6 +93,14 @@ pub fn encode(msg: &RealmMsg) -> String {
                 w.str("error", e);
             }
         }
+        RealmMsg::Screenshot(a) => {
+            w.str("type", "screenshot");
+            w.num("job", a.job.0);
+            w.num("ask", a.ask as u64);
+            if let Some(s) = &a.selector {
+                w.str("selector", s);
+            }
+        }
         RealmMsg::Background {
             events: list,
             dropped,
@@ -178,6 +186,13 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
         "error" => HubMsg::Error {
             message: string(&v, "message")?,
         },
+        "screenshot" => HubMsg::Screenshot(daebug_protocol::ScreenshotAnswer {
+            ask: number(&v, "ask")? as u32,
+            path: string(&v, "path").ok(),
+            width: number(&v, "width").unwrap_or(0.0) as u32,
+            height: number(&v, "height").unwrap_or(0.0) as u32,
+            error: string(&v, "error").ok(),
+        }),
         "bye" => HubMsg::Bye {
             reason: string(&v, "reason")?,
         },

@@ -73,6 +73,8 @@ pub enum Action {
     EndJob(JobId),
     /// Something the hub refused; worth a line on the original console.
     Warn(String),
+    /// The hub's answer to a screenshot the realm asked for.
+    Screenshot(daebug_protocol::ScreenshotAnswer),
 }
 
 /// See the module docs.
@@ -189,6 +191,7 @@ impl Link {
             HubMsg::Ping { seq } => vec![Action::Send(RealmMsg::Pong { seq })],
             HubMsg::Error { message } => vec![Action::Warn(format!("daebug hub: {message}"))],
             HubMsg::Bye { .. } => vec![Action::Close],
+            HubMsg::Screenshot(answer) => vec![Action::Screenshot(answer)],
         }
     }
 
@@ -248,6 +251,12 @@ impl Link {
     /// (kept in the outbox like a result while the hub is away).
     pub fn image(&mut self, image: daebug_protocol::RealmImage) -> Vec<Action> {
         self.deliver(RealmMsg::Image(image))
+    }
+
+    /// `daebug.screenshot()`: the hub takes it (its answer comes as
+    /// [`Action::Screenshot`]).
+    pub fn screenshot(&mut self, ask: daebug_protocol::ScreenshotAsk) -> Vec<Action> {
+        self.deliver(RealmMsg::Screenshot(ask))
     }
 
     /// The page reloads after the result it sends next: the hub hears it

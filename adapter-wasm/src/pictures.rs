@@ -9,9 +9,9 @@
 //! encoded and sent ahead of it, so a block that does not `await
 //! daebug.image(…)` still has the picture in its reply.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
-use daebug_protocol::{JobId, RealmImage, MAX_IMAGE_BYTES};
+use daebug_protocol::{JobId, RealmImage, ScreenshotAnswer, ScreenshotAsk, MAX_IMAGE_BYTES};
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
@@ -27,7 +27,19 @@ pub struct Pictures {
     /// `true` when a failure is news for the reply (a value), `false` when
     /// the block got it as its promise's rejection.
     pending: RefCell<Vec<(JobId, Promise, bool)>>,
+    /// Screenshots asked of the hub (`daebug.screenshot`), by job: the
+    /// hub puts each in the reply itself, so the job's result only waits
+    /// for its answer.
+    shots: RefCell<Vec<(JobId, Promise)>>,
+    /// Each ask's number and its promise's settle functions.
+    asks: RefCell<Vec<(u32, Function, Function)>>,
+    next_ask: Cell<u32>,
+    /// Sends an ask to the hub (set once the adapter runs).
+    send: RefCell<Option<SendAsk>>,
 }
+
+/// How an ask reaches the hub.
+pub type SendAsk = Box<dyn Fn(ScreenshotAsk)>;
 
 fn get(target: &JsValue, key: &str) -> JsValue {
     Reflect::get(target, &key.into()).unwrap_or_default()
@@ -105,6 +117,83 @@ impl Pictures {
         .into())
     }
 
+    /// Where asks for screenshots go.
+    pub fn send_with(&self, send: SendAsk) {
+        *self.send.borrow_mut() = Some(send);
+    }
+
+    /// `daebug.screenshot(selector?)` during `job`: the hub takes it
+    /// through the browser bridge and answers; the promise resolves with
+    /// `{label, path, width, height}` or rejects with the hub's reason.
+    pub fn screenshot(&self, job: Option<JobId>, selector: JsValue) -> Result<JsValue, JsValue> {
+        let Some(job) = job else {
+            return Err(js_sys::Error::new(
+                "daebug.screenshot() works inside a block: no block is running now (did this one time out?), so the picture would have no reply to go to",
+            )
+            .into());
+        };
+        let selector = match selector.as_string() {
+            Some(s) => Some(s),
+            None if selector.is_undefined() || selector.is_null() => None,
+            None => {
+                return Err(js_sys::TypeError::new(
+                    "daebug.screenshot(selector?): the selector must be a CSS selector string (none: the whole page)",
+                )
+                .into())
+            }
+        };
+        let ask = self.next_ask.get().wrapping_add(1);
+        self.next_ask.set(ask);
+        let mut settle = None;
+        let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
+        if let Some((resolve, reject)) = settle {
+            self.asks.borrow_mut().push((ask, resolve, reject));
+        }
+        // The job's result waits for the answer, whatever the block does
+        // with the promise (one it leaves rejected is the page's
+        // unhandled rejection, as any).
+        self.shots.borrow_mut().push((job, promise.clone()));
+        match self.send.borrow().as_ref() {
+            Some(send) => send(ScreenshotAsk { job, ask, selector }),
+            None => self.answer(ScreenshotAnswer {
+                ask,
+                path: None,
+                width: 0,
+                height: 0,
+                error: Some("this realm is not connected to the hub".into()),
+            }),
+        }
+        Ok(promise.into())
+    }
+
+    /// The hub's answer to a screenshot.
+    pub fn answer(&self, a: ScreenshotAnswer) {
+        let found = {
+            let mut asks = self.asks.borrow_mut();
+            let i = asks.iter().position(|(n, _, _)| *n == a.ask);
+            i.map(|i| asks.remove(i))
+        };
+        let Some((_, resolve, reject)) = found else {
+            return;
+        };
+        match a.path {
+            Some(path) => {
+                let o = js_sys::Object::new();
+                let _ = Reflect::set(&o, &"label".into(), &"screenshot".into());
+                let _ = Reflect::set(&o, &"path".into(), &path.into());
+                let _ = Reflect::set(&o, &"width".into(), &a.width.into());
+                let _ = Reflect::set(&o, &"height".into(), &a.height.into());
+                let _ = resolve.call1(&JsValue::UNDEFINED, &o);
+            }
+            None => {
+                let why = a
+                    .error
+                    .unwrap_or_else(|| "the hub took no screenshot".into());
+                let _ = reject.call1(&JsValue::UNDEFINED, &js_sys::Error::new(&why));
+            }
+        }
+    }
+
     /// A job's value: when it is a picture, it is encoded for the reply too.
     /// Called as soon as the value is there (a WebGL canvas's pixels last
     /// only until its frame is shown).
@@ -127,6 +216,15 @@ impl Pictures {
     /// result. One that failed is left out when the block got the error,
     /// and sent as a note when it was the value's.
     pub async fn take(&self, job: JobId) -> Vec<RealmImage> {
+        let shots: Vec<Promise> = {
+            let mut shots = self.shots.borrow_mut();
+            let (mine, rest) = shots.drain(..).partition(|(j, _)| *j == job);
+            *shots = rest;
+            mine.into_iter().map(|(_, p)| p).collect()
+        };
+        for shot in shots {
+            let _ = JsFuture::from(shot).await;
+        }
         let mine: Vec<(Promise, bool)> = {
             let mut pending = self.pending.borrow_mut();
             let (mine, rest) = pending.drain(..).partition(|(j, _, _)| *j == job);

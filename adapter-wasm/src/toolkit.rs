@@ -118,13 +118,24 @@ impl Toolkit {
                     3 => Ok(promise(Box::pin(module(a, buffer.clone())))),
                     which => {
                         let job = buffer.try_borrow().ok().and_then(|b| b.job());
-                        pictures.ask(job, which == 5, a, b)
+                        match which {
+                            6 => pictures.screenshot(job, a),
+                            _ => pictures.ask(job, which == 5, a, b),
+                        }
                     }
                 }
             })
         };
         let f: &Function = method.as_ref().unchecked_ref();
-        let names = ["sleep", "waitFor", "reload", "module", "image", "snapshot"];
+        let names = [
+            "sleep",
+            "waitFor",
+            "reload",
+            "module",
+            "image",
+            "snapshot",
+            "screenshot",
+        ];
         for (i, name) in names.iter().enumerate() {
             let bound = f.bind1(&JsValue::NULL, &JsValue::from(i as u8));
             Reflect::set(&object, &(*name).into(), &bound).ok()?;

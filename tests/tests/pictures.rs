@@ -12,6 +12,7 @@ mod support;
 
 use std::path::Path;
 
+use support::pixels::{decode, Pixels};
 use support::{Log, World, Write};
 
 const PAGE: &str = "<!doctype html><html><head><title>Paint</title></head><body>\
@@ -28,47 +29,6 @@ fn last_exchange(text: &str) -> &str {
 fn ask(log: &Log, code: &str) -> String {
     let text = log.exchange(Write::Append, &format!("\n```js\n{code}\n```\n"), 1);
     last_exchange(&text).to_string()
-}
-
-/// A decoded picture: its size and RGBA pixels.
-struct Pixels {
-    width: u32,
-    height: u32,
-    rgba: Vec<u8>,
-}
-
-impl Pixels {
-    fn at(&self, x: u32, y: u32) -> [u8; 4] {
-        let i = ((y * self.width + x) * 4) as usize;
-        self.rgba[i..i + 4].try_into().unwrap()
-    }
-
-    /// Whether any pixel is not fully transparent.
-    fn drawn(&self) -> bool {
-        self.rgba.chunks(4).any(|p| p[3] != 0)
-    }
-}
-
-fn decode(bytes: &[u8]) -> Pixels {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
-    let info = reader.next_frame(&mut buf).expect("a frame");
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let rgba = match info.color_type {
-        png::ColorType::Rgba => buf[..info.buffer_size()].to_vec(),
-        png::ColorType::GrayscaleAlpha => buf[..info.buffer_size()]
-            .chunks(2)
-            .flat_map(|p| [p[0], p[0], p[0], p[1]])
-            .collect(),
-        other => panic!("unexpected colour type {other:?}"),
-    };
-    Pixels {
-        width: info.width,
-        height: info.height,
-        rgba,
-    }
 }
 
 /// The picture lines of a reply: (alt text, path relative to `debug/`).

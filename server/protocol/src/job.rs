@@ -104,3 +104,33 @@ pub struct RealmImage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
+
+/// `daebug.screenshot(selector?)` during a job: the hub takes the picture
+/// through the browser bridge (`--cdp`) and puts it in the job's reply
+/// (docs/wire-protocol.md, "Screenshots").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScreenshotAsk {
+    pub job: JobId,
+    /// Numbers the realm's asks, for the answer.
+    pub ask: u32,
+    /// A CSS selector: the first match's box; absent: the whole page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+}
+
+/// The hub's answer to a [`ScreenshotAsk`], sent once the picture is in
+/// the job's reply (or why there is none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScreenshotAnswer {
+    pub ask: u32,
+    /// Where it was saved, relative to the log's folder (`archive/…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub width: u32,
+    #[serde(default)]
+    pub height: u32,
+    /// Why there is no picture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

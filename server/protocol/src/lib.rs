@@ -14,7 +14,10 @@ pub mod job;
 pub mod wire;
 
 pub use event::{BackgroundEvent, EventType, Level};
-pub use job::{JobError, JobId, JobProgress, JobResult, Outcome, RealmImage, Value};
+pub use job::{
+    JobError, JobId, JobProgress, JobResult, Outcome, RealmImage, ScreenshotAnswer, ScreenshotAsk,
+    Value,
+};
 pub use wire::{HubMsg, RealmKind, RealmMsg};
 
 /// Version of the wire contract, exchanged in the realm's `hello`.

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::BackgroundEvent;
-use crate::job::{JobId, JobProgress, JobResult, RealmImage};
+use crate::job::{JobId, JobProgress, JobResult, RealmImage, ScreenshotAnswer, ScreenshotAsk};
 
 /// Where a realm lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +60,8 @@ pub enum RealmMsg {
     /// A picture a job made (`daebug.image`, `daebug.snapshot`, a value
     /// that is a canvas or an image), sent before that job's result.
     Image(RealmImage),
+    /// `daebug.screenshot()` in a job: take it through the browser bridge.
+    Screenshot(ScreenshotAsk),
     /// The job settled.
     Result(JobResult),
     /// Events captured outside any job.
@@ -121,6 +123,8 @@ pub enum HubMsg {
     },
     /// Stop waiting for this job: it timed out or its log gave up on it.
     Cancel { job: JobId },
+    /// A screenshot the realm asked for is in its job's reply, or why not.
+    Screenshot(ScreenshotAnswer),
     /// Answer with a pong carrying the same `seq`.
     Ping { seq: u64 },
     /// A message the hub could not use, and why. The connection stays open

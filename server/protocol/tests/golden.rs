@@ -94,3 +94,41 @@ fn image_golden_leaves_out_refused_data() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn screenshot_golden() {
+    use daebug_protocol::{HubMsg, JobId, RealmMsg, ScreenshotAnswer, ScreenshotAsk};
+    let ask = RealmMsg::Screenshot(ScreenshotAsk {
+        job: JobId(3),
+        ask: 1,
+        selector: Some("#box".into()),
+    });
+    let golden = r##"{"type":"screenshot","job":3,"ask":1,"selector":"#box"}"##;
+    assert_eq!(serde_json::to_string(&ask).unwrap(), golden);
+    assert_eq!(serde_json::from_str::<RealmMsg>(golden).unwrap(), ask);
+    let whole = r#"{"type":"screenshot","job":3,"ask":2}"#;
+    assert!(matches!(
+        serde_json::from_str::<RealmMsg>(whole).unwrap(),
+        RealmMsg::Screenshot(ScreenshotAsk { selector: None, .. })
+    ));
+    let saved = HubMsg::Screenshot(ScreenshotAnswer {
+        ask: 1,
+        path: Some("archive/shop-3f2a-1.png".into()),
+        width: 50,
+        height: 30,
+        error: None,
+    });
+    let golden =
+        r#"{"type":"screenshot","ask":1,"path":"archive/shop-3f2a-1.png","width":50,"height":30}"#;
+    assert_eq!(serde_json::to_string(&saved).unwrap(), golden);
+    assert_eq!(serde_json::from_str::<HubMsg>(golden).unwrap(), saved);
+    let refused = r#"{"type":"screenshot","ask":2,"width":0,"height":0,"error":"no bridge"}"#;
+    assert!(matches!(
+        serde_json::from_str::<HubMsg>(refused).unwrap(),
+        HubMsg::Screenshot(ScreenshotAnswer {
+            path: None,
+            error: Some(_),
+            ..
+        })
+    ));
+}

@@ -7,6 +7,7 @@
 //!   order).
 //! - `lines.rs` (pure): which events make a line, and the line.
 //! - `targets.rs` (pure): attached targets and which realm each place is.
+//! - `shot.rs` (pure): `daebug.screenshot()`'s clip and its answers.
 //! - this file: the task: find the browser's WebSocket, attach to every
 //!   page, frame and worker (auto-attach, flattened sessions), learn each
 //!   place's stem from the adapter's marker, hand lines on; reconnect
@@ -17,11 +18,13 @@
 
 pub mod connection;
 pub mod lines;
+pub mod shot;
 pub mod targets;
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -35,9 +38,75 @@ const RETRY: Duration = Duration::from_secs(2);
 /// Where the lines go: the realm's stem and the line.
 pub type Report = Box<dyn Fn(String, BrowserLine) + Send + Sync>;
 
+/// How long a screenshot may take.
+const SHOT_TIME: Duration = Duration::from_secs(10);
+
+/// A screenshot asked of the bridge.
+struct ShotRequest {
+    stem: String,
+    selector: Option<String>,
+    reply: oneshot::Sender<Result<Vec<u8>, String>>,
+}
+
+/// What the hub's log tasks hold to ask the bridge for a screenshot.
+#[derive(Clone, Debug)]
+pub struct CdpHandle {
+    requests: mpsc::UnboundedSender<ShotRequest>,
+}
+
+impl CdpHandle {
+    /// A PNG of the realm's page (the element `selector` matches, or the
+    /// whole page), or why not, in words for the block.
+    pub async fn screenshot(
+        &self,
+        stem: &str,
+        selector: Option<String>,
+    ) -> Result<Vec<u8>, String> {
+        let (reply, answer) = oneshot::channel();
+        let asked = self.requests.send(ShotRequest {
+            stem: stem.to_string(),
+            selector,
+            reply,
+        });
+        if asked.is_err() {
+            return Err("the browser bridge stopped".into());
+        }
+        match tokio::time::timeout(SHOT_TIME, answer).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => Err("the browser bridge lost the connection to the browser".into()),
+            Err(_) => Err(format!(
+                "the browser took more than {}s to take it",
+                SHOT_TIME.as_secs()
+            )),
+        }
+    }
+}
+
+/// Starts the bridge; it runs until `shutdown`.
+pub fn spawn(
+    endpoint: String,
+    report: Report,
+    shutdown: CancellationToken,
+    tracker: &tokio_util::task::TaskTracker,
+) -> CdpHandle {
+    let (requests, rx) = mpsc::unbounded_channel();
+    tracker.spawn(run(endpoint, report, rx, shutdown));
+    CdpHandle { requests }
+}
+
 /// Runs the bridge until `shutdown`.
-pub async fn run(endpoint: String, report: Report, shutdown: CancellationToken) {
+async fn run(
+    endpoint: String,
+    report: Report,
+    mut requests: mpsc::UnboundedReceiver<ShotRequest>,
+    shutdown: CancellationToken,
+) {
     let mut warned = false;
+    let away = |r: ShotRequest| {
+        let _ = r.reply.send(Err(format!(
+            "the browser bridge is not connected to {endpoint} (is that browser running?)"
+        )));
+    };
     loop {
         let attempt = async {
             let ws = websocket_url(&endpoint).await?;
@@ -45,15 +114,19 @@ pub async fn run(endpoint: String, report: Report, shutdown: CancellationToken) 
             tracing::info!("browser bridge attached to {ws}");
             Ok::<_, String>((commands, events))
         };
-        let connected = tokio::select! {
-            () = shutdown.cancelled() => return,
-            r = attempt => r,
+        tokio::pin!(attempt);
+        let connected = loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                r = &mut attempt => break r,
+                Some(r) = requests.recv() => away(r),
+            }
         };
         match connected {
             Ok((commands, events)) => {
                 warned = false;
                 Bridge::new(commands, &report)
-                    .serve(events, &shutdown)
+                    .serve(events, &mut requests, &shutdown)
                     .await;
                 if shutdown.is_cancelled() {
                     return;
@@ -66,9 +139,14 @@ pub async fn run(endpoint: String, report: Report, shutdown: CancellationToken) 
             }
             Err(_) => {}
         }
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(RETRY) => {}
+        let pause = tokio::time::sleep(RETRY);
+        tokio::pin!(pause);
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = &mut pause => break,
+                Some(r) = requests.recv() => away(r),
+            }
         }
     }
 }
@@ -117,7 +195,8 @@ impl<'a> Bridge<'a> {
 
     async fn serve(
         mut self,
-        mut events: tokio::sync::mpsc::UnboundedReceiver<CdpEvent>,
+        mut events: mpsc::UnboundedReceiver<CdpEvent>,
+        requests: &mut mpsc::UnboundedReceiver<ShotRequest>,
         shutdown: &CancellationToken,
     ) {
         // Pages open now and later, flattened: every target's session
@@ -138,6 +217,7 @@ impl<'a> Bridge<'a> {
                 Some(Ok((session, place, stem))) = self.lookups.join_next(), if !self.lookups.is_empty() => {
                     self.on_lookup(session, place, stem);
                 }
+                Some(r) = requests.recv() => self.shoot(r),
             }
         }
     }
@@ -167,7 +247,7 @@ impl<'a> Bridge<'a> {
                     });
                     return;
                 }
-                self.targets.attached(&session, epoch_ms());
+                self.targets.attached(&session, kind, epoch_ms());
                 tokio::spawn(async move {
                     let s = Some(session.as_str());
                     let _ = commands.call("Runtime.enable", json!({}), s).await;
@@ -251,6 +331,25 @@ impl<'a> Bridge<'a> {
         });
     }
 
+    /// Takes a screenshot as its own task: finds the realm's page (by
+    /// the marker, when no event of it came yet), its clip, the picture.
+    fn shoot(&mut self, r: ShotRequest) {
+        let commands = self.commands.clone();
+        let known = self.targets.session_of(&r.stem).map(str::to_string);
+        let pages = self.targets.pages();
+        tokio::spawn(async move {
+            let session = match known {
+                Some(s) => Some(s),
+                None => find_page(&commands, pages, &r.stem).await,
+            };
+            let shot = match session {
+                Some(s) => take(&commands, &s, r.selector.as_deref()).await,
+                None => Err("the browser bridge sees no page of this realm in its browser (a worker, or a page of another browser?)".into()),
+            };
+            let _ = r.reply.send(shot);
+        });
+    }
+
     fn on_lookup(&mut self, session: String, place: Place, stem: String) {
         let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
             .into_iter()
@@ -266,6 +365,65 @@ impl<'a> Bridge<'a> {
             (self.report)(stem.clone(), line);
         }
     }
+}
+
+/// The session whose page carries `stem`'s marker.
+async fn find_page(commands: &CdpCommands, pages: Vec<String>, stem: &str) -> Option<String> {
+    for session in pages {
+        let answer = commands
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": MARKER, "returnByValue": true, "silent": true }),
+                Some(&session),
+            )
+            .await;
+        let found = answer.ok().and_then(|v| {
+            v.pointer("/result/value")
+                .and_then(Value::as_str)
+                .map(|s| s == stem)
+        });
+        if found == Some(true) {
+            return Some(session);
+        }
+    }
+    None
+}
+
+/// The PNG of `selector`'s element (or the whole page) in `session`.
+async fn take(
+    commands: &CdpCommands,
+    session: &str,
+    selector: Option<&str>,
+) -> Result<Vec<u8>, String> {
+    let s = Some(session);
+    let clip = match selector {
+        Some(sel) => {
+            let params = json!({ "expression": shot::element_box(sel), "returnByValue": true });
+            let found = commands
+                .call("Runtime.evaluate", params, s)
+                .await
+                .map_err(|e| e.to_string())?;
+            shot::clip_of(sel, &found)?
+        }
+        None => {
+            let metrics = commands
+                .call("Page.getLayoutMetrics", json!({}), s)
+                .await
+                .map_err(|e| e.to_string())?;
+            shot::page_clip(&metrics)?
+        }
+    };
+    let taken = commands
+        .call("Page.captureScreenshot", shot::capture_params(clip), s)
+        .await
+        .map_err(|e| e.to_string())?;
+    let data = taken
+        .get("data")
+        .and_then(Value::as_str)
+        .ok_or("the browser sent no picture")?;
+    base64_simd::STANDARD
+        .decode_to_vec(data)
+        .map_err(|_| "the browser sent a garbled picture".to_string())
 }
 
 fn epoch_ms() -> f64 {

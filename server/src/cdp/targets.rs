@@ -23,6 +23,8 @@ struct Target {
     stems: HashMap<Place, String>,
     /// When the bridge attached (ms since the epoch).
     since_ms: f64,
+    /// `page`, `iframe` or `worker`.
+    kind: String,
 }
 
 /// Room for the browser's clock and ours reading a little apart.
@@ -35,11 +37,19 @@ pub struct Targets {
 }
 
 impl Targets {
-    pub fn attached(&mut self, session: &str, now_ms: f64) {
+    pub fn attached(&mut self, session: &str, kind: &str, now_ms: f64) {
+        let t = self.sessions.entry(session.to_string()).or_default();
+        t.since_ms = now_ms;
+        t.kind = kind.to_string();
+    }
+
+    /// The sessions of pages and frames (what can be screenshotted).
+    pub fn pages(&self) -> Vec<String> {
         self.sessions
-            .entry(session.to_string())
-            .or_default()
-            .since_ms = now_ms;
+            .iter()
+            .filter(|(_, t)| t.kind != "worker")
+            .map(|(s, _)| s.clone())
+            .collect()
     }
 
     /// Whether something the browser says happened at `at_ms` is older
@@ -105,7 +115,9 @@ mod tests {
     #[test]
     fn places_are_learned_and_forgotten_with_their_contexts() {
         let mut t = Targets::default();
-        t.attached("S", 10_000.0);
+        t.attached("S", "page", 10_000.0);
+        t.attached("W", "worker", 10_000.0);
+        assert_eq!(t.pages(), ["S"]);
         assert!(t.is_replay("S", 8_000.0));
         assert!(!t.is_replay("S", 9_500.0), "within the slack");
         assert!(!t.is_replay("T", 0.0), "not attached");

@@ -629,6 +629,7 @@ mod tests {
             shutdown: CancellationToken::new(),
             sourcemaps: SourceMaps::new(),
             events: tokio::sync::broadcast::channel(1).0,
+            cdp: None,
         };
         let registry = root.join("debug.md");
         Directory::new(

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use daebug_protocol::{
     BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmImage,
-    RealmKind, Value, MAX_IMAGE_BYTES,
+    RealmKind, ScreenshotAnswer, ScreenshotAsk, Value, MAX_IMAGE_BYTES,
 };
 use std::sync::Arc;
 
@@ -85,6 +85,8 @@ pub struct LogSettings {
     pub sourcemaps: Arc<SourceMaps>,
     /// Where a written log is announced (the doors' `/api/events`).
     pub events: tokio::sync::broadcast::Sender<HubEvent>,
+    /// The browser bridge, when the hub has one (`--cdp`): screenshots.
+    pub cdp: Option<crate::cdp::CdpHandle>,
 }
 
 /// The state a log task owns.
@@ -124,7 +126,8 @@ struct LogTask {
     submitted: HashMap<u64, oneshot::Sender<Answered>>,
     next_ticket: u64,
     /// The fan-out log (`debug/all.md`): no realm of its own; its jobs go
-    /// to the directory, and their answers come back to `inbox`.
+    /// to the directory, and their answers come back to `inbox` (as a
+    /// screenshot the bridge took does, in every log).
     fan_out: bool,
     inbox: Option<mpsc::WeakUnboundedSender<LogMsg>>,
     /// Where the realm's pictures are saved.
@@ -157,7 +160,9 @@ pub fn spawn(
         first_job: first_job(),
         ..Config::default()
     };
-    let task = LogTask::new(stem, kind, settings, config);
+    let mut task = LogTask::new(stem, kind, settings, config);
+    // Screenshots come back this way.
+    task.inbox = Some(tx.downgrade());
     tracker.spawn(task.run(rx, first));
     LogHandle { tx, realm_slots }
 }
@@ -320,6 +325,8 @@ impl LogTask {
             }
             LogMsg::Hub(input) => self.feed(input),
             LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
+            LogMsg::Screenshot(ask) => self.screenshot(ask),
+            LogMsg::Shot { ask, taken } => self.shot(ask, taken),
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
@@ -334,6 +341,70 @@ impl LogTask {
                 });
                 self.feed(Input::Presence { away });
             }
+        }
+    }
+
+    /// `daebug.screenshot()`: the bridge takes it on its own task, and
+    /// the answer comes back to this inbox in order ([`LogMsg::Shot`]).
+    fn screenshot(&mut self, ask: ScreenshotAsk) {
+        let refuse = |why: &str| LogMsg::Shot {
+            ask: ask.clone(),
+            taken: Err(why.to_string()),
+        };
+        let back = self.inbox.as_ref().and_then(|w| w.upgrade());
+        let (Some(back), Some(cdp)) = (back, self.settings.cdp.clone()) else {
+            let why = "daebug.screenshot() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md); daebug.snapshot() draws the page without it";
+            self.on(refuse(why));
+            return;
+        };
+        if self.kind == RealmKind::Worker {
+            self.on(refuse("a worker has no pixels of its own: take the screenshot in its page, or daebug.image() of an OffscreenCanvas"));
+            return;
+        }
+        let stem = self.stem.clone();
+        tokio::spawn(async move {
+            let taken = cdp.screenshot(&stem, ask.selector.clone()).await;
+            let _ = back.send(LogMsg::Shot { ask, taken });
+        });
+    }
+
+    /// A screenshot taken (saved now, shown in its job's reply) or not;
+    /// either way the realm hears, after the reply has it.
+    fn shot(&mut self, ask: ScreenshotAsk, taken: Result<Vec<u8>, String>) {
+        let mut answer = ScreenshotAnswer {
+            ask: ask.ask,
+            path: None,
+            width: 0,
+            height: 0,
+            error: None,
+        };
+        match taken {
+            Ok(png) => {
+                let (width, height) = crate::cdp::shot::png_size(&png).unwrap_or((0, 0));
+                let meta = ImageMeta {
+                    label: "screenshot",
+                    mime: "image/png",
+                    width,
+                    height,
+                };
+                let picture = off_the_worker(true, || self.images.save(&png, &meta));
+                match &picture {
+                    Picture::Saved { path, .. } => {
+                        answer.path = Some(path.clone());
+                        answer.width = width;
+                        answer.height = height;
+                    }
+                    Picture::Refused { why, .. } => answer.error = Some(why.clone()),
+                }
+                self.feed(Input::Images {
+                    job: ask.job,
+                    pictures: vec![picture],
+                });
+            }
+            Err(why) => answer.error = Some(why),
+        }
+        if let Some(link) = &self.link {
+            let _ = link.tx.try_send(HubMsg::Screenshot(answer));
         }
     }
 
@@ -1017,6 +1088,7 @@ mod tests {
             shutdown: CancellationToken::new(),
             sourcemaps: SourceMaps::new(),
             events: tokio::sync::broadcast::channel(1).0,
+            cdp: None,
         };
         let (tx, rx) = mpsc::channel(16);
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();

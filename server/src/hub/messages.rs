@@ -2,7 +2,7 @@
 //! and of the log tasks. A leaf of its own, so that the tasks depend on
 //! these messages and not on each other.
 
-use daebug_protocol::{HubMsg, JobId, RealmImage, RealmKind};
+use daebug_protocol::{HubMsg, JobId, RealmImage, RealmKind, ScreenshotAsk};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -132,6 +132,13 @@ pub enum LogMsg {
     /// What the browser bridge heard about this log's realm; written
     /// unless the adapter reported it too (`browser_seen.rs`).
     Browser(BrowserLine),
+    /// The realm asks for a screenshot (`daebug.screenshot()`).
+    Screenshot(ScreenshotAsk),
+    /// The browser bridge took it (the PNG), or why not.
+    Shot {
+        ask: ScreenshotAsk,
+        taken: Result<Vec<u8>, String>,
+    },
 }
 
 /// How many messages of its realm a log task holds unread. A realm that

@@ -267,6 +267,13 @@ impl Hub {
         let shutdown = self.wiring.shutdown.clone();
         let doors = self.wiring.doors.clone();
         let tracker = TaskTracker::new();
+        let cdp = self.config.cdp.clone().map(|endpoint| {
+            let to = dir_tx.clone();
+            let report: crate::cdp::Report = Box::new(move |stem, line| {
+                let _ = to.send(messages::DirMsg::Browser { stem, line });
+            });
+            crate::cdp::spawn(endpoint, report, shutdown.clone(), &tracker)
+        });
         let settings = LogSettings {
             dir: debug.clone(),
             default_timeout: self.config.default_timeout,
@@ -275,6 +282,7 @@ impl Hub {
             shutdown: shutdown.clone(),
             sourcemaps: self.sourcemaps(),
             events,
+            cdp,
         };
         let watch =
             watcher::watch(&self.root, dir_tx.clone()).map_err(|source| HubError::Watch {
@@ -290,13 +298,6 @@ impl Hub {
             Some(watch),
         );
         let directory = tokio::spawn(directory.run(dir_rx));
-        if let Some(endpoint) = self.config.cdp.clone() {
-            let to = dir_tx.clone();
-            let report: crate::cdp::Report = Box::new(move |stem, line| {
-                let _ = to.send(messages::DirMsg::Browser { stem, line });
-            });
-            tracker.spawn(crate::cdp::run(endpoint, report, shutdown.clone()));
-        }
 
         let guard = Arc::new(Guard::new(self.addr, &self.config.allow_origins));
         let realms = realm::router(realm::SocketState {

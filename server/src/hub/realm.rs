@@ -216,6 +216,9 @@ where
                         Ok(RealmMsg::Image(image)) => {
                             log.image(image).await;
                         }
+                        Ok(RealmMsg::Screenshot(ask)) => {
+                            let _ = log.tx.send(LogMsg::Screenshot(ask));
+                        }
                         Ok(msg) => match input_of(msg) {
                             Some(input) => {
                                 // Waits while the log's inbox is full.
@@ -361,7 +364,8 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
         RealmMsg::Hello { .. }
         | RealmMsg::Pong { .. }
         | RealmMsg::Reloading
-        | RealmMsg::Image(_) => return None,
+        | RealmMsg::Image(_)
+        | RealmMsg::Screenshot(_) => return None,
     })
 }
 
