@@ -12,7 +12,7 @@ mod support;
 
 use std::path::Path;
 
-use support::pixels::{decode, Pixels};
+use support::pixels::decode;
 use support::{Log, World, Write};
 
 const PAGE: &str = "<!doctype html><html><head><title>Paint</title></head><body>\
