@@ -70,8 +70,14 @@ async function refreshRealms() {
     setHubStatus("down", await refusal(res));
     return;
   }
+  const before = view.realms;
   view.realms = await res.json();
-  if (!view.selected || !view.realms.some((r) => r.stem === view.selected)) {
+  // Pick a realm when none is, or when the one shown left the list; a
+  // stem asked for by the address stays (its log answers why not).
+  const left =
+    before.some((r) => r.stem === view.selected) &&
+    !view.realms.some((r) => r.stem === view.selected);
+  if (!view.selected || left) {
     const fromHash = decodeURIComponent(location.hash.slice(1));
     const pick =
       view.realms.find((r) => r.stem === fromHash) ||

@@ -1,0 +1,262 @@
+//! A thin Chrome DevTools Protocol client: headless Chromium started with
+//! `--remote-debugging-port=0`, one page target driven over its WebSocket
+//! (JSON `{id, method, params}` out, the answer with the same `id` back,
+//! events skipped). Enough to read and drive a page's DOM
+//! (`Runtime.evaluate`) and to take a screenshot (`Page.captureScreenshot`);
+//! written here rather than taken from a CDP crate because these few calls
+//! need none of a crate's generated types or async runtime.
+
+use std::io::{Read, Write as _};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+use tungstenite::{Message, WebSocket};
+
+use super::{TempDir, DEADLINE};
+
+/// How long a page condition is polled for at most.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Headless Chromium on one URL, driven over CDP; killed on drop (its
+/// console shown when the test fails).
+pub struct DevtoolsBrowser {
+    child: Child,
+    profile: TempDir,
+    socket: WebSocket<TcpStream>,
+    next_id: u64,
+}
+
+impl DevtoolsBrowser {
+    /// Opens `url` in a new headless Chromium and attaches to its page.
+    pub fn open(url: &str) -> DevtoolsBrowser {
+        let profile = TempDir::new("cdp");
+        let log = profile.path().join("stderr.log");
+        let child = Command::new("/usr/bin/chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--window-size=1200,800",
+                "--remote-debugging-port=0",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(url)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).map_or(Stdio::null(), Stdio::from))
+            .spawn()
+            .expect("start chromium");
+        // Chromium prints `DevTools listening on ws://127.0.0.1:PORT/…`.
+        let text = daebug_test_files::wait_for_within(&log, "DevTools listening", DEADLINE, |t| {
+            t.lines().any(|l| {
+                l.contains("DevTools listening on ws://") && l.ends_with(char::is_alphanumeric)
+            })
+        });
+        let line = text
+            .lines()
+            .find(|l| l.contains("DevTools listening on ws://"))
+            .expect("the DevTools line");
+        let addr = line
+            .split("ws://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .expect("the DevTools address")
+            .to_owned();
+        let ws_url = page_socket(&addr, url);
+        let stream = TcpStream::connect(&addr).expect("connect to DevTools");
+        stream.set_read_timeout(Some(WAIT)).expect("read timeout");
+        let (socket, _) = tungstenite::client(ws_url.as_str(), stream).expect("DevTools handshake");
+        DevtoolsBrowser {
+            child,
+            profile,
+            socket,
+            next_id: 0,
+        }
+    }
+
+    /// Calls `method` and returns its result (panics on a CDP error).
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let request = json!({"id": id, "method": method, "params": params});
+        self.socket
+            .send(Message::text(request.to_string()))
+            .expect("send to DevTools");
+        loop {
+            let message = self.socket.read().expect("read from DevTools");
+            let Message::Text(text) = message else {
+                continue;
+            };
+            let answer: Value = serde_json::from_str(text.as_str()).expect("CDP JSON");
+            if answer["id"] != id {
+                continue; // an event, or an answer to nobody
+            }
+            if let Some(error) = answer.get("error") {
+                panic!("{method} failed: {error}");
+            }
+            return answer["result"].clone();
+        }
+    }
+
+    /// The value of a JavaScript expression in the page (promises awaited).
+    pub fn eval(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+        );
+        if let Some(details) = result.get("exceptionDetails") {
+            panic!("{expression} threw: {details}");
+        }
+        result["result"]["value"].clone()
+    }
+
+    /// Polls `expression` in the page until it is truthy, within the
+    /// deadline, and returns that value; panics with the page's text
+    /// otherwise. The polling runs in the page (a check every 25 ms), so
+    /// one call waits.
+    pub fn wait_until(&mut self, what: &str, expression: &str) -> Value {
+        let ms = WAIT.as_millis();
+        let poll = format!(
+            "(async () => {{ const end = Date.now() + {ms}; for (;;) {{ \
+               const v = await (async () => ({expression}))(); \
+               if (v) return v; \
+               if (Date.now() > end) return null; \
+               await new Promise((r) => setTimeout(r, 25)); }} }})()"
+        );
+        let started = Instant::now();
+        let value = self.eval(&poll);
+        if value.is_null() || value == false {
+            let page = self.eval("document.body ? document.body.innerText : ''");
+            panic!(
+                "waited {:?} for {what}; the page says:\n{}",
+                started.elapsed(),
+                page.as_str().unwrap_or_default()
+            );
+        }
+        value
+    }
+
+    /// A PNG of the viewport.
+    pub fn screenshot(&mut self) -> Vec<u8> {
+        let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().expect("screenshot data"))
+            .expect("base64 PNG")
+    }
+
+    /// The console messages of the browser's pages so far.
+    pub fn console(&self) -> String {
+        std::fs::read_to_string(self.profile.path().join("stderr.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("CONSOLE"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for DevtoolsBrowser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!(
+                "----- the dashboard browser's console -----\n{}",
+                self.console()
+            );
+        }
+    }
+}
+
+/// The WebSocket URL of the page target showing `url` (polled: the target
+/// is listed once the page starts loading).
+fn page_socket(addr: &str, url: &str) -> String {
+    let end = Instant::now() + DEADLINE;
+    loop {
+        let targets: Value =
+            serde_json::from_str(&http_get(addr, "/json/list")).unwrap_or(Value::Null);
+        let found = targets.as_array().and_then(|list| {
+            list.iter()
+                .find(|t| {
+                    t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.starts_with(url))
+                })
+                .and_then(|t| t["webSocketDebuggerUrl"].as_str().map(str::to_owned))
+        });
+        if let Some(ws) = found {
+            return ws;
+        }
+        assert!(Instant::now() < end, "no page target for {url}: {targets}");
+        // DevTools has no event to block on before a socket is open: the
+        // poll interval of this bounded wait.
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// One plain HTTP GET to DevTools' own server; the body.
+fn http_get(addr: &str, path: &str) -> String {
+    let mut stream = TcpStream::connect(addr).expect("connect to DevTools");
+    stream
+        .set_read_timeout(Some(DEADLINE))
+        .expect("read timeout");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("write");
+    let mut out = String::new();
+    let _ = stream.read_to_string(&mut out);
+    out.split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default()
+}
+
+/// What a screenshot shows, counted: its size, its distinct colours, and
+/// the share of pixels that differ from the most common colour (the
+/// background).
+#[derive(Debug)]
+pub struct PixelCount {
+    pub width: u32,
+    pub height: u32,
+    pub colours: usize,
+    pub foreground: f64,
+}
+
+/// Counts a PNG's pixels (see [`PixelCount`]).
+pub fn count_pixels(png_bytes: &[u8]) -> PixelCount {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("PNG size")];
+    let info = reader.next_frame(&mut buf).expect("PNG frame");
+    let channels = info.color_type.samples();
+    let mut counts = std::collections::HashMap::<&[u8], usize>::new();
+    let pixels = buf[..info.buffer_size()].chunks_exact(channels);
+    let total = pixels.len();
+    for pixel in pixels {
+        *counts.entry(pixel).or_default() += 1;
+    }
+    let background = counts.values().copied().max().unwrap_or(0);
+    PixelCount {
+        width: info.width,
+        height: info.height,
+        colours: counts.len(),
+        foreground: if total == 0 {
+            0.0
+        } else {
+            (total - background) as f64 / total as f64
+        },
+    }
+}
+
+/// Saves `bytes` at `path` (a screenshot, kept with the test's files).
+pub fn save(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes).expect("save the screenshot");
+}
