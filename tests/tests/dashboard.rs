@@ -110,10 +110,15 @@ fn the_dashboard_lists_the_realm_sends_a_block_and_ticks() {
         "document.getElementById('send-status').textContent.includes('failed') \
          && document.querySelector('#log .fence-error')?.textContent.includes('SyntaxError')",
     );
-    assert!(
-        log.text().contains("```ts\nlet x: = 1\n```"),
-        "{}",
-        log.text()
+    // Each block is in the log once, with one reply.
+    let text = log.text();
+    assert!(text.contains("```ts\nlet x: = 1\n```"), "{text}");
+    assert_eq!(text.matches("> **dashboard** to ").count(), 3, "{text}");
+    assert_eq!(
+        text.matches(&format!("> **{stem}** to dashboard at"))
+            .count(),
+        3,
+        "{text}"
     );
 
     // A refusal (here: no such realm) is shown, and the code is kept.
@@ -161,7 +166,11 @@ fn with_a_token_the_dashboard_opened_with_it_works() {
     let _page = Browser::open(&format!("{base}/index.html?token=s3cret"));
     let log = log_in(root.path(), "dash-");
 
-    let mut dash = DevtoolsBrowser::open(&format!("{base}/_daebug/?token=s3cret"));
+    // The URL the hub prints for it carries the token.
+    let line = hub.line_with("in the dashboard: ");
+    let url = line.split("in the dashboard: ").nth(1).unwrap().trim();
+    assert_eq!(url, format!("{base}/_daebug/?token=s3cret"));
+    let mut dash = DevtoolsBrowser::open(url);
     // The list, the log and the events come over fetch and EventSource,
     // which carry the cookie the page's answer set.
     wait_for_realm(&mut dash, &log.stem);

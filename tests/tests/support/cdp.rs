@@ -18,6 +18,11 @@ use tungstenite::{Message, WebSocket};
 
 use super::{TempDir, DEADLINE};
 
+/// `Runtime.evaluate`'s parameters: the value itself, promises awaited.
+fn evaluate(expression: &str) -> Value {
+    json!({"expression": expression, "returnByValue": true, "awaitPromise": true})
+}
+
 /// How long a page condition is polled for at most.
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -85,6 +90,14 @@ impl DevtoolsBrowser {
 
     /// Calls `method` and returns its result (panics on a CDP error).
     pub fn call(&mut self, method: &str, params: Value) -> Value {
+        match self.try_call(method, params) {
+            Ok(result) => result,
+            Err(error) => panic!("{method} failed: {error}"),
+        }
+    }
+
+    /// Calls `method`: its result, or the CDP error.
+    fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let request = json!({"id": id, "method": method, "params": params});
@@ -100,19 +113,16 @@ impl DevtoolsBrowser {
             if answer["id"] != id {
                 continue; // an event, or an answer to nobody
             }
-            if let Some(error) = answer.get("error") {
-                panic!("{method} failed: {error}");
-            }
-            return answer["result"].clone();
+            return match answer.get("error") {
+                Some(error) => Err(error.clone()),
+                None => Ok(answer["result"].clone()),
+            };
         }
     }
 
     /// The value of a JavaScript expression in the page (promises awaited).
     pub fn eval(&mut self, expression: &str) -> Value {
-        let result = self.call(
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
-        );
+        let result = self.call("Runtime.evaluate", evaluate(expression));
         if let Some(details) = result.get("exceptionDetails") {
             panic!("{expression} threw: {details}");
         }
@@ -122,18 +132,33 @@ impl DevtoolsBrowser {
     /// Polls `expression` in the page until it is truthy, within the
     /// deadline, and returns that value; panics with the page's text
     /// otherwise. The polling runs in the page (a check every 25 ms), so
-    /// one call waits.
+    /// one call waits; a page still loading (its context replaced while
+    /// the call waits) is asked again.
     pub fn wait_until(&mut self, what: &str, expression: &str) -> Value {
-        let ms = WAIT.as_millis();
-        let poll = format!(
-            "(async () => {{ const end = Date.now() + {ms}; for (;;) {{ \
-               const v = await (async () => ({expression}))(); \
-               if (v) return v; \
-               if (Date.now() > end) return null; \
-               await new Promise((r) => setTimeout(r, 25)); }} }})()"
-        );
         let started = Instant::now();
-        let value = self.eval(&poll);
+        let end = started + WAIT;
+        let value = loop {
+            let ms = end.saturating_duration_since(Instant::now()).as_millis();
+            let poll = format!(
+                "(async () => {{ const end = Date.now() + {ms}; for (;;) {{ \
+                   const v = await (async () => ({expression}))(); \
+                   if (v) return v; \
+                   if (Date.now() > end) return null; \
+                   await new Promise((r) => setTimeout(r, 25)); }} }})()"
+            );
+            match self.try_call("Runtime.evaluate", evaluate(&poll)) {
+                Ok(result) if result.get("exceptionDetails").is_none() => {
+                    break result["result"]["value"].clone();
+                }
+                // A navigation destroyed the context: ask the new document.
+                Err(error) if Instant::now() < end && error.to_string().contains("context") => {
+                    // The new document has no event to block on from
+                    // here: the poll interval of this bounded wait.
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                other => panic!("waiting for {what}: {other:?}"),
+            }
+        };
         if value.is_null() || value == false {
             let page = self.eval("document.body ? document.body.innerText : ''");
             panic!(
@@ -201,20 +226,36 @@ fn page_socket(addr: &str, url: &str) -> String {
     }
 }
 
-/// One plain HTTP GET to DevTools' own server; the body.
+/// One plain HTTP GET to DevTools' own server; the body. Read up to its
+/// `Content-Length`: that server keeps the connection open whatever the
+/// request says.
 fn http_get(addr: &str, path: &str) -> String {
     let mut stream = TcpStream::connect(addr).expect("connect to DevTools");
     stream
         .set_read_timeout(Some(DEADLINE))
         .expect("read timeout");
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .expect("write");
-    let mut out = String::new();
-    let _ = stream.read_to_string(&mut out);
-    out.split_once("\r\n\r\n")
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").expect("write");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let text = String::from_utf8_lossy(&got);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head.lines().find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse::<usize>().ok())?
+            });
+            if length.is_some_and(|n| body.len() >= n) {
+                return body.to_owned();
+            }
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&got);
+    text.split_once("\r\n\r\n")
         .map(|(_, body)| body.to_owned())
         .unwrap_or_default()
 }
