@@ -11,6 +11,9 @@ const AGENT = "dashboard";
 const LOG_DEBOUNCE_MS = 100;
 // How often a running job's elapsed time is redrawn.
 const TICK_MS = 100;
+// The log's last lines the page shows (the hub cuts where a block starts):
+// a log grows to 4 MiB before its history moves, too much to render live.
+const TAIL_LINES = 3000;
 // Within this many pixels of the bottom, the log follows what is written.
 const STICKY_PX = 40;
 
@@ -162,7 +165,7 @@ async function loadLog() {
   view.logBusy = true;
   try {
     const res = await fetch(
-      `/api/realms/${encodeURIComponent(stem)}/log?format=html`,
+      `/api/realms/${encodeURIComponent(stem)}/log?format=html&tail=${TAIL_LINES}`,
       { cache: "no-store" },
     );
     if (stem !== view.selected) return;

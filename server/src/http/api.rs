@@ -239,13 +239,15 @@ async fn log(
             ))
         }
     };
-    let text = doors.log(&realm, query.tail).await?;
     let (body, content_type) = if html {
+        // Cut where a block starts, not inside a fence (see log_html).
+        let text = doors.log(&realm, None).await?;
         (
-            super::log_html::log_to_html(&text),
+            super::log_html::log_tail_to_html(&text, query.tail),
             "text/html; charset=utf-8",
         )
     } else {
+        let text = doors.log(&realm, query.tail).await?;
         (text, "text/markdown; charset=utf-8")
     };
     let mut res = (StatusCode::OK, body).into_response();
@@ -657,7 +659,8 @@ mod tests {
         .await;
         assert_eq!(
             body_text(res).await,
-            "<p><span class=\"executing\" data-elapsed-ms=\"5000\">executing (5s)</span></p>\n"
+            "<p class=\"earlier\">20 earlier lines are not shown here; the log file has them all.</p>\n\
+             <p><span class=\"executing\" data-elapsed-ms=\"5000\">executing (5s)</span></p>\n"
         );
         for uri in [
             "/api/realms/shop-3f2a/log",

@@ -106,6 +106,38 @@ pub fn log_to_html(markdown: &str) -> String {
     html
 }
 
+/// The HTML of the log's last `lines` lines (all of it with `None`), cut
+/// where a top-level block starts, so a fence is never entered halfway
+/// (its text would turn into prose and the prose after it into code).
+/// When something is left out, a first paragraph (`class="earlier"`)
+/// says so. The dashboard asks for a tail: a log grows to 4 MiB before its
+/// history moves, and a whole one is ~90 ms to render and 8 MB of HTML.
+pub fn log_tail_to_html(text: &str, lines: Option<usize>) -> String {
+    let cut = lines.map_or(0, |n| tail_start(text, n));
+    if cut == 0 {
+        return log_to_html(text);
+    }
+    let hidden = text[..cut].lines().count();
+    let mut html = format!(
+        "<p class=\"earlier\">{hidden} earlier lines are not shown here; the log file has them all.</p>\n"
+    );
+    html.push_str(&log_to_html(&text[cut..]));
+    html
+}
+
+/// Where the last `lines` lines of `text` begin, moved on to the start of
+/// the first top-level block (a line outside fences, or a fence) there.
+pub fn tail_start(text: &str, lines: usize) -> usize {
+    let naive = text.len() - crate::doors::last_lines(text, lines).len();
+    if naive == 0 {
+        return 0;
+    }
+    crate::engine::markdown::blocks(text, 0)
+        .map(|b| b.start())
+        .find(|&start| start >= naive)
+        .unwrap_or(text.len())
+}
+
 /// The opening of a fence: its label (the info string) and the `<pre>`.
 fn fence_start(info: &str) -> String {
     let kind = info
@@ -303,6 +335,37 @@ mod tests {
         ] {
             assert_eq!(executing_ms(not), None, "{not}");
         }
+    }
+
+    #[test]
+    fn a_tail_starts_outside_fences() {
+        let text = "# 👾 s\n\n> **agent** to s at 10:00:00\n```js\n1\n```\n\n> **s** to agent at 10:00:00 (1ms)\n```Text console.log\nline 1\n<b>line 2</b>\n```\n\ndone\n";
+        assert_eq!(tail_start(text, 100), 0);
+        assert_eq!(log_tail_to_html(text, None), log_to_html(text));
+        // The last 4 lines start inside the console fence: the cut moves
+        // past it, to the blank line after it.
+        let cut = tail_start(text, 4);
+        assert_eq!(&text[cut..], "\ndone\n");
+        let html = log_tail_to_html(text, Some(4));
+        assert!(
+            html.starts_with("<p class=\"earlier\">12 earlier lines"),
+            "{html}"
+        );
+        assert!(html.ends_with("<p>done</p>\n"), "{html}");
+        assert!(!html.contains("line 2"), "{html}");
+        // A cut on a fence's opener keeps the fence whole.
+        let cut = tail_start(text, 6);
+        assert!(
+            text[cut..].starts_with("```Text console.log\n"),
+            "{}",
+            &text[cut..]
+        );
+        let html = log_tail_to_html(text, Some(6));
+        assert!(
+            html.contains("<code>line 1\n&lt;b&gt;line 2&lt;/b&gt;\n</code>"),
+            "{html}"
+        );
+        assert_eq!(tail_start(text, 0), text.len());
     }
 
     #[test]
