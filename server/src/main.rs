@@ -246,6 +246,10 @@ async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
         "then open debug.md in {} to find each page's log",
         cli.root.display()
     ));
+    say(format!(
+        "or watch and drive them in the dashboard: {}",
+        hub.dashboard_url()
+    ));
 
     if mcp {
         daebug::doors::mcp::serve_stdio(hub, shutdown).await?;

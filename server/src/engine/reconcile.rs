@@ -44,7 +44,7 @@ impl LogEngine {
                 self.find_history(cur, &s, start);
             }
             let matched = self.ledger.matches(cur, &s, start);
-            let fixes = self.fixes(cur, &s, &matched, now, out);
+            let fixes = self.fixes(cur, &s, &matched, start, now, out);
             if fixes.is_empty() || pass + 1 == PASSES {
                 self.take_places(&s, &matched, start);
                 return fixed;
@@ -60,6 +60,7 @@ impl LogEngine {
         text: &str,
         s: &Survey,
         matched: &[Option<usize>],
+        start: usize,
         now: Now,
         out: &mut Output,
     ) -> Vec<Fix> {
@@ -198,7 +199,7 @@ impl LogEngine {
         }
         if fixes.is_empty() {
             // Once the blocks agree: hub blocks written after them.
-            fixes = self.lost_writes(text, s, matched, eol, out);
+            fixes = self.lost_writes(text, s, matched, start, eol, out);
         }
         fixes.sort_by_key(|(r, _)| r.start);
         // Two fixes never overlap (each covers its own block or line); if
@@ -220,6 +221,7 @@ impl LogEngine {
         text: &str,
         s: &Survey,
         matched: &[Option<usize>],
+        start: usize,
         eol: Eol,
         out: &mut Output,
     ) -> Vec<Fix> {
@@ -246,8 +248,19 @@ impl LogEngine {
             .flatten()
             .map(|&k| self.ledger.get(k).seq)
             .collect();
+        // A survey from the horizon does not see the blocks above it, and
+        // the text there is what the engine saw: a door's chunk whose block
+        // was placed above `start` is there (else each chunk that went
+        // above the horizon would be put back again on every input).
+        let above_window = |seq: u64| {
+            self.ledger
+                .iter()
+                .find(|t| t.seq == seq)
+                .and_then(|t| t.hint)
+                .is_some_and(|h| h < start)
+        };
         let lost_write = |w: &&HubWrite| match w.block {
-            Some(seq) => !seqs.contains(&seq),
+            Some(seq) => !seqs.contains(&seq) && !above_window(seq),
             None => !present.iter().any(|p| *p == w.text),
         };
         let mut fixes = Vec::new();

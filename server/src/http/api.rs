@@ -211,6 +211,9 @@ pub fn parse_eval(body: &[u8]) -> Result<EvalRequest, ApiError> {
 #[derive(Debug, Deserialize)]
 struct LogQuery {
     tail: Option<usize>,
+    /// `markdown` (the default: the file's text) or `html` (as the
+    /// dashboard shows it, [`super::log_html`]).
+    format: Option<String>,
 }
 
 async fn log(
@@ -225,13 +228,39 @@ async fn log(
             "`tail` is a number of lines",
         )
     })?;
-    let text = doors.log(&realm, query.tail).await?;
-    let mut res = (StatusCode::OK, text).into_response();
+    let html = match query.format.as_deref() {
+        None | Some("markdown") => false,
+        Some("html") => true,
+        Some(other) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                format!("unknown format {other:?}; ask for `markdown` (the default) or `html`"),
+            ))
+        }
+    };
+    let (body, content_type) = if html {
+        // Cut where a block starts, not inside a fence (see log_html).
+        let text = doors.log(&realm, None).await?;
+        (
+            super::log_html::log_tail_to_html(&text, query.tail),
+            "text/html; charset=utf-8",
+        )
+    } else {
+        let text = doors.log(&realm, query.tail).await?;
+        (text, "text/markdown; charset=utf-8")
+    };
+    let mut res = (StatusCode::OK, body).into_response();
     let headers = res.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/markdown; charset=utf-8"),
-    );
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    // A fragment opened on its own runs nothing (it holds no script, but
+    // a browser's view of it should not either).
+    if html {
+        headers.insert(
+            axum::http::header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(super::dashboard::FRAGMENT_CSP),
+        );
+    }
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(res)
@@ -271,7 +300,8 @@ async fn unknown(req: Request<Body>) -> ApiError {
         "not_found",
         format!(
             "no API route {}; the routes are GET /api/realms, GET /api/realms/{{realm}}, \
-             POST /api/realms/{{realm}}/eval, GET /api/realms/{{realm}}/log?tail=N, GET /api/events",
+             POST /api/realms/{{realm}}/eval, GET /api/realms/{{realm}}/log?tail=N&format=markdown|html, \
+             GET /api/events",
             req.uri().path()
         ),
     )
@@ -295,7 +325,10 @@ mod tests {
     use crate::http::{router, HttpState};
     use crate::hub::messages::DirMsg;
 
-    /// A hub's router whose directory knows no realm (enough for every
+    /// The one realm the test directory resolves.
+    const KNOWN: &str = "shop-3f2a";
+
+    /// A hub's router whose directory knows no realm but [`KNOWN`] (enough for every
     /// refusal; the answers that need a page are tested end to end).
     fn hub(
         root: &Path,
@@ -307,6 +340,11 @@ mod tests {
                 match msg {
                     DirMsg::Realms { reply } => {
                         let _ = reply.send(Vec::new());
+                    }
+                    // One realm with a log on disk, `shop-3f2a`, for the
+                    // routes that only read.
+                    DirMsg::Resolve { realm, reply } if realm == KNOWN => {
+                        let _ = reply.send(Ok((realm, mpsc::unbounded_channel().0)));
                     }
                     DirMsg::Resolve { realm, reply } => {
                         let _ = reply.send(Err(DoorError::NoSuchRealm { realm }));
@@ -563,5 +601,100 @@ mod tests {
         while let Some(chunk) = body.next().await {
             chunk.expect("bytes");
         }
+    }
+
+    #[tokio::test]
+    async fn a_log_as_html_escapes_what_the_page_and_the_agent_wrote() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (app, _, _) = hub(dir.path(), None);
+        std::fs::create_dir_all(dir.path().join("debug")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("debug/shop-3f2a.md"),
+            "# 👾 shop-3f2a\n\n<script>alert('agent')</script>\n\n\
+             > **agent** to shop-3f2a at 10:00:00\n```js\ndocument.title\n```\n\n\
+             > **shop-3f2a** to agent at 10:00:00 (3ms)\n```JSON\n\"<script>alert(1)</script>\"\n```\n\n\
+             > **agent** to shop-3f2a at 10:00:01\n```js\nawait daebug.sleep(9000)\n```\n\n\
+             > **shop-3f2a** to agent at 10:00:01\nexecuting (5s)\n",
+        )
+        .expect("write");
+        let own = format!("http://{HOST}");
+        let res = request(
+            &app,
+            Method::GET,
+            "/api/realms/shop-3f2a/log?format=html",
+            &[("origin", &own)],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(header(&res, "content-type"), "text/html; charset=utf-8");
+        assert_eq!(header(&res, "access-control-allow-origin"), "");
+        assert!(
+            header(&res, "content-security-policy").contains("sandbox"),
+            "a fragment opened on its own runs nothing"
+        );
+        let html = body_text(res).await;
+        assert!(!html.contains("<script"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;alert('agent')&lt;/script&gt;"),
+            "{html}"
+        );
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        assert!(html.contains("<strong>shop-3f2a</strong>"), "{html}");
+        assert!(
+            html.contains(
+                "<span class=\"executing\" data-elapsed-ms=\"5000\">executing (5s)</span>"
+            ),
+            "{html}"
+        );
+        // The tail of it, and the Markdown as before.
+        let res = request(
+            &app,
+            Method::GET,
+            "/api/realms/shop-3f2a/log?format=html&tail=1",
+            &[],
+        )
+        .await;
+        assert_eq!(
+            body_text(res).await,
+            "<p class=\"earlier\">20 earlier lines are not shown here; the log file has them all.</p>\n\
+             <p><span class=\"executing\" data-elapsed-ms=\"5000\">executing (5s)</span></p>\n"
+        );
+        for uri in [
+            "/api/realms/shop-3f2a/log",
+            "/api/realms/shop-3f2a/log?format=markdown",
+        ] {
+            let res = request(&app, Method::GET, uri, &[]).await;
+            assert_eq!(header(&res, "content-type"), "text/markdown; charset=utf-8");
+            assert!(body_text(res).await.contains("<script>alert('agent')"));
+        }
+        // An unknown format, an unknown realm, a foreign page.
+        let res = request(
+            &app,
+            Method::GET,
+            "/api/realms/shop-3f2a/log?format=pdf",
+            &[],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+        let e = error_of(res).await;
+        assert!(
+            e["message"].as_str().is_some_and(|m| m.contains("html")),
+            "{e}"
+        );
+        let res = request(&app, Method::GET, "/api/realms/nope/log?format=html", &[]).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
+        assert_eq!(error_of(res).await["error"], "no_such_realm");
+        let res = request(
+            &app,
+            Method::GET,
+            "/api/realms/shop-3f2a/log?format=html",
+            &[("origin", "http://127.0.0.1:5173")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        assert_eq!(error_of(res).await["error"], "forbidden_origin");
     }
 }

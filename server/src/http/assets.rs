@@ -1,5 +1,6 @@
-//! The files embedded in the binary: the adapter (`/daebug.js`, its
-//! wasm-bindgen glue and `.wasm`) and the hub's welcome page.
+//! The adapter files embedded in the binary: `/daebug.js`, its
+//! wasm-bindgen glue and `.wasm` (the dashboard's are in
+//! [`super::dashboard`]).
 //!
 //! They are compiled in so that a fresh `cargo run` serves a working hub
 //! with no other build step and no files next to the binary. The adapter
@@ -65,10 +66,6 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
     },
 ];
 
-/// The welcome page template; `{{script_url}}` is filled in at serve time.
-const WELCOME_TEMPLATE: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../www/index.html"));
-
 /// Chrome's Private Network Access preflight header, and its answer: a page
 /// the user admitted with `--allow-origin` may live on a public address.
 const REQUEST_PRIVATE_NETWORK: HeaderName =
@@ -99,11 +96,6 @@ pub fn routes() -> Router<HttpState> {
                 ),
             )
         })
-}
-
-/// The hub's welcome page, telling the user the tag to add.
-pub fn welcome_page(script_url: &str) -> String {
-    WELCOME_TEMPLATE.replace("{{script_url}}", &escape_html(script_url))
 }
 
 /// Where the hub writes the loader's own URL into it (see [`loader`]).
@@ -246,7 +238,7 @@ pub(crate) fn escape_html(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::test_util::{body_text, header, request, router_at, router_for};
+    use crate::http::test_util::{body_text, header, request, router_for};
     use axum::http::Method;
 
     #[test]
@@ -446,29 +438,6 @@ mod tests {
         let (_dir, app) = router_for(&[]);
         let res = request(&app, Method::POST, "/daebug.js", &[]).await;
         assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
-    }
-
-    #[tokio::test]
-    async fn welcome_page_when_root_has_no_index() {
-        let (_dir, app) = router_for(&[]);
-        let res = request(&app, Method::GET, "/", &[]).await;
-        assert_eq!(res.status(), StatusCode::OK);
-        assert_eq!(header(&res, "content-type"), "text/html; charset=utf-8");
-        let body = body_text(res).await;
-        assert!(body.contains("👾 daebug"), "{body}");
-        assert!(
-            body.contains(r#"src="http://127.0.0.1:8302/daebug.js""#),
-            "{body}"
-        );
-        assert!(!body.contains("{{"), "template filled: {body}");
-    }
-
-    #[tokio::test]
-    async fn welcome_page_uses_the_real_script_url() {
-        let (dir, _) = router_for(&[]);
-        let app = router_at(dir.path(), &[], "http://127.0.0.1:40123/daebug.js");
-        let body = body_text(request(&app, Method::GET, "/", &[]).await).await;
-        assert!(body.contains("http://127.0.0.1:40123/daebug.js"), "{body}");
     }
 
     #[test]

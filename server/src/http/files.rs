@@ -14,7 +14,7 @@ use axum::http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOC
 use axum::http::{HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
-use super::assets::{escape_html, welcome_page};
+use super::assets::escape_html;
 use super::guard::plain_text;
 use super::{token, HttpState};
 
@@ -61,8 +61,8 @@ pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> 
     }
 }
 
-/// Serve a checked path: a file, a directory's `index.html`, the welcome
-/// page at an index-less root, or a redirect that adds a directory's `/`.
+/// Serve a checked path: a file, a directory's `index.html`, the
+/// dashboard at an index-less root, or a redirect that adds a directory's `/`.
 async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) -> Response {
     let joined = path
         .segments
@@ -80,9 +80,9 @@ async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) 
         }
         return match resolve(&state.root, &found.join("index.html")).await {
             Some(index) => serve_file(state, &index, "index.html").await,
-            None if path.segments.is_empty() => {
-                html_response(welcome_page(&state.script_url).into_bytes())
-            }
+            // A fresh user lands here: the dashboard tells them how to
+            // connect a page (never injected: it is the hub's, not a realm).
+            None if path.segments.is_empty() => super::dashboard::page_response(&state.script_url),
             None => not_found(),
         };
     }

@@ -2,8 +2,10 @@
 //!
 //! - [`guard`]: the Host check on every request (DNS rebinding) and the
 //!   Origin rules for CORS and the WebSocket upgrade.
-//! - [`assets`]: the adapter (`/daebug.js`, glue, `.wasm`) and the welcome
-//!   page, embedded in the binary.
+//! - [`assets`]: the adapter (`/daebug.js`, glue, `.wasm`), embedded in
+//!   the binary.
+//! - [`dashboard`]: the dashboard at `/_daebug/` (and at `/` when the root
+//!   has no `index.html`), embedded too; [`log_html`] renders a log for it.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
 //! - [`api`]: the HTTP API under `/api` (docs/doors.md), when the hub has
@@ -26,8 +28,10 @@ use axum::Router;
 
 pub mod api;
 pub mod assets;
+pub mod dashboard;
 pub mod files;
 pub mod guard;
+pub mod log_html;
 pub mod percent;
 pub mod token;
 
@@ -41,7 +45,7 @@ pub struct HttpState {
     pub guard: Arc<guard::Guard>,
     /// The adapter's absolute URL, e.g. `http://127.0.0.1:8302/daebug.js`
     /// (with `?token=…` when there is a token), for pages served by other
-    /// dev servers. Only the welcome page shows it: HTML the hub serves
+    /// dev servers. Only the dashboard shows it: HTML the hub serves
     /// itself gets a relative tag instead (see [`files::injected_tag`]), so
     /// it loads the adapter from whatever address it was served from.
     pub script_url: String,
@@ -68,7 +72,10 @@ pub fn router(state: HttpState, ws: Router) -> Router {
         .clone()
         .map(|doors| crate::doors::mcp::router(doors, Arc::clone(&guard)));
     let api = state.doors.clone().map(api::routes);
-    let own = assets::routes().fallback(files::serve).with_state(state);
+    let own = assets::routes()
+        .merge(dashboard::routes())
+        .fallback(files::serve)
+        .with_state(state);
     let mut app = ws.merge(own);
     if let Some(mcp) = mcp {
         app = app.merge(mcp);

@@ -220,6 +220,16 @@ impl Hub {
         }
     }
 
+    /// The dashboard's URL (docs/doors.md), carrying the token when
+    /// there is one: opening it sets the cookie its requests carry.
+    pub fn dashboard_url(&self) -> String {
+        let page = format!("{}{}", self.base_url(), crate::http::dashboard::PATH);
+        match &self.config.token {
+            Some(t) => format!("{page}?{}", crate::http::token::query_param(t)),
+            None => page,
+        }
+    }
+
     /// What `debug/.hub` says about this hub.
     pub fn hub_file(&self) -> crate::doors::api::HubFile {
         crate::doors::api::HubFile {

@@ -41,3 +41,36 @@ pub fn decode(bytes: &[u8]) -> Pixels {
         rgba,
     }
 }
+
+/// What a screenshot shows, counted: its size, its distinct colours, and
+/// the share of pixels that differ from the most common colour (the
+/// background).
+#[derive(Debug)]
+pub struct PixelCount {
+    pub width: u32,
+    pub height: u32,
+    pub colours: usize,
+    pub foreground: f64,
+}
+
+/// Counts a PNG's pixels (see [`PixelCount`]).
+pub fn count_pixels(png_bytes: &[u8]) -> PixelCount {
+    let p = decode(png_bytes);
+    let mut counts = std::collections::HashMap::<&[u8], usize>::new();
+    let pixels = p.rgba.chunks_exact(4);
+    let total = pixels.len();
+    for pixel in pixels {
+        *counts.entry(pixel).or_default() += 1;
+    }
+    let background = counts.values().copied().max().unwrap_or(0);
+    PixelCount {
+        width: p.width,
+        height: p.height,
+        colours: counts.len(),
+        foreground: if total == 0 {
+            0.0
+        } else {
+            (total - background) as f64 / total as f64
+        },
+    }
+}
