@@ -5,7 +5,7 @@
 //! process only relays.
 //!
 //! - [`AttachedHub::find`]: the hub the flags name (`--host`, a `--port`
-//!   other than 0), else the one the root's `debug/.hub` names, when it
+//!   other than 0), else the one the root's `debug/.hub` names, whichever
 //!   answers `GET /api/realms`.
 //! - [`door_error`]: a client's error as the door's refusal the
 //!   in-process [`super::Doors`] would have returned.
@@ -38,8 +38,9 @@ pub struct AttachedHub {
 
 impl AttachedHub {
     /// The hub at `host`/`port` when either names one (port 0 names
-    /// none: it asks for a new hub on any free port), else the one
-    /// `root/debug/.hub` names, once it has answered `GET /api/realms`.
+    /// none: it asks for a new hub on any free port) and it answers `GET
+    /// /api/realms`; else the one `root/debug/.hub` names, when it does
+    /// (a second hub on a root already served would write the same logs).
     /// [`ClientError::NoHub`] when none is there to answer; any other
     /// error when something answered, but not as a hub this client may
     /// use (another server on that port, a token it lacks).
@@ -50,6 +51,24 @@ impl AttachedHub {
         token: Option<String>,
     ) -> Result<AttachedHub, ClientError> {
         let port = port.filter(|&p| p != 0);
+        if host.is_none() && port.is_none() {
+            return AttachedHub::answering(root, None, None, token).await;
+        }
+        match AttachedHub::answering(root, host, port, token.clone()).await {
+            Err(ClientError::NoHub(why)) => AttachedHub::answering(root, None, None, token)
+                .await
+                .map_err(|_| ClientError::NoHub(why)),
+            found => found,
+        }
+    }
+
+    /// The hub `HubClient::find` names, once it has answered.
+    async fn answering(
+        root: &Path,
+        host: Option<&str>,
+        port: Option<u16>,
+        token: Option<String>,
+    ) -> Result<AttachedHub, ClientError> {
         let client = HubClient::find(root, host, port, token.clone())?;
         let url = client.url();
         match tokio::time::timeout(PROBE, client.realms()).await {
@@ -186,6 +205,16 @@ mod tests {
             .await
             .expect("the running hub");
         assert!(attached.found_by_hub_file());
+        // A port where nothing listens: the root's hub all the same.
+        let free = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            l.local_addr().expect("addr").port()
+        };
+        let by_file = AttachedHub::find(dir.path(), None, Some(free), None)
+            .await
+            .expect("the root's hub");
+        assert!(by_file.found_by_hub_file());
+        assert_eq!(by_file.url(), attached.url());
         assert_eq!(
             RealmDoor::realms(&attached).await,
             RealmDoor::realms(&doors).await
