@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-use daebug::doors::api::{EvalRequest, RealmInfo, Timeout};
+use daebug::doors::api::{EvalRequest, RealmInfo, Timeout, HUB_FILE};
 use daebug::doors::client::{self, ClientError, HubClient, LogFollower};
 use daebug::hub::names;
 use daebug::{Hub, HubConfig};
@@ -41,9 +41,13 @@ struct Cli {
 enum Command {
     /// Start the hub (the same as `daebug` alone).
     Serve(ServeArgs),
-    /// Start the hub and serve its MCP tools on stdin/stdout (for an
-    /// agent's MCP client config); everything else goes to stderr.
-    Mcp(ServeArgs),
+    /// Serve the hub's MCP tools on stdin/stdout (for an agent's MCP client
+    /// config); everything else goes to stderr.
+    ///
+    /// Attaches to the hub that already runs at `--host`/`--port` when
+    /// given, else at the one `DIR/debug/.hub` names, when it answers;
+    /// otherwise starts a hub in-process with the flags given.
+    Mcp(McpArgs),
     /// List the realms the hub knows: stem, kind, state, last heard, name, URL.
     List {
         #[command(flatten)]
@@ -95,13 +99,14 @@ struct ServeArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     root: PathBuf,
 
-    /// Port to listen on (0 = any free port).
-    #[arg(long, value_name = "N", default_value_t = 8302)]
-    port: u16,
+    /// Port to listen on (default 8302; 0 = any free port).
+    #[arg(long, value_name = "N")]
+    port: Option<u16>,
 
-    /// Address to listen on. Anything but loopback needs a token.
-    #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
-    host: IpAddr,
+    /// Address to listen on (default 127.0.0.1). Anything but loopback
+    /// needs a token.
+    #[arg(long, value_name = "ADDR")]
+    host: Option<IpAddr>,
 
     /// Also admit pages from this origin (e.g. `http://dev.example:3000`);
     /// loopback origins on any port are always admitted. Repeatable.
@@ -124,6 +129,25 @@ struct ServeArgs {
     #[arg(long, value_name = "URL")]
     cdp: Option<String>,
 }
+
+/// `daebug mcp`'s flags: the hub's, and whether to attach or start.
+#[derive(Debug, Clone, Args)]
+struct McpArgs {
+    #[command(flatten)]
+    serve: ServeArgs,
+
+    /// Only attach to a running hub; exit with status 3 when none answers.
+    #[arg(long, conflicts_with = "start")]
+    attach: bool,
+
+    /// Always start a hub in-process, even when one runs already (on the
+    /// same root, give it another --port).
+    #[arg(long)]
+    start: bool,
+}
+
+/// Where the hub listens unless told otherwise.
+const DEFAULT_PORT: u16 = 8302;
 
 /// How a client command finds the hub.
 #[derive(Debug, Clone, Args)]
@@ -183,13 +207,7 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             },
-            Command::Mcp(args) => match serve(args, true).await {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("daebug: {e:#}");
-                    ExitCode::FAILURE
-                }
-            },
+            Command::Mcp(args) => mcp(args).await,
             other => ExitCode::from(run_client(other).await),
         }
     })
@@ -201,18 +219,20 @@ async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
     if !(cli.timeout.is_finite() && cli.timeout > 0.0 && cli.timeout <= 86_400.0) {
         anyhow::bail!("--timeout must be a number of seconds between 0 and 86400");
     }
+    let host = cli.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let port = cli.port.unwrap_or(DEFAULT_PORT);
     let mut token = cli.token.clone();
-    if !cli.host.is_loopback() && token.is_none() {
+    if !host.is_loopback() && token.is_none() {
         token = Some(names::token());
     }
     let config = HubConfig {
-        addr: SocketAddr::new(cli.host, cli.port),
+        addr: SocketAddr::new(host, port),
         allow_origins: cli.allow_origin.clone(),
         default_timeout: Duration::from_secs_f64(cli.timeout),
         token: token.clone(),
         restart_command: restart_command(),
         cdp: cli.cdp.clone(),
-        ..HubConfig::new(cli.root.clone(), cli.port)
+        ..HubConfig::new(cli.root.clone(), port)
     };
 
     let shutdown = shutdown_signal()?;
@@ -258,6 +278,70 @@ async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
     }
     hub.run(shutdown).await?;
     Ok(())
+}
+
+/// `daebug mcp`: attached to the hub that runs where the flags or
+/// `debug/.hub` say, or, when none answers there (or with `--start`), a
+/// hub started in-process. Says on stderr which it chose.
+async fn mcp(args: McpArgs) -> ExitCode {
+    use daebug::doors::attached::AttachedHub;
+    let McpArgs {
+        serve: hub,
+        attach,
+        start,
+    } = args;
+    let found = match start {
+        true => Err(ClientError::NoHub(
+            "--start asks for a hub of its own".into(),
+        )),
+        false => {
+            let host = hub.host.map(|h| h.to_string());
+            AttachedHub::find(&hub.root, host.as_deref(), hub.port, hub.token.clone()).await
+        }
+    };
+    match found {
+        Ok(running) => {
+            let how = match running.found_by_hub_file() {
+                true => format!("named by {}", hub.root.join(HUB_FILE).display()),
+                false => "at the address given".to_string(),
+            };
+            eprintln!(
+                "daebug mcp: attached to the running hub at {} ({how}); MCP on stdin/stdout",
+                running.url()
+            );
+            let signal = match shutdown_signal() {
+                Ok(signal) => signal,
+                Err(e) => {
+                    eprintln!("daebug: cannot listen for signals: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            daebug::doors::mcp::serve_stdio_attached(running, signal).await;
+            // A read of stdin may still be pending on a blocking thread.
+            std::process::exit(0);
+        }
+        Err(e) if attach => {
+            eprintln!("daebug: --attach: {e}");
+            ExitCode::from(e.exit_status())
+        }
+        Err(ClientError::NoHub(why)) => {
+            eprintln!("daebug mcp: starting a hub in-process ({why})");
+            match serve(hub, true).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("daebug: {e:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!(
+                "daebug: something answers there but not as a hub daebug mcp can use: {e}; \
+                 give another --port (or the hub's --token), or --start for a hub of its own"
+            );
+            ExitCode::from(client::EXIT_OTHER)
+        }
+    }
 }
 
 /// Runs a client command; its exit status.
@@ -508,10 +592,28 @@ mod tests {
                 Some(other) => panic!("{other:?}"),
             };
             assert_eq!(serve.root, PathBuf::from("site"));
-            assert_eq!(serve.port, 0);
+            assert_eq!(serve.port, Some(0));
             assert_eq!(serve.timeout, 60.0);
         }
         assert!(parse(&[]).command.is_none());
+        assert_eq!((parse(&[]).serve.port, parse(&[]).serve.host), (None, None));
+    }
+
+    #[test]
+    fn mcp_attaches_or_starts() {
+        let Some(Command::Mcp(args)) = parse(&["mcp", "--root", "r", "--port", "8303"]).command
+        else {
+            panic!("not mcp");
+        };
+        assert_eq!(args.serve.root, PathBuf::from("r"));
+        assert_eq!(args.serve.port, Some(8303));
+        assert!(!args.attach && !args.start);
+        let Some(Command::Mcp(args)) = parse(&["mcp", "--attach"]).command else {
+            panic!("not mcp");
+        };
+        assert!(args.attach && args.serve.port.is_none());
+        let err = Cli::try_parse_from(["daebug", "mcp", "--attach", "--start"]).unwrap_err();
+        assert!(err.use_stderr());
     }
 
     #[test]

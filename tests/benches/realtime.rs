@@ -12,6 +12,9 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+#[path = "realtime/doors.rs"]
+mod doors;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -40,6 +43,14 @@ const NOTES: &str = "\
   A log past 4 MiB has its history moved, byte for byte, to `debug/archive/<stem>-history-<n>.md` on its next write,
   so the 10 MB and 100 MB logs are tail-sized after the first write: *written a job* is what the hub passed to
   `write` calls per job (`wchar` of `/proc/<pid>/io`).
+- The doors' rows send `1+1` to one page through each way in, taking turns on the same log (so each sees the same
+  log sizes). The round trip is from the call to its answer in hand: the reply on disk for the file; the process's exit
+  for `daebug eval`; the JSON answer for the API, on one kept-alive connection (reqwest); the tool's result for MCP (the
+  SDK's client, one session; over stdio to `daebug mcp --attach`, which calls the hub's API for each tool call).
+  *Bytes the hub writes a call* is everything the hub passed to `write` calls from the call's start to the next call's
+  (`wchar`): the log's write (the same reply on every path), the job to the page, and the door's answer.
+  For comparison, chrome-devtools-mcp's `evaluate_script` was measured on this machine at 210 ms by default and
+  4.5 ms in its `--slim` mode (not run by this bench).
 ";
 
 /// A scenario adds its rows to the table.
@@ -58,6 +69,7 @@ fn main() {
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let scenarios: [(&str, Scenario); 10] = [
         ("latency", latency),
+        ("doors", doors::doors),
         ("navigation_mid_job", navigation_mid_job),
         ("large_log", large_log),
         ("flood_into_large_log", flood_into_large_log),

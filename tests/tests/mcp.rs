@@ -191,6 +191,45 @@ fn mcp_over_streamable_http() {
     drop(client);
 }
 
+/// `daebug mcp <args>` as an MCP client's child process: the client, the
+/// first stderr line containing `needle` (stdout is MCP's), and every
+/// stderr line once the process has ended.
+async fn spawn_mcp(
+    args: &[&std::ffi::OsStr],
+    needle: &'static str,
+) -> (Client, String, tokio::task::JoinHandle<Vec<String>>) {
+    let mut cmd = tokio::process::Command::new(daebug_bin());
+    cmd.arg("mcp").args(args);
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn daebug mcp");
+    let mut lines = BufReader::new(stderr.expect("stderr")).lines();
+    let (tx, found) = tokio::sync::oneshot::channel();
+    let kept = tokio::spawn(async move {
+        let mut tx = Some(tx);
+        let mut seen = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains(needle) {
+                if let Some(tx) = tx.take() {
+                    let _ = tx.send(line.clone());
+                }
+            }
+            seen.push(line);
+        }
+        seen
+    });
+    let client: Client = ClientConfig::default()
+        .serve(transport)
+        .await
+        .expect("MCP initialize over stdio");
+    let line = tokio::time::timeout(DEADLINE, found)
+        .await
+        .unwrap_or_else(|_| panic!("a line with {needle:?} within the deadline"))
+        .unwrap_or_else(|_| panic!("a line with {needle:?} before daebug mcp ended"));
+    (client, line, kept)
+}
+
 #[test]
 fn mcp_over_stdio_with_an_in_process_hub() {
     let root = TempDir::new("mcp-stdio");
@@ -198,40 +237,15 @@ fn mcp_over_stdio_with_an_in_process_hub() {
     let rt = runtime();
 
     let (client, base, stderr) = rt.block_on(async {
-        let mut cmd = tokio::process::Command::new(daebug_bin());
-        cmd.arg("mcp")
-            .arg("--root")
-            .arg(root.path())
-            .args(["--port", "0"]);
-        let (transport, stderr) = TokioChildProcess::builder(cmd)
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn daebug mcp");
-        // The hub says where it serves on stderr (stdout is MCP's).
-        let mut lines = BufReader::new(stderr.expect("stderr")).lines();
-        let (tx, serving) = tokio::sync::oneshot::channel();
-        let kept = tokio::spawn(async move {
-            let mut tx = Some(tx);
-            let mut seen = Vec::new();
-            while let Ok(Some(line)) = lines.next_line().await {
-                if line.contains("serving") {
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(line.clone());
-                    }
-                }
-                seen.push(line);
-            }
-            seen
-        });
-        let client: Client = ClientConfig::default()
-            .serve(transport)
-            .await
-            .expect("MCP initialize over stdio");
-        let line = tokio::time::timeout(DEADLINE, serving)
-            .await
-            .expect("the serving line within the deadline")
-            .expect("the serving line");
-        (client, base_of(&line), kept)
+        let args = [
+            "--root".as_ref(),
+            root.path().as_os_str(),
+            "--port".as_ref(),
+            "0".as_ref(),
+        ];
+        // The hub says where it serves on stderr.
+        let (client, line, stderr) = spawn_mcp(&args, "serving").await;
+        (client, base_of(&line), stderr)
     });
 
     let _browser = Browser::open(&format!("{base}/index.html"));
@@ -265,9 +279,146 @@ fn mcp_over_stdio_with_an_in_process_hub() {
             .expect("daebug mcp exits once stdin closes")
             .expect("stderr reader");
         assert!(
+            seen.iter().any(|l| l.contains("starting a hub in-process")),
+            "{}",
+            seen.join("\n")
+        );
+        assert!(
             seen.iter().any(|l| l.contains("hub stopped")),
             "{}",
             seen.join("\n")
         );
     });
+}
+
+/// `daebug mcp --root <a running hub's root>` attaches to that hub
+/// (through its `debug/.hub`) instead of starting a second one: the tools
+/// reach the page, the eval is in the page's log under an `mcp` header,
+/// refusals read as in-process ones, and the hub outlives the session.
+#[test]
+fn mcp_over_stdio_attached_to_a_running_hub() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("realm-");
+    let stem = log.stem.clone();
+    let hub_file = world.root.path().join("debug/.hub");
+    let pid_of_hub = || -> u64 {
+        let text = std::fs::read_to_string(&hub_file).expect("debug/.hub");
+        let hub: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        hub["pid"].as_u64().expect("pid")
+    };
+    assert_eq!(pid_of_hub(), u64::from(world.hub.pid()));
+    let rt = runtime();
+
+    let (client, attached, stderr) = rt.block_on(async {
+        let args = ["--root".as_ref(), world.root.path().as_os_str()];
+        spawn_mcp(&args, "attached").await
+    });
+    assert!(attached.contains(&world.base), "{attached}");
+
+    let answer = rt.block_on(async {
+        let realms = call(&client, "list_realms", serde_json::json!({})).await;
+        assert!(!is_error(&realms));
+        assert!(
+            text_of(&realms).contains(&format!("{stem}  page  ")),
+            "{}",
+            text_of(&realms)
+        );
+
+        let answer = call(
+            &client,
+            "eval",
+            serde_json::json!({"realm": "realm", "code": "40 + 2", "timeout": "5s"}),
+        )
+        .await;
+        assert!(!is_error(&answer), "{}", text_of(&answer));
+        assert!(
+            text_of(&answer).contains("```JSON\n42\n```"),
+            "{}",
+            text_of(&answer)
+        );
+
+        let thrown = call(
+            &client,
+            "eval",
+            serde_json::json!({"realm": stem, "code": "throw new Error('far-boom')"}),
+        )
+        .await;
+        assert!(is_error(&thrown), "{}", text_of(&thrown));
+        assert!(
+            text_of(&thrown).contains("far-boom"),
+            "{}",
+            text_of(&thrown)
+        );
+
+        // The same words as the in-process door's.
+        let missing = call(
+            &client,
+            "eval",
+            serde_json::json!({"realm": "nothing-here", "code": "1"}),
+        )
+        .await;
+        assert!(is_error(&missing));
+        assert_eq!(
+            text_of(&missing),
+            "no realm is named or starts with `nothing-here`; call list_realms to see the realms"
+        );
+        let bad = call(
+            &client,
+            "eval",
+            serde_json::json!({"realm": stem, "code": "1", "lang": "py"}),
+        )
+        .await;
+        assert!(is_error(&bad));
+        assert_eq!(text_of(&bad), "unknown lang `py`: use js or ts");
+
+        let tail = call(
+            &client,
+            "read_log",
+            serde_json::json!({"realm": stem, "tail": 3}),
+        )
+        .await;
+        assert!(!is_error(&tail), "{}", text_of(&tail));
+        assert_eq!(text_of(&tail).lines().count(), 3, "{}", text_of(&tail));
+        text_of(&answer)
+    });
+
+    let text = wait_for(&log.path, "the mcp block and its reply", |t| {
+        t.contains(&format!("> **mcp** to {stem}")) && t.contains("40 + 2")
+    });
+    assert!(text.contains(answer.trim()), "{text}\n---\n{answer}");
+    // No second hub: the first one still holds the root, alone.
+    assert_eq!(pid_of_hub(), u64::from(world.hub.pid()));
+
+    // The session ends with stdin; the hub runs on.
+    rt.block_on(async {
+        client.cancel().await.expect("close stdio");
+        let seen = tokio::time::timeout(DEADLINE, stderr)
+            .await
+            .expect("daebug mcp exits once stdin closes")
+            .expect("stderr reader");
+        assert!(
+            !seen.iter().any(|l| l.contains("serving")),
+            "{}",
+            seen.join("\n")
+        );
+    });
+    let after = log.exchange(support::Write::Append, "\n```js\n'still here'\n```\n", 1);
+    assert!(after.contains("still here"), "{after}");
+    assert_eq!(pid_of_hub(), u64::from(world.hub.pid()));
+}
+
+/// `daebug mcp --attach` with no hub: exit status 3, saying where it looked.
+#[test]
+fn mcp_attach_without_a_hub() {
+    let root = TempDir::new("mcp-attach");
+    let out = std::process::Command::new(daebug_bin())
+        .args(["mcp", "--attach", "--root"])
+        .arg(root.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run daebug mcp");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("debug/.hub"), "{stderr}");
 }

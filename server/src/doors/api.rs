@@ -131,6 +131,12 @@ pub enum DoorError {
     BadRequest { message: String },
     #[error("the hub is stopping")]
     Stopping,
+    /// Only through a hub reached over its HTTP API (`daebug mcp`
+    /// attached): it gave no answer a door could use (nothing listens, it
+    /// refused the call for a reason of its own such as its token, or its
+    /// answer was not the API's). In-process doors never return it.
+    #[error("{message}")]
+    Unanswered { message: String },
 }
 
 /// `debug/.hub`: where a running hub is, for its clients (the CLI, the

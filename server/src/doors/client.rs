@@ -21,7 +21,7 @@ use futures_util::{Stream, StreamExt};
 use hyper_util::rt::TokioIo;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
-use super::api::{EvalReply, EvalRequest, HubEvent, HubFile, RealmInfo, HUB_FILE};
+use super::api::{DoorError, EvalReply, EvalRequest, HubEvent, HubFile, RealmInfo, HUB_FILE};
 
 /// Exit status: the block ran to a value (or the command did its work).
 pub const EXIT_OK: u8 = 0;
@@ -50,6 +50,10 @@ pub enum ClientError {
         status: u16,
         kind: String,
         message: String,
+        /// The door's refusal as data, when the answer is one (no such
+        /// realm, ambiguous, a bad request, stopping): what an in-process
+        /// door would have returned, for `daebug mcp` attached to a hub.
+        door: Option<DoorError>,
     },
     /// The hub's answer was not what the API says.
     #[error("unexpected answer from the hub: {0}")]
@@ -282,6 +286,9 @@ pub fn api_error(status: StatusCode, body: &[u8]) -> ClientError {
             status: status.as_u16(),
             kind: b.error,
             message: b.message,
+            // The API writes a door's refusal as the error's own JSON
+            // (`{"error":"no_such_realm","realm":…}`), with its message.
+            door: serde_json::from_slice(body).ok(),
         },
         Err(_) => ClientError::Api {
             status: status.as_u16(),
@@ -293,6 +300,7 @@ pub fn api_error(status: StatusCode, body: &[u8]) -> ClientError {
                 "the hub answered {status}: {}",
                 String::from_utf8_lossy(body).trim()
             ),
+            door: None,
         },
     }
 }
@@ -468,6 +476,7 @@ mod tests {
             status,
             kind: "k".into(),
             message: "m".into(),
+            door: None,
         };
         assert_eq!(api(404).exit_status(), 3);
         assert_eq!(api(409).exit_status(), 3);
@@ -533,9 +542,37 @@ mod tests {
             br#"{"error":"no_such_realm","realm":"x","message":"no realm"}"#,
         );
         assert!(
-            matches!(&e, ClientError::Api { status: 404, kind, message } if kind == "no_such_realm" && message == "no realm"),
+            matches!(&e, ClientError::Api { status: 404, kind, message, door: Some(DoorError::NoSuchRealm { realm }) } if kind == "no_such_realm" && message == "no realm" && realm == "x"),
             "{e:?}"
         );
+        let e = api_error(
+            StatusCode::CONFLICT,
+            br#"{"error":"ambiguous","realm":"s","stems":["s-1","s-2"],"message":"m"}"#,
+        );
+        assert!(
+            matches!(&e, ClientError::Api { door: Some(DoorError::Ambiguous { stems, .. }), .. } if stems == &["s-1", "s-2"]),
+            "{e:?}"
+        );
+        let e = api_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            br#"{"error":"stopping","message":"the hub is stopping"}"#,
+        );
+        assert!(
+            matches!(
+                &e,
+                ClientError::Api {
+                    door: Some(DoorError::Stopping),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // Not a door's refusal: an API error of its own.
+        let e = api_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            br#"{"error":"not_json","message":"m"}"#,
+        );
+        assert!(matches!(&e, ClientError::Api { door: None, .. }), "{e:?}");
         let e = api_error(
             StatusCode::UNAUTHORIZED,
             b"daebug: this hub needs its token\n",

@@ -4,13 +4,14 @@
 //! - streamable HTTP at `/mcp` on the hub ([`router`]), behind the hub's
 //!   Host check and token like every route, plus an `Origin` check of its
 //!   own so no page from a foreign origin can call it;
-//! - stdio, for `daebug mcp` ([`serve_stdio`]): a hub started in-process
-//!   whose tools speak on stdin/stdout.
+//! - stdio, for `daebug mcp`: attached to a hub that already runs
+//!   ([`serve_stdio_attached`]), or a hub started in-process
+//!   ([`serve_stdio`]), whose tools speak on stdin/stdout.
 //!
 //! The tools are written over [`RealmDoor`], what the hub answers:
-//! [`Doors`] in-process. A hub reached over its HTTP API (the
-//! `debug/.hub` file names it) is one more implementation of the same
-//! three calls over that API's client; [`McpServer`] needs nothing else.
+//! [`Doors`] in-process, [`super::attached::AttachedHub`] over a running
+//! hub's HTTP API (found by its address or its `debug/.hub`); the same
+//! texts and refusals either way.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -342,19 +343,7 @@ pub async fn serve_stdio(
         }
     };
     let hub = tokio::spawn(hub.run(stop));
-    let tools = McpServer::new(doors.clone());
-    match tools
-        .serve_with_ct(
-            rmcp::transport::stdio_pipes(),
-            doors.shutdown().child_token(),
-        )
-        .await
-    {
-        Ok(running) => {
-            let _ = running.waiting().await;
-        }
-        Err(e) => tracing::warn!("MCP over stdio did not start: {e}"),
-    }
+    tools_over_stdio(doors.clone(), doors.shutdown().child_token()).await;
     tracing::info!("MCP over stdio ended; stopping the hub");
     stdio_done.cancel();
     match hub.await {
@@ -363,6 +352,35 @@ pub async fn serve_stdio(
             tracing::warn!("the hub's task failed: {e}");
             Ok(())
         }
+    }
+}
+
+/// `daebug mcp` attached to a running hub: the MCP tools on stdin/stdout
+/// over that hub's HTTP API, until stdin closes or `signal` resolves. The
+/// hub runs on when this ends.
+pub async fn serve_stdio_attached(
+    hub: super::attached::AttachedHub,
+    signal: impl Future<Output = ()> + Send + 'static,
+) {
+    let stop = CancellationToken::new();
+    tokio::select! {
+        () = tools_over_stdio(hub, stop.clone()) => {}
+        () = signal => stop.cancel(),
+    }
+    tracing::info!("MCP over stdio ended");
+}
+
+/// The tools over `door` on stdin/stdout, until stdin closes or `stop`
+/// is cancelled.
+async fn tools_over_stdio<D: RealmDoor>(door: D, stop: CancellationToken) {
+    match McpServer::new(door)
+        .serve_with_ct(rmcp::transport::stdio_pipes(), stop)
+        .await
+    {
+        Ok(running) => {
+            let _ = running.waiting().await;
+        }
+        Err(e) => tracing::warn!("MCP over stdio did not start: {e}"),
     }
 }
 

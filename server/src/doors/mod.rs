@@ -9,8 +9,11 @@
 //!   realm's log task and waits for the reply, reads logs, and hands out
 //!   the hub's change events.
 //! - [`mcp`]: the MCP tools over [`Doors`], at `/mcp` and over stdio.
+//! - [`attached`]: the same tools' calls over a running hub's HTTP API
+//!   (`daebug mcp` attached to it).
 
 pub mod api;
+pub mod attached;
 pub mod client;
 pub mod mcp;
 

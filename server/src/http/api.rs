@@ -85,6 +85,8 @@ impl From<DoorError> for ApiError {
             DoorError::Ambiguous { .. } => StatusCode::CONFLICT,
             DoorError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             DoorError::Stopping => StatusCode::SERVICE_UNAVAILABLE,
+            // A door relaying another hub: that hub failed it.
+            DoorError::Unanswered { .. } => StatusCode::BAD_GATEWAY,
         };
         let mut body = match serde_json::to_value(&e) {
             Ok(serde_json::Value::Object(map)) => map,

@@ -1,0 +1,256 @@
+//! `daebug mcp` attached to a hub that already runs (docs/doors.md,
+//! "MCP"): the MCP tools' [`RealmDoor`] over that hub's HTTP API
+//! ([`HubClient`]), so the tools answer the same texts and refusals
+//! either way. The running hub writes the blocks into its logs; this
+//! process only relays.
+//!
+//! - [`AttachedHub::find`]: the hub the flags name (`--host`, a `--port`
+//!   other than 0), else the one the root's `debug/.hub` names, whichever
+//!   answers `GET /api/realms`.
+//! - [`door_error`]: a client's error as the door's refusal the
+//!   in-process [`super::Doors`] would have returned.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo};
+use super::client::{ClientError, HubClient};
+use super::mcp::RealmDoor;
+
+/// How long a hub has to answer the first `GET /api/realms` before
+/// `daebug mcp` takes it that none runs there (a live hub on loopback
+/// answers in a millisecond; a stopped one refuses the connection at once).
+const PROBE: Duration = Duration::from_secs(3);
+
+/// A running hub, reached over its HTTP API. The hub is found again for
+/// every call (the flags' address, or `debug/.hub` read anew), so a hub
+/// restarted on the same root, even on another port, is still the one
+/// the tools reach.
+#[derive(Debug, Clone)]
+pub struct AttachedHub {
+    root: PathBuf,
+    host: Option<String>,
+    port: Option<u16>,
+    token: Option<String>,
+    /// Where it was found first, for the line that says so.
+    url: String,
+}
+
+impl AttachedHub {
+    /// The hub at `host`/`port` when either names one (port 0 names
+    /// none: it asks for a new hub on any free port) and it answers `GET
+    /// /api/realms`; else the one `root/debug/.hub` names, when it does
+    /// (a second hub on a root already served would write the same logs).
+    /// [`ClientError::NoHub`] when none is there to answer; any other
+    /// error when something answered, but not as a hub this client may
+    /// use (another server on that port, a token it lacks).
+    pub async fn find(
+        root: &Path,
+        host: Option<&str>,
+        port: Option<u16>,
+        token: Option<String>,
+    ) -> Result<AttachedHub, ClientError> {
+        let port = port.filter(|&p| p != 0);
+        if host.is_none() && port.is_none() {
+            return AttachedHub::answering(root, None, None, token).await;
+        }
+        match AttachedHub::answering(root, host, port, token.clone()).await {
+            Err(ClientError::NoHub(why)) => AttachedHub::answering(root, None, None, token)
+                .await
+                .map_err(|_| ClientError::NoHub(why)),
+            found => found,
+        }
+    }
+
+    /// The hub `HubClient::find` names, once it has answered.
+    async fn answering(
+        root: &Path,
+        host: Option<&str>,
+        port: Option<u16>,
+        token: Option<String>,
+    ) -> Result<AttachedHub, ClientError> {
+        let client = HubClient::find(root, host, port, token.clone())?;
+        let url = client.url();
+        match tokio::time::timeout(PROBE, client.realms()).await {
+            Ok(Ok(_)) => Ok(AttachedHub {
+                root: root.to_path_buf(),
+                host: host.map(str::to_owned),
+                port,
+                token,
+                url,
+            }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(ClientError::NoHub(format!(
+                "{url} did not answer within {}s",
+                PROBE.as_secs()
+            ))),
+        }
+    }
+
+    /// `http://host:port` of the hub as first found.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether it was found through `debug/.hub` (no address given).
+    pub fn found_by_hub_file(&self) -> bool {
+        self.host.is_none() && self.port.is_none()
+    }
+
+    fn client(&self) -> Result<HubClient, DoorError> {
+        HubClient::find(
+            &self.root,
+            self.host.as_deref(),
+            self.port,
+            self.token.clone(),
+        )
+        .map_err(door_error)
+    }
+}
+
+impl RealmDoor for AttachedHub {
+    async fn realms(&self) -> Result<Vec<RealmInfo>, DoorError> {
+        self.client()?.realms().await.map_err(door_error)
+    }
+
+    async fn eval(&self, realm: &str, req: EvalRequest) -> Result<EvalReply, DoorError> {
+        self.client()?.eval(realm, &req).await.map_err(door_error)
+    }
+
+    async fn log(&self, realm: &str, tail: Option<usize>) -> Result<String, DoorError> {
+        self.client()?.log(realm, tail).await.map_err(door_error)
+    }
+}
+
+/// A client's error as a door's refusal: the one the hub's API answered
+/// with (as the in-process door would have returned it), else
+/// [`DoorError::Unanswered`] with what went wrong.
+pub fn door_error(e: ClientError) -> DoorError {
+    match e {
+        ClientError::Api {
+            door: Some(door), ..
+        } => door,
+        other => DoorError::Unanswered {
+            message: other.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_the_doors_own() {
+        let refused = ClientError::Api {
+            status: 404,
+            kind: "no_such_realm".into(),
+            message: "no realm".into(),
+            door: Some(DoorError::NoSuchRealm { realm: "x".into() }),
+        };
+        assert_eq!(
+            door_error(refused),
+            DoorError::NoSuchRealm { realm: "x".into() }
+        );
+        let e = door_error(ClientError::NoHub("cannot reach the hub".into()));
+        assert_eq!(e.to_string(), "no hub: cannot reach the hub");
+        assert!(matches!(e, DoorError::Unanswered { .. }));
+    }
+
+    #[tokio::test]
+    async fn no_hub_file_is_no_hub() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let e = AttachedHub::find(dir.path(), None, Some(0), None)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, ClientError::NoHub(_)), "{e}");
+    }
+
+    #[tokio::test]
+    async fn nothing_listening_is_no_hub() {
+        // A port just freed: nothing listens there.
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            l.local_addr().expect("addr").port()
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let e = AttachedHub::find(dir.path(), None, Some(port), None)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, ClientError::NoHub(_)), "{e}");
+    }
+
+    /// A real hub on loopback, found through its `debug/.hub`: the same
+    /// answers and refusals through its API as from its `Doors`.
+    #[tokio::test]
+    async fn a_running_hub_answers_as_its_doors_do() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let hub = crate::Hub::bind(crate::HubConfig::new(dir.path(), 0))
+            .await
+            .expect("bind");
+        let doors = hub.doors();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(hub.run(async move {
+            let _ = stopped.await;
+        }));
+        let hub_file = dir.path().join(crate::doors::api::HUB_FILE);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !hub_file.exists() {
+            assert!(tokio::time::Instant::now() < deadline, "no debug/.hub");
+            // The file appears once the hub serves: the poll interval.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+
+        let attached = AttachedHub::find(dir.path(), None, None, None)
+            .await
+            .expect("the running hub");
+        assert!(attached.found_by_hub_file());
+        // A port where nothing listens: the root's hub all the same.
+        let free = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            l.local_addr().expect("addr").port()
+        };
+        let by_file = AttachedHub::find(dir.path(), None, Some(free), None)
+            .await
+            .expect("the root's hub");
+        assert!(by_file.found_by_hub_file());
+        assert_eq!(by_file.url(), attached.url());
+        assert_eq!(
+            RealmDoor::realms(&attached).await,
+            RealmDoor::realms(&doors).await
+        );
+        let req = |code: &str, lang: Option<&str>| EvalRequest {
+            code: code.into(),
+            lang: lang.map(str::to_owned),
+            timeout: None,
+            agent: Some("mcp".into()),
+        };
+        for (realm, code, lang) in [
+            ("nothing", "1", None),
+            ("x", " ", None),
+            ("x", "1", Some("py")),
+        ] {
+            let far = RealmDoor::eval(&attached, realm, req(code, lang)).await;
+            let near = RealmDoor::eval(&doors, realm, req(code, lang)).await;
+            assert_eq!(
+                far.unwrap_err(),
+                near.unwrap_err(),
+                "{realm} {code:?} {lang:?}"
+            );
+        }
+        assert_eq!(
+            RealmDoor::log(&attached, "nothing", Some(3))
+                .await
+                .unwrap_err(),
+            RealmDoor::log(&doors, "nothing", Some(3))
+                .await
+                .unwrap_err()
+        );
+
+        let _ = stop.send(());
+        served.await.expect("join").expect("the hub ran");
+        let gone = RealmDoor::realms(&attached).await.unwrap_err();
+        assert!(matches!(gone, DoorError::Unanswered { .. }), "{gone}");
+        assert!(gone.to_string().contains("no hub"), "{gone}");
+    }
+}
