@@ -71,7 +71,53 @@ pub fn routes() -> Router<HttpState> {
             "/_daebug/dashboard.css",
             get(|| async { file(STYLE, "text/css; charset=utf-8") }),
         )
+        .route("/_daebug/files/archive/{name}", get(archive_file))
         .route("/_daebug/{*rest}", any(not_here))
+}
+
+/// A file of `debug/archive/` a log links (a picture, a long reply, a
+/// log's moved history), for the rendered log's images and links
+/// ([`super::log_html::local_url`]). Only that folder, only names a
+/// reply's line could hold; served inert: its own type or plain text,
+/// `nosniff`, and a sandbox policy, so an SVG or a page's text can run
+/// nothing. `debug/` itself stays unserved.
+async fn archive_file(
+    State(state): State<HttpState>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+) -> Response {
+    let missing = || {
+        plain_text(
+            StatusCode::NOT_FOUND,
+            format!("daebug: no such archive file: {name}"),
+        )
+    };
+    let Some(doors) = &state.doors else {
+        return missing();
+    };
+    let path = format!("archive/{name}");
+    let content_type = match crate::engine::picture::mime_of(&path) {
+        "application/octet-stream" if path.ends_with(".txt") || path.ends_with(".md") => {
+            "text/plain; charset=utf-8"
+        }
+        "application/octet-stream" => return missing(),
+        image => image,
+    };
+    let Some(bytes) = doors.picture(&path).await else {
+        return missing();
+    };
+    let mut res = bytes.into_response();
+    let headers = res.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(
+        CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; sandbox"),
+    );
+    headers.insert(
+        axum::http::header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    res
 }
 
 /// The dashboard's HTML, telling a person how to connect a page too.
@@ -252,5 +298,69 @@ mod tests {
         let res = request(&app, Method::GET, "/_daebug?token=T0K", &[]).await;
         assert_eq!(res.status(), StatusCode::PERMANENT_REDIRECT);
         assert_eq!(header(&res, "location"), "/_daebug/?token=T0K");
+    }
+
+    #[tokio::test]
+    async fn archive_files_are_served_inert_and_nothing_else_of_debug() {
+        use std::sync::Arc;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("root");
+        let archive = root.join("debug/archive");
+        std::fs::create_dir_all(&archive).expect("mkdir");
+        std::fs::write(archive.join("shop-3f2a-1.png"), b"\x89PNG...").expect("write");
+        std::fs::write(archive.join("shop-3f2a-2.svg"), "<svg onload=alert(1)/>").expect("write");
+        std::fs::write(archive.join("shop-3f2a-3.txt"), "<b>long</b>").expect("write");
+        std::fs::write(archive.join("shop-3f2a-4.bin"), "x").expect("write");
+        std::fs::write(root.join("debug/shop-3f2a.md"), "the log").expect("write");
+        let doors = crate::doors::Doors::new(
+            tokio::sync::mpsc::unbounded_channel().0,
+            tokio::sync::broadcast::channel(4).0,
+            root.join("debug"),
+            tokio_util::sync::CancellationToken::new(),
+        );
+        let state = HttpState {
+            root: root.clone(),
+            guard: Arc::new(crate::http::guard::Guard::new(
+                "127.0.0.1:8302".parse().expect("address"),
+                &[],
+            )),
+            script_url: "http://127.0.0.1:8302/daebug.js".into(),
+            token: None,
+            doors: Some(doors),
+        };
+        let app = crate::http::router(state, Router::new());
+        for (uri, content_type) in [
+            ("/_daebug/files/archive/shop-3f2a-1.png", "image/png"),
+            ("/_daebug/files/archive/shop-3f2a-2.svg", "image/svg+xml"),
+            (
+                "/_daebug/files/archive/shop-3f2a-3.txt",
+                "text/plain; charset=utf-8",
+            ),
+        ] {
+            let res = request(&app, Method::GET, uri, &[]).await;
+            assert_eq!(res.status(), StatusCode::OK, "{uri}");
+            assert_eq!(header(&res, "content-type"), content_type, "{uri}");
+            assert_eq!(header(&res, "x-content-type-options"), "nosniff");
+            assert!(header(&res, "content-security-policy").contains("sandbox"));
+        }
+        for uri in [
+            "/_daebug/files/archive/shop-3f2a-4.bin",
+            "/_daebug/files/archive/missing.png",
+            "/_daebug/files/archive/..%2Fshop-3f2a.md",
+            "/_daebug/files/shop-3f2a.md",
+            "/_daebug/files/archive/",
+            "/debug/archive/shop-3f2a-1.png",
+        ] {
+            let res = request(&app, Method::GET, uri, &[]).await;
+            assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+        }
+        let res = request(
+            &app,
+            Method::GET,
+            "/_daebug/files/archive/shop-3f2a-1.png",
+            &[("host", "evil.example")],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
     }
 }

@@ -22,8 +22,9 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TextMergeStream
 use super::assets::escape_html;
 
 /// Where a log's relative links and images are sent: the hub never serves
-/// `debug/` itself, so archives (long replies, images) need a route of
-/// their own. This is the seam for it: only [`local_url`] knows the shape.
+/// `debug/` itself, so archives (long replies, images) have a route of
+/// their own (`dashboard.rs`, `archive_file`); only [`local_url`] knows
+/// the shape.
 pub const ARCHIVE_ROUTE: &str = "/_daebug/files/";
 
 /// The log's Markdown rendered as safe HTML (a fragment: no `<html>`).
@@ -236,8 +237,7 @@ fn scheme_of(url: &str) -> Option<&str> {
 
 /// A path relative to the log (`archive/shop-3f2a-1.png`, as the log in
 /// `debug/` links it) as the dashboard's URL for it, under
-/// [`ARCHIVE_ROUTE`]. The route that serves it is not there yet (issue
-/// 16: images next to the log); until it is, such a link answers 404.
+/// [`ARCHIVE_ROUTE`], which serves `debug/archive/` inertly.
 pub fn local_url(relative: &str) -> String {
     let path = relative.trim_start_matches("./");
     format!("{ARCHIVE_ROUTE}{path}")
