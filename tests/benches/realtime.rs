@@ -15,6 +15,9 @@ mod support;
 #[path = "realtime/doors.rs"]
 mod doors;
 
+#[path = "realtime/bridge.rs"]
+mod bridge;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -67,7 +70,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 11] = [
+    let scenarios: [(&str, Scenario); 12] = [
         ("latency", latency),
         ("doors", doors::doors),
         ("navigation_mid_job", navigation_mid_job),
@@ -78,6 +81,7 @@ fn main() {
         ("request_hooks", request_hooks),
         ("first_line", first_line),
         ("pictures", pictures),
+        ("bridge", bridge::bridge),
         ("adapter_size", adapter_size),
     ];
     let mut rows = Vec::new();

@@ -9,89 +9,13 @@
 
 mod support;
 
-use std::io::{Read, Write as _};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-
+use support::cdp::DevtoolsBrowser;
 use support::pixels::decode;
 use support::{base_of, log_in, wait_for, Running, TempDir, World, Write};
 
 const PAGE: &str = "<!doctype html><html><head><title>Bridge</title></head>\
     <body style=\"margin:0\"><div style=\"height:40px\"></div>\
     <div id=box style=\"width:50px;height:30px;margin-left:10px;background:rgb(255,0,0)\"></div></body></html>";
-
-/// Headless Chromium with DevTools on a port of its choosing; killed on
-/// drop.
-struct DevtoolsChromium {
-    child: Child,
-    /// `127.0.0.1:PORT`.
-    addr: String,
-    _profile: TempDir,
-}
-
-impl DevtoolsChromium {
-    fn start() -> DevtoolsChromium {
-        let profile = TempDir::new("bridge-chromium");
-        let log = profile.path().join("stderr.log");
-        let child = Command::new("/usr/bin/chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--remote-debugging-port=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg("about:blank")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).map_or(Stdio::null(), Stdio::from))
-            .spawn()
-            .expect("start chromium");
-        // `DevTools listening on ws://127.0.0.1:PORT/devtools/browser/…`
-        let text = wait_for(&log, "DevTools listening", |t| {
-            t.contains("DevTools listening on ws://") && t.contains("/devtools/browser/")
-        });
-        let addr = text
-            .split("ws://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .expect("the DevTools address")
-            .to_string();
-        DevtoolsChromium {
-            child,
-            addr,
-            _profile: profile,
-        }
-    }
-
-    /// Opens `url` in a new tab (`PUT /json/new?<url>`).
-    fn open(&self, url: &str) {
-        let mut s = TcpStream::connect(&self.addr).expect("DevTools HTTP");
-        write!(
-            s,
-            "PUT /json/new?{url} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.addr
-        )
-        .unwrap();
-        // Its server keeps the connection open: the status line is enough.
-        s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-            .unwrap();
-        let mut status = [0u8; 12];
-        s.read_exact(&mut status).expect("DevTools answered");
-        assert_eq!(&status, b"HTTP/1.1 200", "opening {url}");
-    }
-}
-
-impl Drop for DevtoolsChromium {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// The path of the reply's picture line, relative to `debug/`.
 fn picture(reply: &str) -> String {
@@ -108,13 +32,13 @@ fn picture(reply: &str) -> String {
 
 #[test]
 fn screenshots_and_what_only_the_browser_saw() {
-    let chromium = DevtoolsChromium::start();
+    let mut chromium = DevtoolsBrowser::open("about:blank");
     let root = TempDir::new("bridge");
     std::fs::write(root.path().join("index.html"), PAGE).unwrap();
-    let cdp = format!("http://{}", chromium.addr);
+    let cdp = chromium.devtools_url();
     let mut hub = Running::start(&["--port", "0", "--cdp", &cdp], &root);
     let base = base_of(&hub.line_with("serving"));
-    chromium.open(&format!("{base}/index.html"));
+    chromium.navigate(&format!("{base}/index.html"));
     let log = log_in(root.path(), "bridge-");
     let debug = root.path().join("debug");
 

@@ -33,6 +33,8 @@ pub struct DevtoolsBrowser {
     profile: TempDir,
     socket: WebSocket<TcpStream>,
     next_id: u64,
+    /// DevTools' `127.0.0.1:PORT`.
+    addr: String,
 }
 
 impl DevtoolsBrowser {
@@ -77,6 +79,7 @@ impl DevtoolsBrowser {
             .expect("the DevTools address")
             .to_owned();
         let ws_url = page_socket(&addr, url);
+        let devtools = addr.clone();
         let stream = TcpStream::connect(&addr).expect("connect to DevTools");
         stream.set_read_timeout(Some(WAIT)).expect("read timeout");
         let (socket, _) = tungstenite::client(ws_url.as_str(), stream).expect("DevTools handshake");
@@ -85,7 +88,18 @@ impl DevtoolsBrowser {
             profile,
             socket,
             next_id: 0,
+            addr: devtools,
         }
+    }
+
+    /// Its DevTools endpoint, as `daebug --cdp` takes it.
+    pub fn devtools_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Loads `url` in the page.
+    pub fn navigate(&mut self, url: &str) {
+        self.call("Page.navigate", json!({ "url": url }));
     }
 
     /// Calls `method` and returns its result (panics on a CDP error).
