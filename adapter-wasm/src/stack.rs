@@ -10,9 +10,19 @@ use daebug_protocol::stack::{clean, Frame};
 /// `stack` without the adapter's frames. Lines that are not frames (the
 /// first line `Name: message`) and frames of evaluated code
 /// (`<anonymous>`, even when V8 names the glue that created them) are
-/// kept.
+/// kept. Frames of blocks run from a blob script (WebKit pages) get their
+/// cell's name back.
 pub fn fold(stack: &str) -> String {
-    clean(stack).into_owned()
+    named(&clean(stack))
+}
+
+/// Blob URLs of blocks' scripts → their cells' names (see
+/// `script_cell`; natively there are none).
+fn named(stack: &str) -> String {
+    #[cfg(target_arch = "wasm32")]
+    return crate::script_cell::name_cells(stack);
+    #[cfg(not(target_arch = "wasm32"))]
+    return stack.to_string();
 }
 
 /// The frames of a stack made inside a wrapper of ours (`console.trace`'s),

@@ -163,17 +163,29 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// What follows `@` in a frame: nothing (JavaScriptCore's code without a
-/// source URL), `[native code]`, a wasm function, or a place ending in
-/// `:line:column`.
+/// What follows `@` in a frame, the whole of it: nothing (JavaScriptCore's
+/// code without a source URL), `[native code]`, a wasm function
+/// (`<?>:wasm-function[5]`, `url:wasm-function[5]:0x1a`), or a place
+/// ending in `:line:column`. Anchored at the end, so a string in a value
+/// that merely contains a stack is no frame.
 fn is_location(location: &str) -> bool {
-    if location.is_empty() || location == "[native code]" || location.contains("wasm-function[") {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let wasm_function = |s: &str| {
+        s.rsplit_once("wasm-function[")
+            .and_then(|(_, n)| n.strip_suffix(']'))
+            .is_some_and(digits)
+    };
+    if location.is_empty() || location == "[native code]" || wasm_function(location) {
         return true;
     }
+    if let Some((head, offset)) = location.rsplit_once(":0x") {
+        if offset.bytes().all(|b| b.is_ascii_hexdigit()) && wasm_function(head) {
+            return true;
+        }
+    }
     let mut parts = location.rsplitn(3, ':');
-    let digits =
-        |s: Option<&str>| s.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
-    digits(parts.next()) && digits(parts.next()) && parts.next().is_some_and(|p| !p.is_empty())
+    let line_col = parts.next().is_some_and(digits) && parts.next().is_some_and(digits);
+    line_col && parts.next().is_some_and(|p| !p.is_empty())
 }
 
 /// `stack` without daebug's frames, in any engine's syntax. Lines that
@@ -369,6 +381,8 @@ anonymous@daebug-cell-1795470455738000:12:143
             "  e: Error: nested",
             "\"a@b.c\"",
             "x@y:1",
+            // A string in a value holding a whole stack (WebKit's, escaped).
+            "  \"f@blob:http://h/1:11:37\\n1@<?>:wasm-function[1]\\nreal@http://h/daebug_adapter.js:6:2\",",
         ] {
             assert_eq!(Frame::parse(message), None, "{message}");
         }
