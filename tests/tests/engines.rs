@@ -111,8 +111,16 @@ fn worker(engine: Engine, world: &World) {
     let log = world.log("crunch-");
     let text = log.exchange(
         Write::Append,
-        "\n```js\nconsole.info('in', self.name);\n[1 + 1, typeof WorkerGlobalScope]\n```\n",
+        "\n```js\nconsole.info('in', self.name);\nconsole.trace('here');\n[1 + 1, typeof WorkerGlobalScope]\n```\n",
         1,
+    );
+    let reply = after(&text, "typeof WorkerGlobalScope]\n```");
+    assert_clean(reply, &text);
+    // `console.trace`: the caller's frames, the wrapper's gone.
+    let trace = fenced(reply, "```Text console.trace\nhere\n");
+    assert!(
+        trace.contains(&block_frame(engine, Realm::Worker, 2)),
+        "{text}"
     );
     assert!(text.contains("```JSON\n[2,\"function\"]\n```"), "{text}");
     assert!(
