@@ -74,9 +74,15 @@ fn positions_kept() -> bool {
     if let Some(kept) = POSITIONS_KEPT.get() {
         return kept;
     }
-    let probe = Function::new_no_args("return new Error().stack\n//# sourceURL=daebug-probe");
-    let kept = probe
-        .call0(&JsValue::UNDEFINED)
+    // Through `Reflect`, so a CSP without `unsafe-eval` is an error here,
+    // not an exception thrown through the job.
+    let probe = || -> Result<JsValue, JsValue> {
+        let ctor: Function = Reflect::get(&js_sys::global(), &"Function".into())?.dyn_into()?;
+        let source = JsValue::from_str("return new Error().stack\n//# sourceURL=daebug-probe");
+        let f: Function = Reflect::construct(&ctor, &Array::of1(&source))?.dyn_into()?;
+        f.call0(&JsValue::UNDEFINED)
+    };
+    let kept = probe()
         .ok()
         .and_then(|s| s.as_string())
         .is_some_and(|s| s.contains("daebug-probe"));

@@ -3,16 +3,23 @@
 //! Firefox ESR and WebKitGTK's MiniBrowser under xvfb, and the same
 //! blocks run in each: values, console, an error with a clean stack (in
 //! the engine's own frame syntax), an error inside a value and one given
-//! to `console.error`, a fetch 404, a dialog, a background error.
+//! to `console.error`, a fetch 404, a dialog, a background error; and a
+//! frame whose CSP forbids `eval` answers with an `EvalError`.
 
 mod support;
 
 use support::{Engine, World, Write};
 
 const PAGE: &str = "<!doctype html><html><head><title>Core</title></head><body>\
-<iframe src=frame.html></iframe>\
+<iframe src=frame.html></iframe><iframe src=strict.html></iframe>\
 <script>new Worker('/worker.js', { type: 'module', name: 'crunch' })</script></body></html>";
 const FRAME: &str = "<!doctype html><html><head><title>Inner</title></head><body></body></html>";
+/// A frame whose policy forbids code made from text (and `blob:` scripts):
+/// blocks are answered with the engine's `EvalError`, not left to time
+/// out.
+const STRICT: &str = "<!doctype html><html><head><title>Strict</title>\
+<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'self' 'wasm-unsafe-eval'\">\
+</head><body></body></html>";
 const WORKER: &str = "import '/daebug.js?name=crunch';\n";
 
 #[test]
@@ -36,6 +43,7 @@ fn core(engine: Engine) {
         &[
             ("index.html", PAGE),
             ("frame.html", FRAME),
+            ("strict.html", STRICT),
             ("worker.js", WORKER),
         ],
         "index.html",
@@ -45,6 +53,10 @@ fn core(engine: Engine) {
     let inner = world.log("inner-");
     let text = inner.exchange(Write::Append, "\n```js\n[document.title, 1 + 1]\n```\n", 1);
     assert!(text.contains("```JSON\n[\"Inner\",2]\n```"), "{text}");
+    let strict = world.log("strict-");
+    let text = strict.exchange(Write::Append, "\n```js\n1 + 1\n```\n", 1);
+    assert!(text.contains("(**ERROR** after "), "{text}");
+    assert!(text.contains("```Error\nEvalError"), "{text}");
 }
 
 fn page(engine: Engine, world: &World) {
