@@ -102,9 +102,15 @@ pub async fn compile(code: &str) -> Option<Function> {
     if document.is_undefined() || document.is_null() {
         return None;
     }
+    // The hub names the code `daebug-cell-<job>` on its last line.
     let name = code
         .rsplit_once("//# sourceURL=")
-        .map(|(_, n)| n.trim().to_string())?;
+        .map(|(_, n)| n.trim())
+        .filter(|n| {
+            n.strip_prefix("daebug-cell-")
+                .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        })?
+        .to_string();
     match load(&global, &document, code, &name).await {
         Ok(f) => f,
         Err(_) => {
@@ -125,8 +131,10 @@ async fn load(
 ) -> Result<Option<Function>, JsValue> {
     let key = js_sys::Symbol::for_(CELLS);
     // Two lines before the body, as `AsyncFunction` puts them.
+    // `name` is the hub's `daebug-cell-<digits>`: nothing to escape (and no
+    // `{:?}`, whose escaping would pull Unicode tables into the `.wasm`).
     let text = format!(
-        "(globalThis[Symbol.for({CELLS:?})] ??= new Map()).set({name:?}, async function anonymous(\n) {{\n{code}\n}});\n"
+        "(globalThis[Symbol.for(\"{CELLS}\")] ??= new Map()).set(\"{name}\", async function anonymous(\n) {{\n{code}\n}});\n"
     );
     let blob_ctor: Function = Reflect::get(global, &"Blob".into())?.dyn_into()?;
     let options = Object::new();
