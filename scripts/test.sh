@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The one test command: installs what is missing (Chromium + chromedriver, the
-# wasm32 target, wasm-bindgen-cli 0.2.130), then runs fmt, clippy, the native
-# tests (engine, protocol, hub, adapter's pure parts, end-to-end) and the
-# adapter's in-browser tests in headless Chromium. Idempotent.
+# The one test command: installs what is missing (Chromium + chromedriver,
+# Firefox ESR, WebKitGTK's MiniBrowser + xvfb, the wasm32 target,
+# wasm-bindgen-cli 0.2.130), then runs fmt, clippy, the native tests (engine,
+# protocol, hub, adapter's pure parts, end-to-end, the core of it in all
+# three browsers) and the adapter's in-browser tests in headless Chromium.
+# Idempotent.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,10 +28,27 @@ as_root() {
     fi
 }
 
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-    step "installing chromium and chromium-driver (apt)"
+# The browsers the end-to-end tests open (tests/tests/engines.rs runs the
+# core in all three), each installed only when missing, after one update.
+chromium=()
+[ -x /usr/bin/chromium ] || chromium+=(chromium)
+[ -x /usr/bin/chromedriver ] || chromium+=(chromium-driver)
+others=()
+[ -x /usr/bin/firefox-esr ] || others+=(firefox-esr)
+ls /usr/lib/*/webkit2gtk-4.1/MiniBrowser >/dev/null 2>&1 || others+=(libwebkit2gtk-4.1-0)
+[ -x /usr/bin/xvfb-run ] || others+=(xvfb)
+command -v xauth >/dev/null 2>&1 || others+=(xauth)
+if [ "$(( ${#chromium[@]} + ${#others[@]} ))" -gt 0 ]; then
     as_root apt-get update
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver
+fi
+if [ "${#chromium[@]}" -gt 0 ]; then
+    step "installing ${chromium[*]} (apt)"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${chromium[@]}"
+fi
+if [ "${#others[@]}" -gt 0 ]; then
+    # Headless use needs none of their recommends (fonts, codecs, ...).
+    step "installing ${others[*]} (apt)"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${others[@]}"
 fi
 
 for component in rustfmt clippy; do

@@ -325,7 +325,8 @@ fn thrown(value: &JsValue) -> (String, Option<String>) {
         };
         let name = get("name").unwrap_or_else(|| "Error".into());
         let message = get("message").unwrap_or_default();
-        return (format!("{name}: {message}"), get("stack"));
+        let stack = get("stack").map(|s| crate::stack::fold(&s));
+        return (format!("{name}: {message}"), stack);
     }
     let text = match render(&walk_now(value, ARG_LIMITS)) {
         Rendered::Json(j) => j,
@@ -484,13 +485,7 @@ impl Call {
 /// without the adapter's frames.
 fn caller_stack(error: &JsValue) -> Option<String> {
     let stack = Reflect::get(error, &"stack".into()).ok()?.as_string()?;
-    let frames: Vec<&str> = stack
-        .lines()
-        .filter(|l| l.trim_start().starts_with("at "))
-        .skip(1)
-        .collect();
-    let folded = crate::stack::fold(&frames.join("\n"));
-    (!folded.is_empty()).then_some(folded)
+    crate::stack::caller_frames(&stack)
 }
 
 /// `console.table(data)` as a text table; anything that is not an object

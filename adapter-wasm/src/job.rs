@@ -52,9 +52,14 @@ pub async fn run(code: &str, depth: Option<u32>, full: bool) -> Ran {
 pub async fn run_seen(code: &str, depth: Option<u32>, full: bool, seen: &dyn Fn(&JsValue)) -> Ran {
     let start = now();
     let settled = async {
-        let ctor = async_function()?;
-        let f: Function =
-            Reflect::construct(&ctor, &js_sys::Array::of1(&code.into()))?.dyn_into()?;
+        // WebKit pages: from a blob script, so frames keep positions.
+        let f = match crate::script_cell::compile(code).await {
+            Some(f) => f,
+            None => {
+                let ctor = async_function()?;
+                Reflect::construct(&ctor, &js_sys::Array::of1(&code.into()))?.dyn_into()?
+            }
+        };
         let promise: Promise = f.call0(&JsValue::UNDEFINED)?.dyn_into()?;
         JsFuture::from(promise).await
     }

@@ -39,6 +39,8 @@
 //! - `toolkit` (wasm32 only): the `daebug` object blocks see (`waitFor`,
 //!   `reload`, `module`, `sleep`, `realm`); [`toolkit_text`] its pure
 //!   messages and which loaded URL is a module's.
+//! - [`script_cell`]: blocks run from a `blob:` script where `Function` code
+//!   has no positions (WebKit pages), and their frames named back.
 //! - [`truncate`]: keep the first and last items of a long list.
 //! - [`version`]: the adapter's version, exported to JavaScript.
 
@@ -61,10 +63,14 @@ pub mod inspect;
 #[cfg(target_arch = "wasm32")]
 pub mod job;
 pub mod link;
+#[cfg(target_arch = "wasm32")]
+pub mod made;
 pub mod network;
 #[cfg(target_arch = "wasm32")]
 pub mod pictures;
 pub mod reply;
+#[cfg(target_arch = "wasm32")]
+pub mod script_cell;
 pub mod stack;
 #[cfg(target_arch = "wasm32")]
 pub mod toolkit;

@@ -57,7 +57,7 @@ impl Pictures {
         if let Some(api) = self.api.borrow().as_ref() {
             return Ok(api.clone());
         }
-        let api = Function::new_no_args(SOURCE).call0(&JsValue::UNDEFINED)?;
+        let api = crate::made::function("", SOURCE)?.call0(&JsValue::UNDEFINED)?;
         *self.api.borrow_mut() = Some(api.clone());
         Ok(api)
     }

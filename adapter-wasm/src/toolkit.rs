@@ -375,10 +375,13 @@ async fn module(path: JsValue, buffer: Shared) -> Result<JsValue, JsValue> {
         }
     }
     // `import()` is syntax: a function made once holds it.
-    let import = IMPORT.with(|i| {
-        i.get_or_init(|| Function::new_with_args("u", "return import(u)"))
-            .clone()
-    });
+    let import = match IMPORT.with(|i| i.get().cloned()) {
+        Some(f) => f,
+        None => {
+            let f = crate::made::function("u", "return import(u)")?;
+            IMPORT.with(|i| i.get_or_init(|| f.clone()).clone())
+        }
+    };
     JsFuture::from(Promise::resolve(
         &import.call1(&JsValue::UNDEFINED, &url.into())?,
     ))

@@ -489,9 +489,10 @@ impl Walker {
         // An error's text keeps its own cut, whole strings or not.
         let limit = self.limits.string.min(ERROR_TEXT);
         let message = text(own("message"), limit);
+        // Folded here, before the value's text is laid out around it.
         let stack = get(value, "stack")
             .and_then(|v| cut_string(&v, limit))
-            .map(|(s, _)| s);
+            .map(|(s, _)| crate::stack::fold(&s));
         Node::Error {
             name,
             message,

@@ -563,3 +563,45 @@ fn earlier_cells_are_named_by_when_they_ran() {
     );
     assert_eq!(cells.map_stack(&stack, Some(1)), "    at f (<cell>:2:3)");
 }
+
+/// The same block's stacks as Chromium 156 and Firefox ESR 153 wrote
+/// them (read inside the block, before and after an `await`), mapped to
+/// the block's lines in each engine's own syntax.
+#[test]
+fn stacks_of_each_engine_name_the_cell_in_its_syntax() {
+    let source = "function thrower() { throw new Error(\"boom\"); }\nlet sync; try { thrower(); } catch (e) { sync = e.stack; }\nawait 0;\nlet after; try { thrower(); } catch (e) { after = e.stack; }\n[navigator.userAgent, sync, after]\n";
+    let job = 1795470455738000;
+    let prepared = prepare(source, Lang::Js, JobId(job)).unwrap();
+    let map: &CellMap = &prepared.map;
+    let lookup = |j: u64| (j == job).then(|| (map, "<cell>".to_string()));
+    let cases = [
+        (
+            "Error: boom\n    at thrower (daebug-cell-1795470455738000:11:28)\n    at eval (daebug-cell-1795470455738000:12:143)",
+            "Error: boom\n    at thrower (<cell>:1:28)\n    at <cell>:2:17",
+        ),
+        (
+            "Error: boom\n    at thrower (daebug-cell-1795470455738000:11:28)\n    at eval (daebug-cell-1795470455738000:14:148)",
+            "Error: boom\n    at thrower (<cell>:1:28)\n    at <cell>:4:18",
+        ),
+        (
+            "thrower@daebug-cell-1795470455738000:11:28\nanonymous@daebug-cell-1795470455738000:12:143\n",
+            "thrower@<cell>:1:28\n@<cell>:2:17\n",
+        ),
+        (
+            "thrower@daebug-cell-1795470455738000:11:28\nasync*anonymous@daebug-cell-1795470455738000:14:148\n",
+            "thrower@<cell>:1:28\nasync*@<cell>:4:18\n",
+        ),
+        // Only a frame whose whole name is `anonymous` is the block's.
+        (
+            "my_anonymous@daebug-cell-1795470455738000:11:28",
+            "my_anonymous@<cell>:1:28",
+        ),
+    ];
+    for (stack, want) in cases {
+        assert_eq!(
+            daebug::prepare::cell::map_stack(stack, lookup),
+            want,
+            "{stack}"
+        );
+    }
+}

@@ -8,9 +8,12 @@
 //! - [`job`]: job ids, outcomes, rendered values and thrown errors.
 //! - [`wire`]: the envelopes, [`RealmMsg`] (realm → hub) and [`HubMsg`]
 //!   (hub → realm).
+//! - [`stack`]: the frame syntaxes of stack text (V8's, SpiderMonkey's and
+//!   JavaScriptCore's) and daebug's own frames in them, read alike by both.
 
 pub mod event;
 pub mod job;
+pub mod stack;
 pub mod wire;
 
 pub use event::{BackgroundEvent, EventType, Level};

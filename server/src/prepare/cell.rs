@@ -186,7 +186,10 @@ fn map_line<'m>(line: &str, lookup: &impl Fn(u64) -> Option<(&'m CellMap, String
                 l.saturating_sub(FUNCTION_HEADER_LINES + 1)
             ),
         };
-        // `at eval (daebug-cell-…)` is the block itself: `at <cell>:2:1`.
+        // `at eval (daebug-cell-…)` is the block itself: `at <cell>:2:1`;
+        // so is SpiderMonkey's `anonymous@daebug-cell-…` (the
+        // `AsyncFunction`'s name): `@<cell>:2:1`, as it writes top-level
+        // code.
         let frame_of_block = ["at eval (", "at async eval ("]
             .iter()
             .find(|p| before.ends_with(*p));
@@ -198,7 +201,7 @@ fn map_line<'m>(line: &str, lookup: &impl Fn(u64) -> Option<(&'m CellMap, String
                 rest = tail;
             }
             _ => {
-                out.push_str(before);
+                out.push_str(&block_frame_unnamed(before));
                 out.push_str(&place);
                 rest = after;
             }
@@ -206,6 +209,18 @@ fn map_line<'m>(line: &str, lookup: &impl Fn(u64) -> Option<(&'m CellMap, String
     }
     out.push_str(rest);
     out
+}
+
+/// The text before a cell position with SpiderMonkey's name for the
+/// block's own function dropped: `anonymous@` (or `async*anonymous@`) at
+/// the start of a frame → `@`. Other text is returned as it is.
+fn block_frame_unnamed(before: &str) -> std::borrow::Cow<'_, str> {
+    match before.strip_suffix("anonymous@") {
+        Some(head) if head.is_empty() || head.ends_with(['\n', ' ', '\t', '*']) => {
+            format!("{head}@").into()
+        }
+        _ => before.into(),
+    }
 }
 
 /// `17:5:21…` → (17, 5, 21, bytes read).

@@ -1,7 +1,9 @@
-//! Stack lines as V8 writes them, read and rewritten without IO: the
-//! frames of daebug itself dropped ([`clean`]), the page scripts a stack
-//! names ([`scripts`]), and frames moved to their original source
-//! ([`map_frames`]).
+//! Stack lines as the engines write them (the frame grammar is shared with
+//! the adapter: `daebug_protocol::stack`), read and rewritten without IO:
+//! the frames of daebug itself dropped ([`clean`]), the page scripts a
+//! stack names ([`scripts`]), and frames moved to their original source
+//! ([`map_frames`]), in V8's `at f (url:L:C)` and in SpiderMonkey's and
+//! JavaScriptCore's `f@url:L:C`.
 //!
 //! The frame shapes, as Chromium writes them (seen in `tests/tests/stacks.rs`):
 //!
@@ -18,125 +20,12 @@
 
 use std::borrow::Cow;
 
-/// One frame line, split: `{indent}at {name} ({location})` or
-/// `{indent}at {location}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Frame<'a> {
-    name: Option<&'a str>,
-    /// Where the location starts and ends in the line (bytes).
-    location: (usize, usize),
-    line: &'a str,
-}
+use daebug_protocol::stack::Frame;
 
-impl<'a> Frame<'a> {
-    fn parse(line: &'a str) -> Option<Frame<'a>> {
-        let body_at = line.len() - line.trim_start().len();
-        let body = line[body_at..].strip_prefix("at ")?;
-        let start = line.len() - body.len();
-        let body = body.trim_end();
-        let end = start + body.len();
-        if let Some(inner) = body.strip_suffix(')') {
-            // The `(` that matches the last `)`: eval frames nest them.
-            let mut depth = 0usize;
-            for (i, c) in inner.char_indices().rev() {
-                match c {
-                    ')' => depth += 1,
-                    '(' if depth == 0 => {
-                        let name = inner[..i].trim_end();
-                        if !name.is_empty() {
-                            return Some(Frame {
-                                name: Some(name),
-                                location: (start + i + 1, end - 1),
-                                line,
-                            });
-                        }
-                        break;
-                    }
-                    '(' => depth -= 1,
-                    _ => {}
-                }
-            }
-        }
-        Some(Frame {
-            name: None,
-            location: (start, end),
-            line,
-        })
-    }
-
-    fn location(&self) -> &'a str {
-        &self.line[self.location.0..self.location.1]
-    }
-
-    /// Where the code runs: for an eval frame (`eval at f (…), <anonymous>:3:7`)
-    /// the part after the eval's origin.
-    fn place(&self) -> &'a str {
-        let location = self.location();
-        match location.starts_with("eval at ") {
-            true => location.rsplit(", ").next().unwrap_or(location),
-            false => location,
-        }
-    }
-
-    /// A frame of daebug's own code: its loader, its glue, its wasm, the
-    /// wasm-bindgen wrappers.
-    fn is_daebug(&self) -> bool {
-        let place = self.place();
-        let url = place.split(['?', '#']).next().unwrap_or(place);
-        url.contains("daebug_adapter")
-            || url.ends_with("/daebug.js")
-            || url.contains("/daebug.js:")
-            || self
-                .name
-                .is_some_and(|n| n.contains("__wbg_") || n.contains("__wbindgen"))
-    }
-
-    /// A wasm frame with no module URL (`wasm://wasm/1a2b:wasm-function[5]:0x12`):
-    /// whose it is shows only from its neighbours.
-    fn is_anonymous_wasm(&self) -> bool {
-        self.place().starts_with("wasm://")
-    }
-
-    /// `(url, line, column)` of a frame in an http(s) script.
-    fn script_position(&self) -> Option<(&'a str, u32, u32)> {
-        let place = self.place();
-        if !(place.starts_with("http://") || place.starts_with("https://")) {
-            return None;
-        }
-        let (rest, col) = place.rsplit_once(':')?;
-        let (url, line) = rest.rsplit_once(':')?;
-        Some((url, line.parse().ok()?, col.parse().ok()?))
-    }
-}
-
-/// `stack` without daebug's frames. Lines that are not frames (the
-/// message, a value's text around an error) stay; a `wasm://` frame with
-/// no name of its own goes when it follows one of daebug's.
+/// `stack` without daebug's frames, in any engine's syntax (see
+/// [`daebug_protocol::stack::clean`]).
 pub fn clean(stack: &str) -> Cow<'_, str> {
-    let marked = ["daebug", "__wbg_", "__wbindgen"];
-    if !marked.iter().any(|m| stack.contains(m)) {
-        return Cow::Borrowed(stack);
-    }
-    let mut out = String::with_capacity(stack.len());
-    let mut previous_ours = false;
-    let mut first = true;
-    for line in stack.split('\n') {
-        if let Some(frame) = Frame::parse(line) {
-            let ours = frame.is_daebug() || (previous_ours && frame.is_anonymous_wasm());
-            previous_ours = ours;
-            if ours {
-                continue;
-            }
-        } else {
-            previous_ours = false;
-        }
-        if !first {
-            out.push('\n');
-        }
-        first = false;
-        out.push_str(line);
-    }
-    Cow::Owned(out)
+    daebug_protocol::stack::clean(stack)
 }
 
 /// The http(s) scripts `stack`'s frames run in (daebug's own left out),
@@ -185,7 +74,7 @@ pub fn map_frames<'s, 'm>(
             let (url, l, c) = frame.script_position()?;
             let original = lookup(url, l, c)?;
             let place = frame.place();
-            let place_end = frame.location.1;
+            let place_end = frame.location_range().1;
             let place_start = place_end - place.len();
             Some(format!(
                 "{}{}:{}:{}{}",
@@ -280,6 +169,12 @@ mod tests {
             ]
         );
         assert!(scripts("Error: y\n    at <cell>:1:1").is_empty());
+        // Firefox: code an `eval` made is no script to fetch a map for.
+        let stack = "load@http://127.0.0.1:1/dist/stats.js:11:11
+@http://127.0.0.1:1/app.js line 5 > eval:1:3
+real@http://127.0.0.1:1/daebug_adapter.js:656:20
+@<cell>:1:7";
+        assert_eq!(scripts(stack), ["http://127.0.0.1:1/dist/stats.js"]);
     }
 
     #[test]
@@ -301,6 +196,15 @@ mod tests {
             (
                 "E\n    at async load [as l] (http://h/dist/stats.js:11:11)",
                 "E\n    at async load [as l] (src/stats.ts:22:11)",
+            ),
+            // SpiderMonkey's and JavaScriptCore's syntax.
+            (
+                "load@http://h/dist/stats.js:11:11\n@<cell>:1:7",
+                "load@src/stats.ts:22:11\n@<cell>:1:7",
+            ),
+            (
+                "async*load@http://h/dist/stats.js:11:11",
+                "async*load@src/stats.ts:22:11",
             ),
             // Unknown positions and scripts stay.
             ("E\n    at f (http://h/dist/stats.js:3:1)", "E\n    at f (http://h/dist/stats.js:3:1)"),

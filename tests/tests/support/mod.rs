@@ -188,23 +188,53 @@ pub fn base_of(line: &str) -> String {
 /// Polls are frequent but this long at most.
 const WAIT: Duration = Duration::from_secs(30);
 
-/// Headless Chromium on one URL; killed on drop. Its console messages go to
-/// a file, shown if the test fails.
-pub struct Browser {
-    child: Child,
-    profile: TempDir,
+/// The browser engines the tests open pages in: one seam
+/// ([`Browser::open_in`]), each engine's command line in [`launch`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// Debian's `chromium`, headless (V8).
+    Chromium,
+    /// Debian's `firefox-esr`, headless (SpiderMonkey).
+    Firefox,
+    /// WebKitGTK's `MiniBrowser` (Debian's `libwebkit2gtk-4.1-0`) under
+    /// `xvfb-run` (JavaScriptCore).
+    WebKit,
 }
 
-impl Browser {
-    pub fn open(url: &str) -> Browser {
-        let chromium = Path::new("/usr/bin/chromium");
+impl Engine {
+    /// A label for temp dirs and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Chromium => "chromium",
+            Engine::Firefox => "firefox",
+            Engine::WebKit => "webkit",
+        }
+    }
+}
+
+/// WebKitGTK's MiniBrowser, where Debian puts it for this machine.
+fn minibrowser() -> Option<PathBuf> {
+    ["x86_64-linux-gnu", "aarch64-linux-gnu"]
+        .iter()
+        .map(|arch| PathBuf::from(format!("/usr/lib/{arch}/webkit2gtk-4.1/MiniBrowser")))
+        .find(|p| p.exists())
+}
+
+/// The command that opens `url` in `engine` with a fresh profile in
+/// `profile`, writing page console messages to its output.
+fn launch(engine: Engine, url: &str, profile: &Path) -> Command {
+    let need = |path: &Path, what: &str| {
         assert!(
-            chromium.exists(),
-            "these tests need Debian's chromium (scripts/test.sh installs it)"
+            path.exists(),
+            "these tests need {what} (scripts/test.sh installs it)"
         );
-        let profile = TempDir::new("chromium");
-        let child = Command::new(chromium)
-            .args([
+    };
+    match engine {
+        Engine::Chromium => {
+            let chromium = Path::new("/usr/bin/chromium");
+            need(chromium, "Debian's chromium");
+            let mut cmd = Command::new(chromium);
+            cmd.args([
                 "--headless",
                 "--no-sandbox",
                 "--disable-gpu",
@@ -218,24 +248,108 @@ impl Browser {
             ])
             // Page and worker console messages, on stderr.
             .args(["--enable-logging=stderr", "--v=0"])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg(url)
-            .stdout(Stdio::null())
-            .stderr(
-                std::fs::File::create(profile.path().join("stderr.log"))
-                    .map_or(Stdio::null(), Stdio::from),
-            )
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(url);
+            cmd
+        }
+        Engine::Firefox => {
+            let firefox = Path::new("/usr/bin/firefox-esr");
+            need(firefox, "Debian's firefox-esr");
+            // No first-run pages, no updates; console messages on stdout.
+            let prefs = [
+                ("browser.shell.checkDefaultBrowser", "false"),
+                ("browser.startup.homepage_override.mstone", "\"ignore\""),
+                ("browser.aboutwelcome.enabled", "false"),
+                ("datareporting.policy.dataSubmissionEnabled", "false"),
+                ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
+                ("app.update.disabledForTesting", "true"),
+                ("network.captive-portal-service.enabled", "false"),
+                ("dom.disable_open_during_load", "false"),
+                ("devtools.console.stdout.content", "true"),
+            ];
+            let user_js: String = prefs
+                .iter()
+                .map(|(k, v)| format!("user_pref(\"{k}\", {v});\n"))
+                .collect();
+            std::fs::write(profile.join("user.js"), user_js).expect("write user.js");
+            let mut cmd = Command::new(firefox);
+            cmd.args(["--headless", "--no-remote", "--profile"])
+                .arg(profile)
+                .arg(url);
+            cmd
+        }
+        Engine::WebKit => {
+            let minibrowser = minibrowser();
+            need(
+                minibrowser.as_deref().unwrap_or(Path::new("/MiniBrowser")),
+                "WebKitGTK's MiniBrowser (libwebkit2gtk-4.1-0)",
+            );
+            need(Path::new("/usr/bin/xvfb-run"), "xvfb-run (xvfb)");
+            let mut cmd = Command::new("/usr/bin/xvfb-run");
+            cmd.arg("-a")
+                .arg(minibrowser.unwrap())
+                .args([
+                    "--private",
+                    "--enable-write-console-messages-to-stdout=true",
+                ])
+                .arg(url)
+                // Its caches and data in the profile, not the user's home.
+                .env("XDG_CACHE_HOME", profile.join("cache"))
+                .env("XDG_DATA_HOME", profile.join("data"));
+            cmd
+        }
+    }
+}
+
+/// A headless browser on one URL; killed on drop (its whole process
+/// group: Firefox's content processes, `xvfb-run`'s server and browser).
+/// Its console messages go to a file, shown if the test fails.
+pub struct Browser {
+    child: Child,
+    engine: Engine,
+    profile: TempDir,
+}
+
+impl Browser {
+    /// Headless Chromium on `url`.
+    pub fn open(url: &str) -> Browser {
+        Browser::open_in(Engine::Chromium, url)
+    }
+
+    /// `engine` on `url`, with a fresh profile.
+    pub fn open_in(engine: Engine, url: &str) -> Browser {
+        use std::os::unix::process::CommandExt;
+        let profile = TempDir::new(engine.name());
+        let output = || {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(profile.path().join("output.log"))
+                .map_or(Stdio::null(), Stdio::from)
+        };
+        let child = launch(engine, url, profile.path())
+            .stdout(output())
+            .stderr(output())
+            .process_group(0)
             .spawn()
-            .expect("start chromium");
-        Browser { child, profile }
+            .unwrap_or_else(|e| panic!("start {}: {e}", engine.name()));
+        Browser {
+            child,
+            engine,
+            profile,
+        }
     }
 
     /// The console messages of the browser's pages and workers so far.
     pub fn console(&self) -> String {
-        std::fs::read_to_string(self.profile.path().join("stderr.log"))
+        let marker = match self.engine {
+            Engine::Firefox => "console.",
+            Engine::Chromium | Engine::WebKit => "CONSOLE",
+        };
+        std::fs::read_to_string(self.profile.path().join("output.log"))
             .unwrap_or_default()
             .lines()
-            .filter(|l| l.contains("CONSOLE"))
+            .filter(|l| l.contains(marker))
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -243,10 +357,18 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // The group this browser leads (see `process_group(0)`), by its id.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
         if std::thread::panicking() {
-            eprintln!("----- the browser console -----\n{}", self.console());
+            eprintln!(
+                "----- the browser console ({}) -----\n{}",
+                self.engine.name(),
+                self.console()
+            );
         }
     }
 }
@@ -324,7 +446,7 @@ pub fn stems_in(registry: &str) -> Vec<String> {
 /// The end of a log whose realm is idle.
 pub const FOOTER: &str = "execute against this page.";
 
-/// A hub serving a temp root of pages, and Chromium on one of them. On a
+/// A hub serving a temp root of pages, and a browser on one of them. On a
 /// failing test, both print what they saw (see their `Drop`).
 pub struct World {
     pub root: TempDir,
@@ -334,8 +456,13 @@ pub struct World {
 }
 
 impl World {
-    /// Serves `files` (name, content) and opens `/{open}`.
+    /// Serves `files` (name, content) and opens `/{open}` in Chromium.
     pub fn new(files: &[(&str, &str)], open: &str) -> World {
+        World::new_in(Engine::Chromium, files, open)
+    }
+
+    /// Serves `files` (name, content) and opens `/{open}` in `engine`.
+    pub fn new_in(engine: Engine, files: &[(&str, &str)], open: &str) -> World {
         let root = TempDir::new("world");
         for (name, content) in files {
             let path = root.path().join(name);
@@ -344,7 +471,7 @@ impl World {
         }
         let mut hub = Running::start(&["--port", "0"], &root);
         let base = base_of(&hub.line_with("serving"));
-        let browser = Browser::open(&format!("{base}/{open}"));
+        let browser = Browser::open_in(engine, &format!("{base}/{open}"));
         World {
             root,
             base,
