@@ -9,7 +9,7 @@
 //!   ([`serve_stdio`]), whose tools speak on stdin/stdout.
 //!
 //! The tools are written over [`RealmDoor`], what the hub answers:
-//! [`Doors`] in-process, [`super::attached::AttachedHub`] over a running
+//! [`Doors`] in-process, `AttachedHub` (`attached.rs`) over a running
 //! hub's HTTP API (found by its address or its `debug/.hub`); the same
 //! texts and refusals either way.
 
@@ -356,10 +356,11 @@ pub async fn serve_stdio(
 }
 
 /// `daebug mcp` attached to a running hub: the MCP tools on stdin/stdout
-/// over that hub's HTTP API, until stdin closes or `signal` resolves. The
-/// hub runs on when this ends.
+/// over `hub`, a door to that hub's HTTP API (`AttachedHub`, in
+/// `attached.rs`, which depends on this file and not the reverse), until
+/// stdin closes or `signal` resolves. The hub runs on when this ends.
 pub async fn serve_stdio_attached(
-    hub: super::attached::AttachedHub,
+    hub: impl RealmDoor,
     signal: impl Future<Output = ()> + Send + 'static,
 ) {
     let stop = CancellationToken::new();
