@@ -39,6 +39,9 @@ pub struct BrowserSeen {
     /// Lines that came by then are due: a batch of the adapter's came
     /// [`SETTLE`] after them.
     settled: Option<Instant>,
+    /// Lines not held because [`KEPT`] were waiting: counted, and said
+    /// with the next lines let go.
+    overflow: u32,
 }
 
 impl BrowserSeen {
@@ -47,6 +50,8 @@ impl BrowserSeen {
         self.forget(now);
         if self.held.len() < KEPT {
             self.held.push_back((now, line));
+        } else {
+            self.overflow = self.overflow.saturating_add(1);
         }
     }
 
@@ -71,8 +76,10 @@ impl BrowserSeen {
         self.held.retain(|(_, l)| !reported(l, said));
     }
 
-    /// The lines whose wait is over and that the adapter did not say.
-    pub fn poll(&mut self, now: Instant) -> Vec<BrowserLine> {
+    /// The lines whose wait is over and that the adapter did not say, and
+    /// how many lines were dropped unheld since the last call (a flood
+    /// past [`KEPT`] waiting).
+    pub fn poll(&mut self, now: Instant) -> (Vec<BrowserLine>, u32) {
         self.forget(now);
         let mut out = Vec::new();
         while let Some((at, _)) = self.held.front() {
@@ -80,20 +87,18 @@ impl BrowserSeen {
                 break;
             }
             let (_, line) = self.held.pop_front().expect("front");
-            let again = self
-                .sent
-                .iter()
-                .any(|(t, m)| *m == line.message && *t + SAME_LINE > now);
+            let again = self.sent.iter().any(|(_, m)| *m == line.message);
             if reported(&line, &self.said) || again {
                 continue;
             }
             self.sent.push_back((now, line.message.clone()));
             out.push(line);
         }
-        out
+        (out, std::mem::take(&mut self.overflow))
     }
 
-    /// When [`Self::poll`] has something to let go.
+    /// When [`Self::poll`] has something to let go (a drop is told with
+    /// the lines held when it happened: the holder was full).
     pub fn next_wake(&self) -> Option<Instant> {
         let (at, _) = self.held.front()?;
         Some(match self.settled {
@@ -113,7 +118,7 @@ impl BrowserSeen {
         while self
             .sent
             .front()
-            .is_some_and(|(at, _)| *at + REMEMBER < now)
+            .is_some_and(|(at, _)| *at + SAME_LINE < now)
         {
             self.sent.pop_front();
         }
@@ -161,6 +166,12 @@ mod tests {
         }
     }
 
+    impl BrowserSeen {
+        fn poll_lines(&mut self, now: Instant) -> Vec<BrowserLine> {
+            self.poll(now).0
+        }
+    }
+
     const FAVICON: &str = "network: Failed to load resource: the server responded with a status of 404 (Not Found) (http://h/favicon.ico)";
 
     #[test]
@@ -172,8 +183,10 @@ mod tests {
             t0,
         );
         assert_eq!(seen.next_wake(), Some(t0 + HOLD));
-        assert!(seen.poll(t0 + HOLD - Duration::from_millis(1)).is_empty());
-        let out = seen.poll(t0 + HOLD);
+        assert!(seen
+            .poll_lines(t0 + HOLD - Duration::from_millis(1))
+            .is_empty());
+        let out = seen.poll_lines(t0 + HOLD);
         assert_eq!(out.len(), 1);
         assert_eq!(seen.next_wake(), None);
     }
@@ -206,13 +219,13 @@ mod tests {
             let mut seen = BrowserSeen::default();
             seen.handle_line(line(message, about.clone()), t0);
             seen.handle_adapter(&[event(kind, said)], t0 + Duration::from_secs(3));
-            assert!(seen.poll(t0 + HOLD).is_empty(), "{message}");
+            assert!(seen.poll_lines(t0 + HOLD).is_empty(), "{message}");
             // Said before it.
             let mut seen = BrowserSeen::default();
             seen.handle_adapter(&[event(kind, said)], t0);
             seen.handle_line(line(message, about.clone()), t0 + Duration::from_secs(1));
             assert!(
-                seen.poll(t0 + Duration::from_secs(9)).is_empty(),
+                seen.poll_lines(t0 + Duration::from_secs(9)).is_empty(),
                 "{message}"
             );
             // Said long before: it counts no more.
@@ -220,7 +233,7 @@ mod tests {
             seen.handle_adapter(&[event(kind, said)], t0);
             let later = t0 + REMEMBER + Duration::from_secs(1);
             seen.handle_line(line(message, about), later);
-            assert_eq!(seen.poll(later + HOLD).len(), 1, "{message}");
+            assert_eq!(seen.poll_lines(later + HOLD).len(), 1, "{message}");
         }
     }
 
@@ -237,7 +250,7 @@ mod tests {
         );
         seen.handle_adapter(&[event(EventType::Console, "SyntaxError: bad")], t0);
         seen.handle_adapter(&[event(EventType::Error, "TypeError: other")], t0);
-        assert_eq!(seen.poll(t0 + HOLD).len(), 1);
+        assert_eq!(seen.poll_lines(t0 + HOLD).len(), 1);
     }
 
     #[test]
@@ -246,10 +259,10 @@ mod tests {
         let mut seen = BrowserSeen::default();
         seen.handle_line(line(FAVICON, About::Request("u".into())), t0);
         seen.handle_line(line(FAVICON, About::Request("u".into())), t0);
-        assert_eq!(seen.poll(t0 + HOLD).len(), 1);
+        assert_eq!(seen.poll_lines(t0 + HOLD).len(), 1);
         // Later, the same thing again is news.
         seen.handle_line(line(FAVICON, About::Request("u".into())), t0 + HOLD);
-        assert_eq!(seen.poll(t0 + HOLD * 2).len(), 1);
+        assert_eq!(seen.poll_lines(t0 + HOLD * 2).len(), 1);
     }
 
     #[test]
@@ -264,11 +277,26 @@ mod tests {
         // saw the same thing: no verdict yet.
         seen.handle_adapter(&[event(EventType::Console, "x")], t0 + SETTLE / 2);
         assert_eq!(seen.next_wake(), Some(t0 + HOLD));
-        assert!(seen.poll(t0 + SETTLE / 2).is_empty());
+        assert!(seen.poll_lines(t0 + SETTLE / 2).is_empty());
         // One later did not say it: the line goes now.
         let t1 = t0 + SETTLE * 2;
         seen.handle_adapter(&[event(EventType::Console, "y")], t1);
         assert_eq!(seen.next_wake(), Some(t0));
-        assert_eq!(seen.poll(t1).len(), 1);
+        assert_eq!(seen.poll_lines(t1).len(), 1);
+    }
+
+    #[test]
+    fn a_flood_past_what_is_held_is_counted() {
+        let t0 = Instant::now();
+        let mut seen = BrowserSeen::default();
+        for i in 0..KEPT + 3 {
+            seen.handle_line(
+                line(&format!("line {i}"), About::Message(format!("m{i}"))),
+                t0,
+            );
+        }
+        let (out, dropped) = seen.poll(t0 + HOLD);
+        assert_eq!((out.len(), dropped), (KEPT, 3));
+        assert_eq!(seen.poll(t0 + HOLD).1, 0, "told once");
     }
 }

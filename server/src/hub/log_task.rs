@@ -253,12 +253,12 @@ impl LogTask {
                 () = sleep_until(flush), if flush.is_some() => self.flush_background(),
                 () = sleep_until(closing), if closing.is_some() => self.closed(),
                 () = sleep_until(browser), if browser.is_some() => {
-                    let lines = self.browser.poll(Instant::now().into_std());
-                    if !lines.is_empty() {
+                    let (lines, dropped) = self.browser.poll(Instant::now().into_std());
+                    if !lines.is_empty() || dropped > 0 {
                         let at = wall().to_string();
                         let input = Input::Background {
                             events: lines.into_iter().map(|l| l.into_event(at.clone())).collect(),
-                            dropped: 0,
+                            dropped,
                             limited: 0,
                             over_rate: 0,
                         };
@@ -453,16 +453,15 @@ impl LogTask {
     fn on_realm(&mut self, mut input: Input) {
         self.map_stacks(&mut input);
         let now = Instant::now();
+        // What the adapter reported, for the bridge's lines to be told
+        // apart from (kept only when the hub has a bridge).
         let told = match &input {
-            Input::Background { events, .. } => events.as_slice(),
-            Input::Progress(p) => p.events.as_slice(),
-            Input::Result(r) => r.events.as_slice(),
-            _ => &[],
+            Input::Background { events, .. } => Some(events.as_slice()),
+            Input::Progress(p) => Some(p.events.as_slice()),
+            Input::Result(r) => Some(r.events.as_slice()),
+            _ => None,
         };
-        if matches!(
-            input,
-            Input::Background { .. } | Input::Progress(_) | Input::Result(_)
-        ) {
+        if let Some(told) = told.filter(|_| self.settings.cdp.is_some()) {
             self.browser.handle_adapter(told, now.into_std());
         }
         if let Input::Background {
@@ -530,10 +529,13 @@ impl LogTask {
     /// events (not the adapter's word: they settle no held line).
     fn on_browser(&mut self, mut input: Input) {
         self.map_stacks(&mut input);
-        if let Input::Background { events, .. } = input {
+        if let Input::Background {
+            events, dropped, ..
+        } = input
+        {
             let now = Instant::now();
             self.background.idle(now);
-            self.background.offer(events, 0, 0, now);
+            self.background.offer(events, dropped, 0, now);
         }
     }
 
