@@ -12,7 +12,7 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{MessageEvent, WebSocket};
+use web_sys::WebSocket;
 
 use crate::buffer::{Batch, BufferLimits, EventBuffer, Outgoing};
 use crate::capture::{now_ms, Capture, Shared};
@@ -40,6 +40,46 @@ pub fn start(script_url: String) {
     let adapter = Rc::new(RefCell::new(Adapter::new(&script_url)));
     ADAPTER.with(|a| *a.borrow_mut() = Some(adapter.clone()));
     Adapter::begin(&adapter);
+}
+
+/// A Node process ends with `code` (its loader calls this from
+/// `beforeExit`, or before an uncaught error ends it): what was captured
+/// goes out, then the exit, and the promise resolves once the hub wrote
+/// them. It resolves at once when the hub went away (welcomed before, not
+/// connected now), so an ending process never waits for nobody.
+#[wasm_bindgen]
+pub fn last_word(code: i32) -> js_sys::Promise {
+    let Some(rc) = ADAPTER.with(|a| a.borrow().clone()) else {
+        return js_sys::Promise::resolve(&JsValue::UNDEFINED);
+    };
+    let gone = {
+        let a = rc.borrow();
+        a.link.was_welcomed() && !a.link.welcomed()
+    };
+    Adapter::say_exit(&rc, code);
+    if gone {
+        return js_sys::Promise::resolve(&JsValue::UNDEFINED);
+    }
+    let seq = {
+        let mut a = rc.borrow_mut();
+        a.flush_seq += 1;
+        a.flush_seq
+    };
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        rc.borrow_mut().flushes.push((seq, resolve));
+    });
+    let actions = rc.borrow_mut().link.flush(seq);
+    Adapter::perform(&rc, actions);
+    promise
+}
+
+/// [`last_word`] with no time to wait (`process.exit()`): what can be
+/// sent is sent now.
+#[wasm_bindgen]
+pub fn last_word_now(code: i32) {
+    if let Some(rc) = ADAPTER.with(|a| a.borrow().clone()) {
+        Adapter::say_exit(&rc, code);
+    }
 }
 
 /// A `performance.mark`, so a page's performance timeline shows when the
@@ -74,6 +114,7 @@ impl Timer {
         let id = f
             .call2(&global, callback.as_ref(), &JsValue::from(ms))
             .ok()?;
+        crate::node::unref(&id);
         Some(Timer {
             id,
             clear,
@@ -183,6 +224,12 @@ struct Adapter {
     toolkit: Option<crate::toolkit::Toolkit>,
     /// The pictures of running jobs (the toolkit asks, a job's end sends).
     pictures: Rc<crate::pictures::Pictures>,
+    /// A Node process: the loader's object (see [`crate::node`]).
+    node: Option<JsValue>,
+    /// Flushes asked (a Node process's last word): their `seq` and the
+    /// promise's resolve, called when the hub says it wrote.
+    flushes: Vec<(u64, Function)>,
+    flush_seq: u64,
 }
 
 fn global_get(key: &str) -> Option<JsValue> {
@@ -261,11 +308,26 @@ fn handler(
 impl Adapter {
     fn new(script_url: &str) -> Adapter {
         let global = js_sys::global();
-        let is_page = global_get("document").is_some();
+        let node = crate::node::realm();
+        let is_page = node.is_none() && global_get("document").is_some();
         let href = global_get("location")
             .map(|l| text_of(&l, "href"))
             .unwrap_or_default();
-        let (kind, name, id, tab, navigation, href) = if is_page {
+        let mut pid = None;
+        let (kind, name, id, tab, navigation, href) = if let Some(n) = &node {
+            // Known by its script: the hub finds its log again after a
+            // restart (`restarted`), and shows the pid.
+            let who = crate::node::identity(n);
+            pid = Some(who.pid);
+            (
+                RealmKind::Node,
+                who.name,
+                String::new(),
+                String::new(),
+                "start".to_string(),
+                who.path,
+            )
+        } else if is_page {
             let title = global_get("document")
                 .map(|d| text_of(&d, "title"))
                 .unwrap_or_default();
@@ -294,7 +356,12 @@ impl Adapter {
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
         let pictures = Rc::new(crate::pictures::Pictures::default());
-        let toolkit = crate::toolkit::Toolkit::install(buffer.clone(), is_page, pictures.clone());
+        let toolkit = crate::toolkit::Toolkit::install(
+            buffer.clone(),
+            is_page,
+            node.as_ref(),
+            pictures.clone(),
+        );
         let dialogs = match (
             identity::query_param(script_url, "dialogs").as_deref(),
             &toolkit,
@@ -312,6 +379,7 @@ impl Adapter {
                 id,
                 tab,
                 navigation: Some(navigation),
+                pid,
             }),
             buffer,
             ws_url: identity::ws_url(script_url),
@@ -327,6 +395,9 @@ impl Adapter {
             _dialogs: dialogs,
             toolkit,
             pictures,
+            node,
+            flushes: Vec::new(),
+            flush_seq: 0,
         }
     }
 
@@ -401,7 +472,12 @@ impl Adapter {
 
     fn connect(rc: &Rc<RefCell<Adapter>>) {
         let url = rc.borrow().ws_url.clone();
-        let ws = match WebSocket::new(&url) {
+        let node = rc.borrow().node.clone();
+        let opened = match &node {
+            Some(n) => crate::node::socket(n, &url),
+            None => WebSocket::new(&url),
+        };
+        let ws = match opened {
             Ok(ws) => ws,
             Err(_) => {
                 let actions = rc.borrow_mut().link.on_close(js_sys::Math::random());
@@ -414,9 +490,11 @@ impl Adapter {
             Adapter::perform(rc, actions);
         });
         let on_message = handler(|rc, e| {
-            let Some(text) = e
-                .dyn_ref::<MessageEvent>()
-                .and_then(|m| m.data().as_string())
+            // Read as a property, not through `MessageEvent`: Node's events
+            // are not always instances of its global one.
+            let Some(text) = Reflect::get(&e, &"data".into())
+                .ok()
+                .and_then(|d| d.as_string())
             else {
                 return;
             };
@@ -511,8 +589,33 @@ impl Adapter {
                     let pictures = rc.borrow().pictures.clone();
                     pictures.answer(answer);
                 }
+                Action::Flushed(seq) => {
+                    let done: Vec<Function> = {
+                        let mut a = rc.borrow_mut();
+                        let (done, waiting) = std::mem::take(&mut a.flushes)
+                            .into_iter()
+                            .partition(|(s, _)| *s <= seq);
+                        a.flushes = waiting;
+                        done.into_iter().map(|(_, f)| f).collect()
+                    };
+                    for resolve in done {
+                        let _ = resolve.call0(&JsValue::UNDEFINED);
+                    }
+                }
             }
         }
+    }
+
+    /// Everything captured so far, then the exit code, to the hub.
+    fn say_exit(rc: &Rc<RefCell<Adapter>>, code: i32) {
+        Adapter::tick(rc);
+        let batch = rc.borrow().buffer.borrow_mut().flush();
+        if let Some(b) = batch {
+            let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
+            Adapter::perform(rc, actions);
+        }
+        let actions = rc.borrow_mut().link.exiting(code);
+        Adapter::perform(rc, actions);
     }
 
     /// The job's events, and last (past the cap: it is the job's summary)

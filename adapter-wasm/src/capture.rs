@@ -87,6 +87,9 @@ pub struct Capture {
     _sink: Closure<dyn FnMut(JsValue, Array, JsValue, JsValue)>,
     /// Where the loader reports failed requests (see [`net_sink`]).
     _net: Option<NetSink>,
+    /// Where the Node loader reports a process's uncaught errors and
+    /// rejections (see [`node_sink`]).
+    _node: Option<NodeSink>,
     /// The `ReportingObserver`, disconnected on drop.
     reports: Option<(JsValue, Listener)>,
 }
@@ -102,6 +105,35 @@ fn net_sink(buffer: Shared) -> NetSink {
         guarded(|| {
             let line = record_of(&record).line();
             push(&buffer, network_event(line));
+        })
+    })
+}
+
+/// The Node loader calls this with `uncaughtException` or
+/// `unhandledRejection` and what was thrown.
+type NodeSink = Closure<dyn FnMut(JsValue, JsValue)>;
+
+/// A Node process's fatal events into the buffer, as
+/// `Error uncaughtException` and `Error unhandledRejection`. Sent at the
+/// next tick, or at once by the loader's last word when Node would end.
+fn node_sink(buffer: Shared) -> NodeSink {
+    Closure::new(move |kind: JsValue, value: JsValue| {
+        guarded(|| {
+            let kind = kind
+                .as_string()
+                .unwrap_or_else(|| "uncaughtException".into());
+            let (message, stack) = thrown(&value);
+            push(
+                &buffer,
+                BackgroundEvent {
+                    kind: EventType::Error,
+                    level: Level::Error,
+                    source: Some(kind),
+                    ts: clock(),
+                    message,
+                    stack,
+                },
+            );
         })
     })
 }
@@ -582,11 +614,14 @@ impl Capture {
         let early = early_hooks(&global);
         let mut kept = JsValue::UNDEFINED;
         let mut net = None;
+        let mut node = None;
         if let Some(early) = &early {
             let attach: Function = Reflect::get(early, &"attach".into())?.dyn_into()?;
             let n = net_sink(buffer.clone());
-            kept = attach.call2(early, sink.as_ref(), n.as_ref())?;
+            let e = node_sink(buffer.clone());
+            kept = attach.call3(early, sink.as_ref(), n.as_ref(), e.as_ref())?;
             net = Some(n);
+            node = Some(e);
         }
         let wrapped = match &early {
             Some(_) => Vec::new(),
@@ -671,6 +706,7 @@ impl Capture {
             early,
             _sink: sink,
             _net: net,
+            _node: node,
             reports,
         };
         for (kind, listener) in [
@@ -695,6 +731,16 @@ impl Capture {
             if let (Some(sink), true) = (&self._net, net.is_object()) {
                 let f: &Function = sink.as_ref().unchecked_ref();
                 let _ = f.call1(&JsValue::UNDEFINED, &net);
+                continue;
+            }
+            let node = get(&record, "node");
+            if let (Some(sink), true) = (&self._node, node.is_object()) {
+                let f: &Function = sink.as_ref().unchecked_ref();
+                let _ = f.call2(
+                    &JsValue::UNDEFINED,
+                    &Reflect::get(&node, &0.into()).unwrap_or_default(),
+                    &Reflect::get(&node, &1.into()).unwrap_or_default(),
+                );
                 continue;
             }
             let event = get(&record, "event");
@@ -723,8 +769,14 @@ impl Capture {
         }
     }
 
+    /// Listens on the global scope; a Node process has none to listen on
+    /// (its loader hands over the process's fatal events instead).
     fn listen(&mut self, kind: &'static str, listener: Listener) -> Result<(), JsValue> {
-        let add: Function = Reflect::get(&self.global, &"addEventListener".into())?.dyn_into()?;
+        let Ok(add) = Reflect::get(&self.global, &"addEventListener".into())
+            .and_then(|f| f.dyn_into::<Function>())
+        else {
+            return Ok(());
+        };
         // Capture phase: a resource's `error` does not bubble to the
         // global scope.
         add.call3(

@@ -27,6 +27,7 @@ pub fn encode(msg: &RealmMsg) -> String {
             jobs,
             tab,
             navigation,
+            pid,
         } => {
             w.str("type", "hello");
             w.num("version", *version as u64);
@@ -35,6 +36,7 @@ pub fn encode(msg: &RealmMsg) -> String {
                 match kind {
                     RealmKind::Page => "page",
                     RealmKind::Worker => "worker",
+                    RealmKind::Node => "node",
                 },
             );
             w.str("name", name);
@@ -49,6 +51,9 @@ pub fn encode(msg: &RealmMsg) -> String {
             }
             if let Some(n) = navigation {
                 w.str("navigation", n);
+            }
+            if let Some(p) = pid {
+                w.num("pid", u64::from(*p));
             }
         }
         RealmMsg::Started { job } => {
@@ -118,6 +123,14 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.num("seq", *seq);
         }
         RealmMsg::Reloading => w.str("type", "reloading"),
+        RealmMsg::Exiting { code } => {
+            w.str("type", "exiting");
+            w.raw("code", &code.to_string());
+        }
+        RealmMsg::Flush { seq } => {
+            w.str("type", "flush");
+            w.num("seq", *seq);
+        }
         RealmMsg::Leaving { navigated_to } => {
             w.str("type", "leaving");
             if let Some(url) = navigated_to {
@@ -181,6 +194,9 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
             job: JobId(number(&v, "job")? as u64),
         },
         "ping" => HubMsg::Ping {
+            seq: number(&v, "seq")? as u64,
+        },
+        "flushed" => HubMsg::Flushed {
             seq: number(&v, "seq")? as u64,
         },
         "error" => HubMsg::Error {

@@ -52,13 +52,17 @@ pub async fn run(code: &str, depth: Option<u32>, full: bool) -> Ran {
 pub async fn run_seen(code: &str, depth: Option<u32>, full: bool, seen: &dyn Fn(&JsValue)) -> Ran {
     let start = now();
     let settled = async {
-        // WebKit pages: from a blob script, so frames keep positions.
-        let f = match crate::script_cell::compile(code).await {
-            Some(f) => f,
-            None => {
-                let ctor = async_function()?;
-                Reflect::construct(&ctor, &js_sys::Array::of1(&code.into()))?.dyn_into()?
-            }
+        // A Node process: as its entry script's code. WebKit pages: from
+        // a blob script, so frames keep positions.
+        let f = match crate::node::compile(code) {
+            Some(made) => made?,
+            None => match crate::script_cell::compile(code).await {
+                Some(f) => f,
+                None => {
+                    let ctor = async_function()?;
+                    Reflect::construct(&ctor, &js_sys::Array::of1(&code.into()))?.dyn_into()?
+                }
+            },
         };
         let promise: Promise = f.call0(&JsValue::UNDEFINED)?.dyn_into()?;
         JsFuture::from(promise).await

@@ -67,6 +67,8 @@ pub mod link;
 pub mod made;
 pub mod network;
 #[cfg(target_arch = "wasm32")]
+pub mod node;
+#[cfg(target_arch = "wasm32")]
 pub mod pictures;
 pub mod reply;
 #[cfg(target_arch = "wasm32")]

@@ -44,6 +44,8 @@ pub struct Identity {
     /// How this document or worker came (see the hello's `navigation`);
     /// sent until the first welcome, so the hub hears of it once.
     pub navigation: Option<String>,
+    /// A Node process's pid.
+    pub pid: Option<u32>,
 }
 
 /// What the binding must do.
@@ -75,6 +77,8 @@ pub enum Action {
     Warn(String),
     /// The hub's answer to a screenshot the realm asked for.
     Screenshot(daebug_protocol::ScreenshotAnswer),
+    /// What was sent before the flush with this `seq` is in the log.
+    Flushed(u64),
 }
 
 /// See the module docs.
@@ -136,6 +140,7 @@ impl Link {
             id: self.identity.id.clone(),
             tab: self.identity.tab.clone(),
             navigation: self.identity.navigation.clone(),
+            pid: self.identity.pid,
             // Running here, or settled with the result still to send.
             jobs: self
                 .running
@@ -192,6 +197,7 @@ impl Link {
             HubMsg::Error { message } => vec![Action::Warn(format!("daebug hub: {message}"))],
             HubMsg::Bye { .. } => vec![Action::Close],
             HubMsg::Screenshot(answer) => vec![Action::Screenshot(answer)],
+            HubMsg::Flushed { seq } => vec![Action::Flushed(seq)],
         }
     }
 
@@ -265,6 +271,24 @@ impl Link {
         self.deliver(RealmMsg::Reloading)
     }
 
+    /// A Node process ends with `code`: said to the hub (now, or at the
+    /// next welcome).
+    pub fn exiting(&mut self, code: i32) -> Vec<Action> {
+        self.deliver(RealmMsg::Exiting { code })
+    }
+
+    /// Ask the hub to answer `seq` once what was sent before is written.
+    pub fn flush(&mut self, seq: u64) -> Vec<Action> {
+        self.deliver(RealmMsg::Flush { seq })
+    }
+
+    /// Whether a hub welcomed this realm at some point: one that did and
+    /// is not connected now went away (a process ending then does not
+    /// wait for it).
+    pub fn was_welcomed(&self) -> bool {
+        !self.stem.is_empty()
+    }
+
     /// Events the buffer wants sent.
     pub fn events(&mut self, out: Outgoing) -> Vec<Action> {
         match out {
@@ -336,6 +360,7 @@ mod tests {
             id: "3f2a".into(),
             tab: String::new(),
             navigation: Some("reload".into()),
+            pid: None,
         })
     }
 

@@ -94,16 +94,26 @@ impl Toolkit {
     pub fn install(
         buffer: Shared,
         is_page: bool,
+        node: Option<&JsValue>,
         pictures: Rc<crate::pictures::Pictures>,
     ) -> Option<Toolkit> {
         let global: JsValue = js_sys::global().into();
         let object = Object::new();
         let realm = Object::new();
-        let kind = if is_page { "page" } else { "worker" };
-        Reflect::set(&realm, &"kind".into(), &kind.into()).ok()?;
+        let kind = match (node, is_page) {
+            (Some(_), _) => "node",
+            (None, true) => "page",
+            (None, false) => "worker",
+        };
         Reflect::set(&realm, &"stem".into(), &"".into()).ok()?;
-        let href = global_get("location").map_or(JsValue::from(""), |l| get(&l, "href"));
-        Reflect::set(&realm, &"url".into(), &href).ok()?;
+        Reflect::set(&realm, &"kind".into(), &kind.into()).ok()?;
+        match node {
+            Some(n) => crate::node::describe(n, &realm).ok()?,
+            None => {
+                let href = global_get("location").map_or(JsValue::from(""), |l| get(&l, "href"));
+                Reflect::set(&realm, &"url".into(), &href).ok()?;
+            }
+        }
         Reflect::set(&object, &"realm".into(), &realm).ok()?;
         let reload = Rc::new(Cell::new(false));
         // One closure for every method (each closure costs the adapter its
@@ -202,7 +212,7 @@ pub fn reload_page(
 ) -> Result<JsValue, JsValue> {
     if !is_page {
         return Err(error(
-            "daebug.reload() reloads a page; a worker goes with its page (reload that)",
+            "daebug.reload() reloads a page; a worker goes with its page (reload that), and a Node process restarts by its own means (`node --watch`)",
         ));
     }
     let in_job = buffer.try_borrow().map_or(true, |b| b.job().is_some());

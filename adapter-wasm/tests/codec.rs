@@ -45,6 +45,7 @@ fn every_realm_message_is_what_serde_would_write() {
             jobs: vec![],
             tab: String::new(),
             navigation: Some("reload".into()),
+            pid: None,
         },
         RealmMsg::Hello {
             version: 1,
@@ -55,6 +56,7 @@ fn every_realm_message_is_what_serde_would_write() {
             jobs: vec![JobId(1_795_335_068_046_000), JobId(2)],
             tab: "3f2a".into(),
             navigation: None,
+            pid: None,
         },
         RealmMsg::Started { job: JobId(3) },
         RealmMsg::Progress(JobProgress {
@@ -135,6 +137,19 @@ fn every_realm_message_is_what_serde_would_write() {
             navigated_to: Some("http://127.0.0.1:8302/next \"page\"".into()),
         },
         RealmMsg::Leaving { navigated_to: None },
+        RealmMsg::Hello {
+            version: 1,
+            kind: RealmKind::Node,
+            name: "server.js".into(),
+            url: "/srv/app/server.js".into(),
+            id: String::new(),
+            jobs: vec![],
+            tab: String::new(),
+            navigation: Some("start".into()),
+            pid: Some(4121),
+        },
+        RealmMsg::Exiting { code: -1 },
+        RealmMsg::Flush { seq: 3 },
     ];
     for msg in messages {
         let ours: serde_json::Value = serde_json::from_str(&encode(&msg)).expect("JSON");
@@ -170,6 +185,7 @@ fn every_hub_message_is_read_as_serde_wrote_it() {
         },
         HubMsg::Cancel { job: JobId(3) },
         HubMsg::Ping { seq: 1 },
+        HubMsg::Flushed { seq: 4 },
         HubMsg::Error {
             message: "malformed message".into(),
         },

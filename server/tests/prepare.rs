@@ -543,6 +543,16 @@ fn stacks_name_the_cell_and_its_lines() {
         mapped,
         "Error: x\n    at thrower (<cell>:2:9)\n    at <cell>:4:1\n    at async <cell>:4:1\n    at load (http://h/app.js:1:2)"
     );
+    // Node, where the loader compiles the block as its entry's code,
+    // names the block's own frame `anonymous`, as `new AsyncFunction` does.
+    let node = format!(
+        "Error: x\n    at thrower (daebug-cell-17:{}:{})\n    at anonymous (daebug-cell-17:{}:{})\n    at process.processTicksAndRejections (node:internal/process/task_queues:103:5)",
+        throw_at.0, throw_at.1, call_at.0, call_at.1
+    );
+    assert_eq!(
+        daebug::prepare::cell::map_stack(&node, |job| (job == 17).then(|| (map, "<cell>".to_string()))),
+        "Error: x\n    at thrower (<cell>:2:9)\n    at <cell>:4:1\n    at process.processTicksAndRejections (node:internal/process/task_queues:103:5)"
+    );
     // A cell whose map is gone keeps its line, without the prologue's.
     let unknown = daebug::prepare::cell::map_stack("    at f (daebug-cell-5:6:3)", |_| None);
     assert_eq!(unknown, "    at f (<cell ?>:3:3)");

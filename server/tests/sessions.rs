@@ -24,6 +24,7 @@ fn hello(
         jobs: vec![],
         tab: tab.into(),
         navigation: nav.map(String::from),
+        pid: None,
     }
 }
 
@@ -189,4 +190,93 @@ async fn fifty_reloads_of_a_page_with_a_worker_keep_the_registry_at_two_lines() 
         registry.lines().count()
     );
     assert_eq!(listed, 2, "{registry}");
+}
+
+fn node(pid: u32) -> RealmMsg {
+    RealmMsg::Hello {
+        version: PROTOCOL_VERSION,
+        kind: RealmKind::Node,
+        name: "server".into(),
+        url: "/srv/app/server.js".into(),
+        id: String::new(),
+        jobs: vec![],
+        tab: String::new(),
+        navigation: Some("start".into()),
+        pid: Some(pid),
+    }
+}
+
+/// A Node process's last word: what it sent before a flush is in the log
+/// when the hub answers, its exit is a line with its code (no `closed`
+/// follows), and the next process of the same script says it restarted.
+#[tokio::test]
+async fn a_node_process_exits_flushed_and_restarts_in_the_same_log() {
+    let hub = TestHub::start().await;
+    let mut first = FakeRealm::connect_with(&hub, node(4121)).await;
+    let stem = first.stem.clone();
+    assert!(stem.starts_with("server-"), "{stem}");
+    let registry = hub
+        .wait_file(&hub.registry(), |t| t.contains("pid 4121"))
+        .await;
+    assert!(
+        registry.contains(&format!(
+            "* [{stem}](debug/{stem}.md) (node /srv/app/server.js pid 4121) last "
+        )),
+        "{registry}"
+    );
+    let log = hub.log(&stem);
+    first
+        .send(&RealmMsg::Background {
+            events: vec![daebug_protocol::BackgroundEvent {
+                kind: daebug_protocol::EventType::Error,
+                level: daebug_protocol::Level::Error,
+                source: Some("uncaughtException".into()),
+                ts: "10:00:00".into(),
+                message: "Error: boom".into(),
+                stack: None,
+            }],
+            dropped: 0,
+            limited: 0,
+        })
+        .await;
+    first.send(&RealmMsg::Exiting { code: 1 }).await;
+    first.send(&RealmMsg::Flush { seq: 7 }).await;
+    loop {
+        match first.recv().await {
+            daebug_protocol::HubMsg::Flushed { seq } => {
+                assert_eq!(seq, 7);
+                break;
+            }
+            daebug_protocol::HubMsg::Ping { .. } => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    // Answered only once both are on disk: read at once, no waiting.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let error = text
+        .find("```Error uncaughtException\nError: boom\n")
+        .expect(&text);
+    let exited = text.find(&format!("> **{stem}** exited at ")).expect(&text);
+    assert!(error < exited, "{text}");
+    assert!(
+        text[exited..]
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(" (code 1)"),
+        "{text}"
+    );
+    first.close().await;
+    disconnected(&hub, &stem).await;
+
+    let second = FakeRealm::connect_with(&hub, node(4130)).await;
+    assert_eq!(second.stem, stem);
+    let text = hub.wait_file(&log, |t| t.contains(" restarted at ")).await;
+    assert!(
+        text.contains(&format!("> **{stem}** restarted at ")),
+        "{text}"
+    );
+    assert!(text.contains(" (pid 4130)\n"), "{text}");
+    assert_eq!(count(&text, " closed at "), 0, "{text}");
+    assert_eq!(count(&text, " exited at "), 1, "{text}");
 }

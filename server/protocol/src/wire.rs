@@ -18,6 +18,8 @@ use crate::job::{JobId, JobProgress, JobResult, RealmImage, ScreenshotAnswer, Sc
 pub enum RealmKind {
     Page,
     Worker,
+    /// A Node process loaded with `node --import ./debug/daebug-node.mjs`.
+    Node,
 }
 
 /// Realm → hub.
@@ -52,6 +54,10 @@ pub enum RealmMsg {
         /// Absent when the same document connects again.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         navigation: Option<String>,
+        /// A Node process: its pid, which the registry line shows. The
+        /// process's `url` is its entry script's absolute path.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pid: Option<u32>,
     },
     /// The realm began running a job.
     Started { job: JobId },
@@ -89,6 +95,15 @@ pub enum RealmMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         navigated_to: Option<String>,
     },
+    /// A Node process is ending with this exit code (the log says
+    /// `exited at HH:MM:SS (code 0)`). It closes its socket next, or simply
+    /// dies. A process killed by a signal says nothing: its log says it
+    /// exited once it stayed away past the grace.
+    Exiting { code: i32 },
+    /// Answer [`HubMsg::Flushed`] with the same `seq` once everything
+    /// sent before this is in the log file: a Node process that dies of an
+    /// uncaught error waits for it, so the log has the error first.
+    Flush { seq: u64 },
 }
 
 /// Hub → realm.
@@ -127,6 +142,9 @@ pub enum HubMsg {
     Screenshot(ScreenshotAnswer),
     /// Answer with a pong carrying the same `seq`.
     Ping { seq: u64 },
+    /// What the realm sent before its [`RealmMsg::Flush`] with this `seq`
+    /// is written (or could not be: the log is not writable now).
+    Flushed { seq: u64 },
     /// A message the hub could not use, and why. The connection stays open
     /// unless the hello itself was refused.
     Error { message: String },

@@ -37,6 +37,7 @@ fn hello() {
             jobs: vec![],
             tab: String::new(),
             navigation: None,
+            pid: None,
         },
         r#"{"type":"hello","version":1,"kind":"page","name":"Shop","url":"http://127.0.0.1:8302/","id":"3f2a"}"#,
     );
@@ -51,6 +52,7 @@ fn hello() {
             jobs: vec![],
             tab: String::new(),
             navigation: Some("reload".into()),
+            pid: None,
         },
         r#"{"type":"hello","version":1,"kind":"page","name":"Shop","url":"http://127.0.0.1:8302/","id":"3f2a","navigation":"reload"}"#,
     );
@@ -65,6 +67,7 @@ fn hello() {
             jobs: vec![],
             tab: "3f2a".into(),
             navigation: Some("start".into()),
+            pid: None,
         },
         r#"{"type":"hello","version":1,"kind":"worker","name":"w.js","url":"http://127.0.0.1:8302/w.js","id":"","tab":"3f2a","navigation":"start"}"#,
     );
@@ -78,8 +81,24 @@ fn hello() {
             jobs: vec![JobId(7)],
             tab: String::new(),
             navigation: None,
+            pid: None,
         },
         r#"{"type":"hello","version":1,"kind":"worker","name":"w.js","url":"http://127.0.0.1:8302/w.js","id":"91bc","jobs":[7]}"#,
+    );
+    // A Node process: its entry script's path and its pid.
+    round_trip(
+        &RealmMsg::Hello {
+            version: 1,
+            kind: RealmKind::Node,
+            name: "server.js".into(),
+            url: "/srv/app/server.js".into(),
+            id: String::new(),
+            jobs: vec![],
+            tab: String::new(),
+            navigation: Some("start".into()),
+            pid: Some(4121),
+        },
+        r#"{"type":"hello","version":1,"kind":"node","name":"server.js","url":"/srv/app/server.js","id":"","navigation":"start","pid":4121}"#,
     );
 }
 
@@ -146,6 +165,11 @@ fn realm_messages() {
     );
     round_trip(&RealmMsg::Pong { seq: 9 }, r#"{"type":"pong","seq":9}"#);
     round_trip(&RealmMsg::Reloading, r#"{"type":"reloading"}"#);
+    round_trip(
+        &RealmMsg::Exiting { code: 1 },
+        r#"{"type":"exiting","code":1}"#,
+    );
+    round_trip(&RealmMsg::Flush { seq: 2 }, r#"{"type":"flush","seq":2}"#);
 }
 
 #[test]
@@ -185,6 +209,7 @@ fn hub_messages() {
         r#"{"type":"cancel","job":3}"#,
     );
     round_trip(&HubMsg::Ping { seq: 1 }, r#"{"type":"ping","seq":1}"#);
+    round_trip(&HubMsg::Flushed { seq: 2 }, r#"{"type":"flushed","seq":2}"#);
     round_trip(
         &HubMsg::Error {
             message: "malformed message".into(),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub struct RealmInfo {
     /// Names its log: `debug/<stem>.md`.
     pub stem: String,
-    /// `page` or `worker`.
+    /// `page`, `worker` or `node`.
     pub kind: String,
     /// What it said its name is (`?name=`, the title, the script's name).
     pub name: String,

@@ -2,7 +2,9 @@
 //! or goes (docs/log-format.md, "Lifecycle lines"):
 //! `> **shop-3f2a** reloaded at 10:00:05 — <url> (bindings of earlier blocks are gone)`,
 //! `> **shop-3f2a** navigated at 10:00:05 to <url>`,
-//! `> **shop-3f2a** closed at 10:00:05`.
+//! `> **shop-3f2a** closed at 10:00:05`, and for a Node process
+//! `> **server-1a2b** restarted at 10:00:05 (pid 4130)` and
+//! `> **server-1a2b** exited at 10:00:05 (code 0)`.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +22,11 @@ pub enum Lifecycle {
     Navigated,
     /// The realm left and no new document came.
     Closed,
+    /// A new process of the same Node script (`node --watch`, nodemon, a
+    /// restart by hand): what earlier blocks defined is gone.
+    Restarted,
+    /// A Node process ended.
+    Exited,
 }
 
 impl Lifecycle {
@@ -28,16 +35,29 @@ impl Lifecycle {
             Lifecycle::Reloaded => "reloaded",
             Lifecycle::Navigated => "navigated",
             Lifecycle::Closed => "closed",
+            Lifecycle::Restarted => "restarted",
+            Lifecycle::Exited => "exited",
         }
     }
 }
 
-/// The line for `what` (no line ending). The URL comes from the realm, so
-/// it is shown as the registry shows it: one line, no Markdown of its own.
+/// The line for `what` (no line ending). `url` is the document's URL for
+/// a reload or a navigation, the new pid for a restart, and how a process
+/// ended for an exit (`code 0`, `signal SIGTERM`; empty when unknown).
+/// It comes from the realm, so it is shown as the registry shows a URL:
+/// one line, no Markdown of its own.
 pub fn line(stem: &str, what: Lifecycle, url: &str, at: ClockTime) -> String {
     let word = what.word();
+    // A pid and an exit code are the hub's own words (numbers it read).
+    let detail: String = url
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == ' ' || *c == '-')
+        .collect();
     let url = shown_url(url);
     match what {
+        Lifecycle::Restarted => format!("> **{stem}** {word} at {at} (pid {detail})"),
+        Lifecycle::Exited if detail.is_empty() => format!("> **{stem}** {word} at {at}"),
+        Lifecycle::Exited => format!("> **{stem}** {word} at {at} ({detail})"),
         Lifecycle::Reloaded => {
             format!("> **{stem}** {word} at {at} — {url} (bindings of earlier blocks are gone)")
         }
@@ -53,6 +73,8 @@ pub fn parse_rest(rest: &str) -> Option<ClockTime> {
         (Lifecycle::Reloaded, " reloaded at "),
         (Lifecycle::Navigated, " navigated at "),
         (Lifecycle::Closed, " closed at "),
+        (Lifecycle::Restarted, " restarted at "),
+        (Lifecycle::Exited, " exited at "),
     ]
     .into_iter()
     .find_map(|(w, p)| rest.strip_prefix(p).map(|r| (w, r)))?;
@@ -64,6 +86,8 @@ pub fn parse_rest(rest: &str) -> Option<ClockTime> {
         }
         Lifecycle::Navigated => after.starts_with(" to "),
         Lifecycle::Closed => after.is_empty(),
+        Lifecycle::Restarted => after.starts_with(" (pid ") && after.ends_with(')'),
+        Lifecycle::Exited => after.is_empty() || (after.starts_with(" (") && after.ends_with(')')),
     };
     ok.then_some(at)
 }
@@ -92,6 +116,18 @@ mod tests {
             line("shop-3f2a", Lifecycle::Closed, url, at()),
             "> **shop-3f2a** closed at 10:00:05"
         );
+        assert_eq!(
+            line("server-1a2b", Lifecycle::Restarted, "4130", at()),
+            "> **server-1a2b** restarted at 10:00:05 (pid 4130)"
+        );
+        assert_eq!(
+            line("server-1a2b", Lifecycle::Exited, "code 0", at()),
+            "> **server-1a2b** exited at 10:00:05 (code 0)"
+        );
+        assert_eq!(
+            line("server-1a2b", Lifecycle::Exited, "", at()),
+            "> **server-1a2b** exited at 10:00:05"
+        );
     }
 
     #[test]
@@ -107,8 +143,15 @@ mod tests {
 
     #[test]
     fn every_line_parses_back_as_a_lifecycle_header() {
-        for what in [Lifecycle::Reloaded, Lifecycle::Navigated, Lifecycle::Closed] {
-            let l = line("shop-3f2a", what, "http://h/", at());
+        for (what, url) in [
+            (Lifecycle::Reloaded, "http://h/"),
+            (Lifecycle::Navigated, "http://h/"),
+            (Lifecycle::Closed, ""),
+            (Lifecycle::Restarted, "4130"),
+            (Lifecycle::Exited, "code 1"),
+            (Lifecycle::Exited, ""),
+        ] {
+            let l = line("shop-3f2a", what, url, at());
             let h = parse_header(&l).unwrap();
             assert_eq!(h.from, "shop-3f2a");
             assert_eq!(h.kind, HeaderKind::Lifecycle { at: at() });

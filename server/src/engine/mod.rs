@@ -557,7 +557,7 @@ impl LogEngine {
                     line = earlier.text() + &line;
                 }
                 let reruns = match what {
-                    lifecycle::Lifecycle::Closed => None,
+                    lifecycle::Lifecycle::Closed | lifecycle::Lifecycle::Exited => None,
                     _ => self.rerun_preludes(line.clone(), now, out),
                 };
                 match reruns {

@@ -36,6 +36,8 @@ pub struct RealmEntry {
     pub stem: String,
     pub kind: RealmKind,
     pub url: String,
+    /// A Node process's pid (`(node /srv/server.js pid 4121)`).
+    pub pid: Option<u32>,
     /// Last heartbeat (hub time).
     pub last_seen: ClockTime,
     pub state: RealmStatus,
@@ -74,9 +76,11 @@ pub fn render(status: &HubStatus, realms: &[RealmEntry]) -> String {
         let kind = match r.kind {
             RealmKind::Page => "",
             RealmKind::Worker => "worker ",
+            RealmKind::Node => "node ",
         };
+        let pid = r.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
         s.push_str(&format!(
-            "* [{stem}](debug/{stem}.md) ({kind}{url}) last {last} state: {state}\n",
+            "* [{stem}](debug/{stem}.md) ({kind}{url}{pid}) last {last} state: {state}\n",
             stem = r.stem,
             url = shown_url(&r.url),
             last = r.last_seen,
@@ -105,6 +109,7 @@ mod tests {
             stem: stem.into(),
             kind,
             url: url.into(),
+            pid: (kind == RealmKind::Node).then_some(4121),
             last_seen: at("10:00:05"),
             state,
         }
@@ -131,6 +136,12 @@ mod tests {
                 "http://x/(a)\nb",
                 RealmStatus::Disconnected,
             ),
+            entry(
+                "server-1a2b",
+                RealmKind::Node,
+                "/srv/app/server.js",
+                RealmStatus::Log(LogState::Idle),
+            ),
         ];
         let text = render(
             &HubStatus::Running {
@@ -145,7 +156,8 @@ mod tests {
              \n\
              * [shop-3f2a](debug/shop-3f2a.md) (http://127.0.0.1:8302/index.html) last 10:00:05 state: idle\n\
              * [worker-91bc](debug/worker-91bc.md) (worker http://127.0.0.1:8302/w.js) last 10:00:05 state: executing\n\
-             * [old-0001](debug/old-0001.md) (http://x/%28a%29%0Ab) last 10:00:05 state: disconnected\n"
+             * [old-0001](debug/old-0001.md) (http://x/%28a%29%0Ab) last 10:00:05 state: disconnected\n\
+             * [server-1a2b](debug/server-1a2b.md) (node /srv/app/server.js pid 4121) last 10:00:05 state: idle\n"
         );
     }
 

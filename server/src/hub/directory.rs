@@ -43,6 +43,8 @@ struct Realm {
     parent: Option<(String, String)>,
     kind: RealmKind,
     url: String,
+    /// A Node process's pid (the registry line shows it).
+    pid: Option<u32>,
     last_seen: ClockTime,
     /// The live connection, if any.
     conn: Option<ConnId>,
@@ -63,6 +65,7 @@ impl Realm {
             stem: self.stem.clone(),
             kind: self.kind,
             url: self.url.clone(),
+            pid: self.pid,
             last_seen: self.last_seen,
             state,
         }
@@ -391,9 +394,16 @@ impl Directory {
                 .iter()
                 .any(|r| r.id == id && r.conn.is_some() && r.responsive && !comeback)
         };
-        // A worker started by a page's loader names its page's tab.
-        let parent = (hello.kind == RealmKind::Worker && names::is_tab_id(&hello.tab))
-            .then(|| (hello.tab.clone(), hello.name.clone()));
+        // A worker started by a page's loader names its page's tab; a Node
+        // process is known by its script (its absolute path) and name, so
+        // the same script in the same folder keeps its log across restarts.
+        let parent = match hello.kind {
+            RealmKind::Worker if names::is_tab_id(&hello.tab) => {
+                Some((hello.tab.clone(), hello.name.clone()))
+            }
+            RealmKind::Node => Some((format!("node {}", hello.url), hello.name.clone())),
+            _ => None,
+        };
         let id = if names::is_tab_id(&hello.id) && !taken(&self.realms, &hello.id) {
             hello.id.clone()
         } else if let Some(id) = parent.as_ref().and_then(|(tab, name)| {
@@ -420,6 +430,7 @@ impl Directory {
         let fallback = match hello.kind {
             RealmKind::Page => "page",
             RealmKind::Worker => "worker",
+            RealmKind::Node => "node",
         };
         let index = match self.realms.iter().position(|r| r.id == id) {
             Some(i) => i,
@@ -432,6 +443,7 @@ impl Directory {
                     parent: parent.clone(),
                     kind: hello.kind,
                     url: String::new(),
+                    pid: None,
                     last_seen: wall(),
                     conn: None,
                     responsive: true,
@@ -446,6 +458,7 @@ impl Directory {
         realm.gone_since = None;
         realm.kind = hello.kind;
         realm.url = hello.url;
+        realm.pid = hello.pid;
         realm.name = hello.name;
         realm.responsive = true;
         realm.last_seen = wall();
@@ -460,12 +473,15 @@ impl Directory {
             .navigation
             .as_deref()
             .filter(|_| self.logs.contains_key(&stem))
-            .map(|nav| {
-                let what = match (hello.kind, nav) {
-                    (RealmKind::Worker, _) | (_, "reload") => Lifecycle::Reloaded,
-                    _ => Lifecycle::Navigated,
-                };
-                (what, realm_url(&self.realms, &stem))
+            .map(|nav| match (hello.kind, nav) {
+                (RealmKind::Node, _) => (
+                    Lifecycle::Restarted,
+                    hello.pid.map(|p| p.to_string()).unwrap_or_default(),
+                ),
+                (RealmKind::Worker, _) | (_, "reload") => {
+                    (Lifecycle::Reloaded, realm_url(&self.realms, &stem))
+                }
+                _ => (Lifecycle::Navigated, realm_url(&self.realms, &stem)),
             });
         let attach = LogMsg::Attach {
             conn,
@@ -581,6 +597,7 @@ fn realm_info(r: &Realm) -> RealmInfo {
         kind: match r.kind {
             RealmKind::Page => "page",
             RealmKind::Worker => "worker",
+            RealmKind::Node => "node",
         }
         .into(),
         name: r.name.clone(),
@@ -653,6 +670,7 @@ mod tests {
             jobs: vec![],
             tab: String::new(),
             navigation: Some("navigate".into()),
+            pid: None,
         };
         dir.on(DirMsg::Hello {
             conn,
@@ -661,6 +679,47 @@ mod tests {
             reply,
         });
         welcome.try_recv().unwrap().stem
+    }
+
+    fn node_hello(dir: &mut Directory, conn: ConnId, script: &str, pid: u32) -> String {
+        let (tx, _rx) = mpsc::channel(4);
+        let (reply, mut welcome) = oneshot::channel();
+        let hello = Hello {
+            kind: RealmKind::Node,
+            name: "server".into(),
+            url: script.into(),
+            id: String::new(),
+            jobs: vec![],
+            tab: String::new(),
+            navigation: Some("start".into()),
+            pid: Some(pid),
+        };
+        dir.on(DirMsg::Hello {
+            conn,
+            hello,
+            tx,
+            reply,
+        });
+        welcome.try_recv().unwrap().stem
+    }
+
+    /// The same script in the same folder keeps its log across restarts;
+    /// a second live process of it, or another script, gets its own.
+    #[tokio::test]
+    async fn node_processes_are_known_by_their_script() {
+        let root = tempfile::tempdir().unwrap();
+        let mut dir = directory(root.path());
+        let first = node_hello(&mut dir, 1, "/srv/a/server.js", 100);
+        assert!(first.starts_with("server-"), "{first}");
+        let twin = node_hello(&mut dir, 2, "/srv/a/server.js", 101);
+        assert_ne!(twin, first);
+        let other = node_hello(&mut dir, 3, "/srv/b/server.js", 102);
+        assert_ne!(other, first);
+        assert_ne!(other, twin);
+        dir.on(DirMsg::Gone { conn: 1 });
+        assert_eq!(node_hello(&mut dir, 4, "/srv/a/server.js", 103), first);
+        let line = dir.realms.iter().find(|r| r.stem == first).unwrap().entry();
+        assert_eq!(line.pid, Some(103));
     }
 
     /// A door names a realm by its stem or a unique start of it; among

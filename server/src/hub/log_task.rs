@@ -122,6 +122,11 @@ struct LogTask {
     /// The realm left: when its `closed` line is due unless a new
     /// document connects first, and when it left.
     closing: Option<(Instant, ClockTime)>,
+    /// The Node process said it exited, and the log says so: no `closed`
+    /// line when its socket then closes.
+    exited: bool,
+    /// Realms waiting to hear that what they sent is written.
+    flushes: Vec<(u64, mpsc::Sender<HubMsg>)>,
     /// Blocks other doors submitted, by ticket: who waits for the reply.
     submitted: HashMap<u64, oneshot::Sender<Answered>>,
     next_ticket: u64,
@@ -207,6 +212,8 @@ impl LogTask {
             background: BackgroundGate::default(),
             browser: BrowserSeen::default(),
             closing: None,
+            exited: false,
+            flushes: Vec::new(),
             submitted: HashMap::new(),
             next_ticket: 1,
             fan_out: false,
@@ -273,6 +280,9 @@ impl LogTask {
             self.on(msg);
         }
         self.flush_background();
+        for (seq, answer) in self.flushes.drain(..) {
+            let _ = answer.try_send(HubMsg::Flushed { seq });
+        }
         if !self.deferred.is_empty() {
             tracing::warn!(stem = %self.stem, "stopping with {} input(s) not written: {:?}", self.deferred.len(), self.deferred.iter().map(input_kind).collect::<Vec<_>>());
         }
@@ -293,6 +303,7 @@ impl LogTask {
                 document,
             } => {
                 self.closing = None;
+                self.exited = false;
                 self.attach(conn, kind, tx, in_flight, document)
             }
             LogMsg::Detach { conn } => {
@@ -306,6 +317,14 @@ impl LogTask {
             LogMsg::Reloading { conn } => {
                 tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
                 self.delivery.handle_reloading(conn);
+            }
+            LogMsg::Exiting { conn, how } => self.exiting(conn, how),
+            LogMsg::Flush { seq, answer } => {
+                // Inputs before it were handled in order; what is held
+                // for a write of many goes now.
+                self.flush_background();
+                self.flushes.push((seq, answer));
+                self.answer_flushes();
             }
             LogMsg::Submit {
                 agent,
@@ -500,25 +519,59 @@ impl LogTask {
         if left {
             self.leave(LEAVING_GRACE);
             self.link = None;
-            let away = self.away_note("navigated away or closed");
+            let away = match self.kind {
+                RealmKind::Node => self.away_note("exited"),
+                _ => self.away_note("navigated away or closed"),
+            };
             self.feed(Input::Presence { away: Some(away) });
         }
     }
 
+    /// A Node process said it ends: a job it was running is lost with it,
+    /// and the log says it exited, now (a `closed` line never follows:
+    /// its socket's close is that same end).
+    fn exiting(&mut self, conn: ConnId, how: String) {
+        if self.link.as_ref().is_none_or(|l| l.conn != conn) {
+            return;
+        }
+        self.flush_background();
+        let what = match how.as_str() {
+            "" => "the process exited".to_string(),
+            how => format!("the process exited ({how})"),
+        };
+        self.on_realm(Input::Left { what });
+        self.exited = true;
+        self.closing = None;
+        self.feed(Input::Lifecycle {
+            what: Lifecycle::Exited,
+            url: how,
+            at: None,
+        });
+    }
+
     /// The realm left: unless a document connects within `grace`, its
     /// log says it closed (at the time it left). A page that said it is
-    /// leaving keeps its shorter grace when its socket then closes.
+    /// leaving keeps its shorter grace when its socket then closes. A
+    /// process that said it exited has its line already.
     fn leave(&mut self, grace: Duration) {
+        if self.exited {
+            return;
+        }
         if self.closing.is_none() {
             self.closing = Some((Instant::now() + grace, wall()));
         }
     }
 
-    /// No document came back within the grace.
+    /// No document came back within the grace. A Node process that went
+    /// without a word (a signal, a crash of Node itself) exited.
     fn closed(&mut self) {
         if let Some((_, at)) = self.closing.take() {
+            let what = match self.kind {
+                RealmKind::Node => Lifecycle::Exited,
+                _ => Lifecycle::Closed,
+            };
             self.feed(Input::Lifecycle {
-                what: Lifecycle::Closed,
+                what,
                 url: String::new(),
                 at: Some(at.to_string()),
             });
@@ -683,6 +736,16 @@ impl LogTask {
         self.drain();
     }
 
+    /// Flushes are answered once nothing waits to be written (or at the
+    /// task's end: the realm is told either way, and never waits on us).
+    fn answer_flushes(&mut self) {
+        if self.deferred.is_empty() {
+            for (seq, answer) in self.flushes.drain(..) {
+                let _ = answer.try_send(HubMsg::Flushed { seq });
+            }
+        }
+    }
+
     /// Applies waiting inputs in order until one has to wait again.
     fn drain(&mut self) {
         while let Some(input) = self.deferred.pop_front() {
@@ -730,6 +793,7 @@ impl LogTask {
                 }
             }
         }
+        self.answer_flushes();
         // While inputs wait, the retry timer drives; a tick now would only
         // queue behind them (and a past deadline would fire at once).
         let clock = self.settings.clock;
@@ -997,6 +1061,7 @@ fn kind_name(kind: RealmKind) -> &'static str {
     match kind {
         RealmKind::Page => "page",
         RealmKind::Worker => "worker",
+        RealmKind::Node => "process",
     }
 }
 

@@ -24,6 +24,8 @@ pub struct Hello {
     pub tab: String,
     /// The first hello of a new document or worker: how it came.
     pub navigation: Option<String>,
+    /// A Node process's pid.
+    pub pid: Option<u32>,
 }
 
 /// The directory's answer to a hello.
@@ -116,6 +118,15 @@ pub enum LogMsg {
     /// That page reloads after its next result (`daebug.reload()`): no
     /// job is sent on it any more.
     Reloading { conn: ConnId },
+    /// That Node process is ending (`code 0`): the log
+    /// says it exited, now, and no `closed` line follows.
+    Exiting { conn: ConnId, how: String },
+    /// The realm waits for `HubMsg::Flushed { seq }` on `answer`: everything
+    /// it sent before is written (in order: one inbox).
+    Flush {
+        seq: u64,
+        answer: mpsc::Sender<HubMsg>,
+    },
     /// That connection stopped (or resumed) answering pings.
     Responsive { conn: ConnId, responsive: bool },
     /// Another door asks this log to run a block, written as if `agent`

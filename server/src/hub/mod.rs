@@ -25,6 +25,7 @@ pub mod log_file;
 pub mod log_task;
 pub mod messages;
 pub mod names;
+pub mod node_loader;
 pub mod realm;
 pub mod watcher;
 pub mod window;
@@ -334,6 +335,15 @@ impl Hub {
             tracing::warn!(
                 "cannot write {} (the CLI finds the hub there): {e}",
                 hub_file.display()
+            );
+        }
+        // Node processes load the adapter through this file (DESIGN §11).
+        let secret = self.config.token.is_some();
+        let debug_dir = self.root.join("debug");
+        if let Err(e) = node_loader::write(&debug_dir, &self.script_url(), secret) {
+            tracing::warn!(
+                "cannot write {} (Node processes load daebug with it): {e}",
+                debug_dir.join(node_loader::FILE_NAME).display()
             );
         }
         tracing::info!("serving {} at {}/", self.root.display(), self.base_url());

@@ -134,6 +134,9 @@ where
         }
     };
     let (tx, mut outbox) = mpsc::channel::<HubMsg>(64);
+    // A flush is answered on this connection even after the log let go of
+    // it (a process that said it exits still waits for its answer).
+    let answer = tx.clone();
     let (reply, welcome) = oneshot::channel();
     let asked = state.directory.send(DirMsg::Hello {
         conn,
@@ -219,6 +222,13 @@ where
                         Ok(RealmMsg::Screenshot(ask)) => {
                             let _ = log.tx.send(LogMsg::Screenshot(ask));
                         }
+                        Ok(RealmMsg::Exiting { code }) => {
+                            let how = format!("code {code}");
+                            let _ = log.tx.send(LogMsg::Exiting { conn, how });
+                        }
+                        Ok(RealmMsg::Flush { seq }) => {
+                            let _ = log.tx.send(LogMsg::Flush { seq, answer: answer.clone() });
+                        }
                         Ok(msg) => match input_of(msg) {
                             Some(input) => {
                                 // Waits while the log's inbox is full.
@@ -287,6 +297,7 @@ where
             jobs,
             tab,
             navigation,
+            pid,
         }) => {
             if version != PROTOCOL_VERSION {
                 return Err(HelloError::Version(version));
@@ -299,6 +310,7 @@ where
                 jobs,
                 tab,
                 navigation,
+                pid,
             })
         }
         Ok(_) => Err(HelloError::NotHello("got another message type".into())),
@@ -365,7 +377,9 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
         | RealmMsg::Pong { .. }
         | RealmMsg::Reloading
         | RealmMsg::Image(_)
-        | RealmMsg::Screenshot(_) => return None,
+        | RealmMsg::Screenshot(_)
+        | RealmMsg::Exiting { .. }
+        | RealmMsg::Flush { .. } => return None,
     })
 }
 

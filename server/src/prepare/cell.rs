@@ -186,17 +186,23 @@ fn map_line<'m>(line: &str, lookup: &impl Fn(u64) -> Option<(&'m CellMap, String
                 l.saturating_sub(FUNCTION_HEADER_LINES + 1)
             ),
         };
-        // `at eval (daebug-cell-…)` is the block itself: `at <cell>:2:1`;
-        // so is SpiderMonkey's `anonymous@daebug-cell-…` (the
-        // `AsyncFunction`'s name): `@<cell>:2:1`, as it writes top-level
-        // code.
-        let frame_of_block = ["at eval (", "at async eval ("]
-            .iter()
-            .find(|p| before.ends_with(*p));
+        // `at eval (daebug-cell-…)` is the block itself: `at <cell>:2:1`
+        // (in Node, where the loader compiles it, `at anonymous (…)`, the
+        // name `new AsyncFunction` gives); so is SpiderMonkey's
+        // `anonymous@daebug-cell-…` (the `AsyncFunction`'s name):
+        // `@<cell>:2:1`, as it writes top-level code.
+        let frame_of_block = [
+            ("at eval (", "eval ("),
+            ("at async eval (", "eval ("),
+            ("at anonymous (", "anonymous ("),
+            ("at async anonymous (", "anonymous ("),
+        ]
+        .iter()
+        .find(|(p, _)| before.ends_with(*p));
         match (frame_of_block, after.strip_prefix(')')) {
-            (Some(p), Some(tail)) => {
+            (Some((p, name)), Some(tail)) => {
                 out.push_str(&before[..before.len() - p.len()]);
-                out.push_str(&p[..p.len() - "eval (".len()]);
+                out.push_str(&p[..p.len() - name.len()]);
                 out.push_str(&place);
                 rest = tail;
             }

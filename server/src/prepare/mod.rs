@@ -274,7 +274,7 @@ fn helpers(globals: &rewrite::Globals) -> String {
         "const {SCOPE} = globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null), \
          {GLOBAL} = globalThis, \
          {EXPORT} = (o) => Object.defineProperties({SCOPE}, Object.getOwnPropertyDescriptors(o)), \
-         {RESOLVE} = (s) => typeof s === \"string\" && /^\\.{{0,2}}\\//.test(s) ? new URL(s, {GLOBAL}.document?.baseURI ?? {GLOBAL}.location.href).href : s, \
+         {RESOLVE} = {GLOBAL}[Symbol.for(\"daebug.resolve\")] ?? ((s) => typeof s === \"string\" && /^\\.{{0,2}}\\//.test(s) ? new URL(s, {GLOBAL}.document?.baseURI ?? {GLOBAL}.location.href).href : s), \
          {FUNCTION} = (n, f) => {{ delete {SCOPE}[n]; try {{ Object.defineProperty({GLOBAL}, n, {{ value: f, writable: true, enumerable: true, configurable: true }}) }} catch {{ Object.defineProperty({GLOBAL}, n, {{ value: f }}) }} }}; \
          let {RESULT};"
     );

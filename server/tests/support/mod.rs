@@ -216,6 +216,7 @@ impl FakeRealm {
             jobs,
             tab: String::new(),
             navigation: None,
+            pid: None,
         };
         FakeRealm::connect_with(hub, hello).await
     }

@@ -1,0 +1,310 @@
+// daebug-node.mjs: makes this Node process a daebug realm, with its own
+// log in debug/ next to this file. The hub writes this file at every start
+// (its address is below); run your program with it:
+//   node --import ./debug/daebug-node.mjs server.js
+// It hooks the console, fetch and the process's fatal events at once and
+// keeps what they see until the adapter (the WebAssembly a page runs,
+// loaded from the hub) takes over. Nothing here keeps the process alive:
+// a program that would end, ends. Node 22 or later (a global WebSocket).
+import module from "node:module";
+import net from "node:net";
+import path from "node:path";
+import url from "node:url";
+import vm from "node:vm";
+
+// The hub writes the adapter's URL here (`?token=` included).
+const SELF = "__DAEBUG_SELF__";
+// How long the log may take to get the last word of a process that ends.
+const LAST_WORD_MS = 3000;
+
+start();
+
+function start() {
+  const started = Symbol.for("daebug.adapter");
+  if (globalThis[started]) return;
+  const entry = process.argv[1] ? path.resolve(process.argv[1]) : path.join(process.cwd(), "[eval]");
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major < 22 || typeof WebSocket !== "function") {
+    process.stderr.write(
+      `daebug: Node 22 or later is needed (this is Node ${process.version}); ${path.basename(entry)} runs without daebug\n`,
+    );
+    return;
+  }
+  const fetch0 = globalThis.fetch;
+  const early = (globalThis[Symbol.for("daebug.early")] = hooks());
+  const realm = nodeRealm(entry);
+  globalThis[Symbol.for("daebug.node")] = realm;
+  globalThis[Symbol.for("daebug.resolve")] = realm.resolve;
+  const scope = (globalThis[Symbol.for("daebug.scope")] ??= Object.create(null));
+  scope.require = module.createRequire(entry);
+  const adapter = load(fetch0)
+    .then((glue) => {
+      glue.start(SELF);
+      return glue;
+    })
+    .catch((e) => {
+      early.stop();
+      const why = e && e.cause ? `${e.message} (${e.cause.code || e.cause.message})` : String(e && e.message ? e.message : e);
+      early.originals.warn.call(console, `daebug: the adapter did not start: ${why}; ${path.basename(entry)} runs without daebug`);
+      return null;
+    });
+  globalThis[started] = adapter;
+  lastWords(early, adapter);
+}
+
+// What the adapter reads of this realm (`daebug.realm`, its hello), and
+// the Node ways it runs a block.
+function nodeRealm(entry) {
+  // A block is compiled as the entry script's own code: its `import()`
+  // resolves bare names and `node:` as the entry's imports do. Its frames
+  // keep the block's name (`//# sourceURL=daebug-cell-N`). Node calls the
+  // default loader option experimental; its warning (once a process) is
+  // not the program's, so it is taken here, unseen.
+  const options = { filename: entry, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER };
+  const emit = process.emitWarning;
+  process.emitWarning = function (w, ...rest) {
+    if (String((w && w.message) || w).includes("USE_MAIN_CONTEXT_DEFAULT_LOADER")) return;
+    return emit.call(this, w, ...rest);
+  };
+  try {
+    new vm.Script("0", options);
+  } finally {
+    process.emitWarning = emit;
+  }
+  let agent;
+  return {
+    name: process.env.DAEBUG_NAME || path.basename(entry, path.extname(entry)),
+    url: entry,
+    pid: process.pid,
+    argv: process.argv.slice(),
+    // As `new AsyncFunction(code)` makes it: two header lines, so the
+    // hub's map of the block's lines holds.
+    compile(code) {
+      return new vm.Script(`(async function anonymous(\n) {\n${code}\n})`, options).runInThisContext();
+    },
+    // `./x.js`, `../x.js` and `/x.js` against the working directory;
+    // the rest as the entry script would import it.
+    resolve(s) {
+      return typeof s === "string" && /^\.{0,2}\//.test(s) ? url.pathToFileURL(path.resolve(process.cwd(), s)).href : s;
+    },
+    // The hub's socket, unref'd: it never keeps the process up. Node's
+    // WebSocket (undici) takes a dispatcher; one of the global's kind
+    // whose sockets are unref'd.
+    socket(address) {
+      if (agent === undefined) agent = unrefAgent();
+      return agent ? new WebSocket(address, { dispatcher: agent }) : new WebSocket(address);
+    },
+  };
+}
+
+function unrefAgent() {
+  try {
+    const Agent = globalThis[Symbol.for("undici.globalDispatcher.1")].constructor;
+    return new Agent({
+      connect(opts, callback) {
+        const s = net.connect({ host: String(opts.hostname).replace(/^\[|\]$/g, ""), port: Number(opts.port) });
+        s.setNoDelay(true);
+        s.unref();
+        s.once("connect", () => callback(null, s));
+        s.once("error", (e) => callback(e, null));
+      },
+    });
+  } catch {
+    return null;
+  }
+}
+
+// The adapter's glue from the hub, imported under its own URL (so its
+// frames read as in a page, and are left out of stacks alike): Node does
+// not import http: URLs, so a module hook hands Node the fetched text for
+// that one URL, and is taken off again where Node allows it.
+async function load(fetch0) {
+  const glueUrl = new URL("./daebug_adapter.js", SELF).href;
+  const wasm = fetch0(new URL("./daebug_adapter_bg.wasm", SELF));
+  const answer = await fetch0(glueUrl);
+  if (!answer.ok) throw new Error(`${glueUrl} answered ${answer.status}`);
+  const source = await answer.text();
+  let glue;
+  if (typeof module.registerHooks === "function") {
+    const hooks = module.registerHooks({
+      resolve: (s, c, next) => (s === glueUrl ? { url: glueUrl, format: "module", shortCircuit: true } : next(s, c)),
+      load: (u, c, next) => (u === glueUrl ? { format: "module", source, shortCircuit: true } : next(u, c)),
+    });
+    try {
+      glue = await import(glueUrl);
+    } finally {
+      hooks.deregister();
+    }
+  } else {
+    const offThread = `let u, s;
+export function initialize(d) { u = d.url; s = d.source; }
+export async function resolve(x, c, next) { return x === u ? { url: u, format: "module", shortCircuit: true } : next(x, c); }
+export async function load(x, c, next) { return x === u ? { format: "module", source: s, shortCircuit: true } : next(x, c); }`;
+    module.register("data:text/javascript," + encodeURIComponent(offThread), { data: { url: glueUrl, source } });
+    glue = await import(glueUrl);
+  }
+  await glue.default({ module_or_path: await wasm });
+  return glue;
+}
+
+// An uncaught error or rejection is in the log before Node ends the
+// process as it would have (exit code 1), unless DAEBUG_KEEP_ALIVE=1 or
+// the program listens for it itself; how the process ends is the log's
+// last line.
+function lastWords(early, adapter) {
+  const keepAlive = process.env.DAEBUG_KEEP_ALIVE === "1";
+  const flags = process.execArgv.join(" ") + " " + (process.env.NODE_OPTIONS || "");
+  const rejectionsEnd = !/--unhandled-rejections[= ](warn|none|warn-with-error-code)\b/.test(flags);
+  let said = false;
+  let loaded = null;
+  adapter.then((glue) => (loaded = glue));
+  // The log has everything so far and how the process ends, or the time
+  // for it is up (a hub that does not answer keeps nobody waiting long).
+  const tell = (code) => {
+    said = true;
+    const hold = setTimeout(() => {}, LAST_WORD_MS);
+    const told = adapter.then((glue) => glue && glue.last_word(code ?? 0));
+    const late = new Promise((r) => setTimeout(r, LAST_WORD_MS).unref());
+    return Promise.race([told, late]).catch(() => {}).finally(() => clearTimeout(hold));
+  };
+  const ours = () => {
+    process.off("uncaughtException", onException);
+    process.off("unhandledRejection", onRejection);
+  };
+  function onException(error, origin) {
+    const kind = origin === "unhandledRejection" ? "unhandledRejection" : "uncaughtException";
+    early.node(kind, error);
+    if (keepAlive || said || process.listenerCount("uncaughtException") > 1) return;
+    tell(1).then(() => {
+      ours();
+      // daebug re-raises the error once the log has it: Node ends as it would have.
+      process.nextTick(() => { throw error; });
+    });
+  }
+  function onRejection(reason) {
+    early.node("unhandledRejection", reason);
+    if (keepAlive || said || !rejectionsEnd || process.listenerCount("unhandledRejection") > 1) return;
+    tell(1).then(() => {
+      ours();
+      // daebug re-raises the rejection once the log has it: Node ends as it would have.
+      Promise.reject(reason);
+    });
+  }
+  process.on("uncaughtException", onException);
+  process.on("unhandledRejection", onRejection);
+  // Nothing left to do: the log gets what the program said last, and its
+  // exit, before Node lets it go.
+  process.on("beforeExit", (code) => {
+    if (!said) tell(code);
+  });
+  // `process.exit()`: no time to wait; what can be sent is sent.
+  process.on("exit", (code) => {
+    if (said) return;
+    said = true;
+    if (loaded) loaded.last_word_now(code);
+  });
+}
+
+// Console and fetch wrappers that stay (a reference the program took early
+// keeps working), and the process's fatal events, kept until the adapter
+// attaches. The same shape as the page loader's (`daebug.js`).
+function hooks() {
+  const records = [];
+  const originals = {};
+  let sink = null;
+  let netSink = null;
+  let nodeSink = null;
+  let dropped = 0;
+  let stopped = false;
+  const keep = (r) => (stopped ? 0 : records.length < 1000 ? records.push(r) : dropped++);
+  const methods = ["log", "info", "warn", "error", "debug", "trace", "assert", "table", "dir",
+    "count", "countReset", "time", "timeLog", "timeEnd", "group", "groupCollapsed", "groupEnd"];
+  for (const m of methods) {
+    const orig = console[m];
+    if (typeof orig !== "function") continue;
+    originals[m] = orig;
+    console[m] = function (...args) {
+      try {
+        const trace = m === "trace" ? new Error() : undefined;
+        if (sink) sink(m, args, trace);
+        else keep({ m, args, trace, at: performance.now() });
+      } catch {}
+      return orig.apply(this, args);
+    };
+  }
+  // Requests as [method, url, start, end, status, text], as in a page.
+  let listed = null;
+  let unlisted = 0;
+  const started = (method, u) => {
+    const r = [String(method || "GET"), String(u), performance.now(), 0, 0, ""];
+    if (listed && listed.length < 1000) listed.push(r);
+    else if (listed) unlisted++;
+    return r;
+  };
+  const ended = (r, status, text) => {
+    try {
+      if (r[3]) return;
+      r[3] = performance.now();
+      r[4] = status;
+      r[5] = String(text);
+      if (status === 0 || status >= 400) {
+        if (netSink) netSink(r);
+        else keep({ net: r });
+      }
+    } catch {}
+  };
+  const fetch0 = globalThis.fetch;
+  if (typeof fetch0 === "function") {
+    globalThis.fetch = function (input, init) {
+      let r;
+      try {
+        const req = input instanceof Request ? input : null;
+        r = started((init && init.method) || (req && req.method), req ? req.url : input);
+      } catch {}
+      const p = fetch0.apply(this, arguments);
+      if (!r) return p;
+      return p.then(
+        (res) => (ended(r, res.status, res.statusText), res),
+        (e) => {
+          // Node says why in the cause (`ECONNREFUSED`).
+          ended(r, 0, e && e.cause ? `${e.message}: ${e.cause.code || e.cause.message}` : e);
+          throw e;
+        },
+      );
+    };
+  }
+  return {
+    originals,
+    // `uncaughtException` or `unhandledRejection` and what was thrown.
+    node(kind, value) {
+      try {
+        if (nodeSink) nodeSink(kind, value);
+        else keep({ node: [kind, value] });
+      } catch {}
+    },
+    attach(s, n, e) {
+      sink = s;
+      netSink = n;
+      nodeSink = e || null;
+      const out = { records: records.splice(0), dropped };
+      dropped = 0;
+      return out;
+    },
+    detach() {
+      sink = null;
+      netSink = null;
+      nodeSink = null;
+    },
+    stop() {
+      this.detach();
+      stopped = true;
+      records.length = 0;
+    },
+    requests(on) {
+      const out = { list: listed || [], unlisted };
+      listed = on ? [] : null;
+      unlisted = 0;
+      return out;
+    },
+  };
+}
