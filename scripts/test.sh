@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: installs what is missing (Chromium + chromedriver,
-# Firefox ESR, WebKitGTK's MiniBrowser + xvfb, the wasm32 target,
-# wasm-bindgen-cli 0.2.130), then runs fmt, clippy, the native tests (engine,
+# Firefox ESR, WebKitGTK's MiniBrowser + xvfb, Node 22 and 20, the wasm32
+# target, wasm-bindgen-cli 0.2.130), then runs fmt, clippy, the native tests (engine,
 # protocol, hub, adapter's pure parts, end-to-end, the core of it in all
 # three browsers) and the adapter's in-browser tests in headless Chromium.
 # Idempotent.
@@ -67,6 +67,26 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BIND
     step "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
     cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
+
+# Node processes as realms (tests/tests/node.rs) need a Node 22, and a Node
+# 20 for the line an older one gets: the machine's `node` when it is that
+# version, else the npm registry's `node@N` package in target/node-runtimes.
+node_of() {
+    local major="$1" dir="target/node-runtimes/node$1"
+    if [ "$(node --version 2>/dev/null | cut -d. -f1)" = "v$major" ]; then
+        command -v node
+        return
+    fi
+    if [ ! -x "$dir/node_modules/node/bin/node" ]; then
+        step "installing Node $major (npm: node@$major)" >&2
+        mkdir -p "$dir"
+        npm install --prefix "$dir" --no-save --no-audit --no-fund --silent "node@$major" >&2
+    fi
+    echo "$PWD/$dir/node_modules/node/bin/node"
+}
+DAEBUG_NODE22="$(node_of 22)"
+DAEBUG_NODE20="$(node_of 20)"
+export DAEBUG_NODE22 DAEBUG_NODE20
 
 # wasm-bindgen-test-runner finds the driver here; Chromium flags come from
 # adapter-wasm/webdriver.json (see .cargo/config.toml).

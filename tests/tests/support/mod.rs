@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cdp;
+pub mod node;
 pub mod pixels;
 
 use std::io::{BufRead, BufReader};
