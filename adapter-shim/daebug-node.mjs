@@ -24,7 +24,9 @@ function start() {
   if (globalThis[started]) return;
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : path.join(process.cwd(), "[eval]");
   const major = Number(process.versions.node.split(".")[0]);
-  if (major < 22 || typeof WebSocket !== "function") {
+  // `in`, not `typeof`: Node makes its WebSocket on first use (some 20 ms),
+  // which waits until the program's first turn is done.
+  if (major < 22 || !("WebSocket" in globalThis)) {
     process.stderr.write(
       `daebug: Node 22 or later is needed (this is Node ${process.version}); ${path.basename(entry)} runs without daebug\n`,
     );
@@ -37,7 +39,10 @@ function start() {
   globalThis[Symbol.for("daebug.resolve")] = realm.resolve;
   const scope = (globalThis[Symbol.for("daebug.scope")] ??= Object.create(null));
   scope.require = module.createRequire(entry);
-  const adapter = load(fetch0)
+  // After the program's first turn: loading the adapter (fetch, its
+  // WebAssembly) does not delay the program's first line.
+  const adapter = new Promise((next) => setImmediate(next))
+    .then(() => load(fetch0))
     .then((glue) => {
       glue.start(SELF);
       return glue;

@@ -18,6 +18,9 @@ mod doors;
 #[path = "realtime/bridge.rs"]
 mod bridge;
 
+#[path = "realtime/node.rs"]
+mod node_realms;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -70,7 +73,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 13] = [
+    let scenarios: [(&str, Scenario); 14] = [
         ("latency", latency),
         ("doors", doors::doors),
         ("engines", engines),
@@ -83,6 +86,7 @@ fn main() {
         ("first_line", first_line),
         ("pictures", pictures),
         ("bridge", bridge::bridge),
+        ("node", node_realms::node_realms),
         ("adapter_size", adapter_size),
     ];
     let mut rows = Vec::new();

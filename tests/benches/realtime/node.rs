@@ -1,0 +1,155 @@
+//! Node processes as realms: save → reply of `1+1` in a Node realm next to
+//! a page's, what `--import ./debug/daebug-node.mjs` adds to a process's
+//! start-up (to its first line, and to a script that is done), and what it
+//! adds to an idle server's memory and CPU.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::support::node::{node, NodeProcess};
+use super::support::{append, base_of, log_in, Browser, Running, TempDir};
+use super::{command_line, cpu_ticks, ms, rss_kb, Row, FOOTER};
+
+const JOBS: usize = 100;
+const RUNS: usize = 15;
+const SERVER: &str = "const http = require('node:http');\n\
+    http.createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1');\n";
+
+/// Save → the reply and the footer on disk, for each of `JOBS` blocks.
+fn save_to_reply(log: &Path, stem: &str) -> Vec<Duration> {
+    let replies = |t: &str| t.matches(&format!("> **{stem}** to agent at ")).count();
+    let mut times = Vec::new();
+    for _ in 0..JOBS + 5 {
+        let before = replies(&std::fs::read_to_string(log).unwrap_or_default());
+        let start = Instant::now();
+        append(log, "\n```js\n1+1\n```\n");
+        let deadline = start + Duration::from_secs(20);
+        loop {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            if replies(&text) > before && text.trim_end().ends_with(FOOTER) {
+                times.push(start.elapsed());
+                break;
+            }
+            assert!(Instant::now() < deadline, "no reply in {}", log.display());
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    times.split_off(5)
+}
+
+fn median_p99(mut times: Vec<Duration>) -> String {
+    times.sort();
+    let p99 = times[(times.len() * 99 / 100).min(times.len() - 1)];
+    format!("{} / {}", ms(times[times.len() / 2]), ms(p99))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// `node [--import loader] script` run to its end `RUNS` times: the
+/// median of what it printed (`performance.now()` at its first line) and
+/// of its wall time.
+fn runs(root: &Path, app: &Path, loader: bool) -> (f64, f64) {
+    let (mut first, mut wall) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let mut cmd = Command::new(node(22));
+        if loader {
+            cmd.arg("--import").arg(root.join("debug/daebug-node.mjs"));
+        }
+        let start = Instant::now();
+        let out = cmd
+            .arg("first.js")
+            .current_dir(app)
+            .stderr(Stdio::null())
+            .output()
+            .expect("run node");
+        wall.push(start.elapsed().as_secs_f64() * 1000.0);
+        let printed = String::from_utf8_lossy(&out.stdout);
+        first.push(printed.trim().parse::<f64>().expect("a time"));
+    }
+    (median(first), median(wall))
+}
+
+/// A server's resident memory (MB) and CPU share over 10 quiet seconds.
+fn idle(pid: u32) -> (f64, f64) {
+    let before = cpu_ticks(pid);
+    let span = Duration::from_secs(10);
+    std::thread::sleep(span); // the idle period measured, not a wait
+    let ticks = cpu_ticks(pid).saturating_sub(before);
+    let per_second = command_line("getconf", &["CLK_TCK"])
+        .parse::<f64>()
+        .unwrap_or(100.0);
+    (
+        rss_kb(pid) as f64 / 1024.0,
+        100.0 * ticks as f64 / per_second / span.as_secs_f64(),
+    )
+}
+
+pub fn node_realms(rows: &mut Vec<Row>) {
+    let root = TempDir::new("bench-node");
+    let app = root.path().join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(app.join("server.js"), SERVER).unwrap();
+    std::fs::write(app.join("first.js"), "console.log(performance.now());\n").unwrap();
+    std::fs::write(
+        root.path().join("index.html"),
+        "<!doctype html><html><head><title>Page</title></head><body></body></html>",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+
+    let server = NodeProcess::start(&node(22), root.path(), &app, &[], "server.js", &[]);
+    let node_log = log_in(root.path(), "server-");
+    let _browser = Browser::open(&format!("{base}/index.html"));
+    let page_log = log_in(root.path(), "page-");
+    let in_node = save_to_reply(&node_log.path, &node_log.stem);
+    let in_page = save_to_reply(&page_log.path, &page_log.stem);
+    rows.push(Row {
+        what: format!("`1+1` save → reply, a Node 22 realm (median / p99 of {JOBS})"),
+        value: median_p99(in_node),
+        goal: "as a page".into(),
+    });
+    rows.push(Row {
+        what: format!("`1+1` save → reply, a page next to it (median / p99 of {JOBS})"),
+        value: median_p99(in_page),
+        goal: "—".into(),
+    });
+
+    let (first_without, wall_without) = runs(root.path(), &app, false);
+    let (first_with, wall_with) = runs(root.path(), &app, true);
+    rows.push(Row {
+        what: format!(
+            "Node start → the script's first line, without / with the loader (median of {RUNS})"
+        ),
+        value: format!("{first_without:.1} / {first_with:.1} ms"),
+        goal: "a few ms added".into(),
+    });
+    rows.push(Row {
+        what: format!("a one-line script, start → end, without / with the loader (median of {RUNS}; with it, the end waits for the log to have its output and exit)"),
+        value: format!("{wall_without:.0} / {wall_with:.0} ms"),
+        goal: "under 200 ms added".into(),
+    });
+
+    let (mb_with, cpu_with) = idle(server.pid());
+    drop(server);
+    let mut plain = Command::new(node(22))
+        .arg("server.js")
+        .current_dir(&app)
+        .spawn()
+        .expect("run node");
+    let (mb_without, cpu_without) = idle(plain.id());
+    let _ = plain.kill();
+    let _ = plain.wait();
+    rows.push(Row {
+        what: "an idle `http` server over 10 s, RSS / CPU: with the loader (connected) vs without"
+            .into(),
+        value: format!(
+            "{mb_with:.1} MB / {cpu_with:.2} % vs {mb_without:.1} MB / {cpu_without:.2} %"
+        ),
+        goal: "no CPU when idle".into(),
+    });
+}
