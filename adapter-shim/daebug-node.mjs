@@ -49,8 +49,14 @@ function start() {
     })
     .catch((e) => {
       early.stop();
-      const why = e && e.cause ? `${e.message} (${e.cause.code || e.cause.message})` : String(e && e.message ? e.message : e);
-      early.originals.warn.call(console, `daebug: the adapter did not start: ${why}; ${path.basename(entry)} runs without daebug`);
+      const script = path.basename(entry);
+      const warn = (line) => early.originals.warn.call(console, line);
+      if (e && e.cause && e.cause.code === "ECONNREFUSED") {
+        warn(`daebug: no hub at ${new URL(SELF).origin} (start it first); ${script} runs without daebug`);
+      } else {
+        const why = e && e.cause ? `${e.message} (${e.cause.code || e.cause.message})` : String(e && e.message ? e.message : e);
+        warn(`daebug: the adapter did not start: ${why}; ${script} runs without daebug`);
+      }
       return null;
     });
   globalThis[started] = adapter;
@@ -126,6 +132,8 @@ function unrefAgent() {
 async function load(fetch0) {
   const glueUrl = new URL("./daebug_adapter.js", SELF).href;
   const wasm = fetch0(new URL("./daebug_adapter_bg.wasm", SELF));
+  // Awaited below; should the glue fail first, its failure is the one said.
+  wasm.catch(() => {});
   const answer = await fetch0(glueUrl);
   if (!answer.ok) throw new Error(`${glueUrl} answered ${answer.status}`);
   const source = await answer.text();
@@ -182,8 +190,8 @@ function lastWords(early, adapter) {
     if (keepAlive || said || process.listenerCount("uncaughtException") > 1) return;
     tell(1).then(() => {
       ours();
-      // daebug re-raises the error once the log has it: Node ends as it would have.
-      process.nextTick(() => { throw error; });
+      // Node shows this line above the error: it says why.
+      process.nextTick(() => { throw error; /* daebug: re-raised once the log had it, so Node ends as it would have */ });
     });
   }
   function onRejection(reason) {
@@ -191,8 +199,7 @@ function lastWords(early, adapter) {
     if (keepAlive || said || !rejectionsEnd || process.listenerCount("unhandledRejection") > 1) return;
     tell(1).then(() => {
       ours();
-      // daebug re-raises the rejection once the log has it: Node ends as it would have.
-      Promise.reject(reason);
+      Promise.reject(reason); /* daebug: re-raised once the log had it, so Node ends as it would have */
     });
   }
   process.on("uncaughtException", onException);

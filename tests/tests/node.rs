@@ -316,3 +316,37 @@ fn node_20_gets_one_line_naming_the_version_and_the_script_runs_on() {
     assert!(line[0].ends_with("; old.js runs without daebug"), "{out}");
     assert!(!world.registry().contains("(node "), "{}", world.registry());
 }
+
+#[test]
+fn with_no_hub_a_process_gets_one_line_and_runs_on() {
+    let world = NodeWorld::new(&[(
+        "alone.js",
+        "console.log('first');\nsetTimeout(() => console.log('second'), 200);\n",
+    )]);
+    let NodeWorld {
+        root, _hub: hub, ..
+    } = world;
+    assert!(hub.terminate().success());
+    let mut alone = NodeProcess::start(
+        &node(22),
+        root.path(),
+        &root.path().join("app"),
+        &[],
+        "alone.js",
+        &[],
+    );
+    let status = alone.exit();
+    assert_eq!(status.code(), Some(0), "{}", alone.output());
+    let out = alone.output();
+    assert!(out.contains("first") && out.contains("second"), "{out}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("daebug:")).collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(
+        lines[0].starts_with("daebug: no hub at http://127.0.0.1:"),
+        "{out}"
+    );
+    assert!(
+        lines[0].ends_with("(start it first); alone.js runs without daebug"),
+        "{out}"
+    );
+}
