@@ -33,8 +33,8 @@ fn connected(bridge: bool) -> (DevtoolsBrowser, Running, TempDir, Log) {
     (chromium, hub, root, log)
 }
 
-/// The hub's resident memory (MB) and CPU share over 10 quiet seconds.
-fn idle(pid: u32) -> (f64, f64) {
+/// A process's resident memory (MB) and CPU share over 10 quiet seconds.
+pub fn idle(pid: u32) -> (f64, f64) {
     let before = cpu_ticks(pid);
     let span = Duration::from_secs(10);
     std::thread::sleep(span); // the idle period measured, not a wait
@@ -67,7 +67,7 @@ fn save_to_shot(log: &Path, stem: &str, code: &str) -> Duration {
     }
 }
 
-fn median_p99(mut times: Vec<Duration>) -> String {
+pub fn median_p99(mut times: Vec<Duration>) -> String {
     times.sort();
     let p99 = times[(times.len() * 99 / 100).min(times.len() - 1)];
     format!("{} / {}", ms(times[times.len() / 2]), ms(p99))

@@ -7,9 +7,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::bridge::{idle, median_p99};
 use super::support::node::{node, NodeProcess};
 use super::support::{append, base_of, log_in, Browser, Running, TempDir};
-use super::{command_line, cpu_ticks, ms, rss_kb, Row, FOOTER};
+use super::{Row, FOOTER};
 
 const JOBS: usize = 100;
 const RUNS: usize = 15;
@@ -36,12 +37,6 @@ fn save_to_reply(log: &Path, stem: &str) -> Vec<Duration> {
         }
     }
     times.split_off(5)
-}
-
-fn median_p99(mut times: Vec<Duration>) -> String {
-    times.sort();
-    let p99 = times[(times.len() * 99 / 100).min(times.len() - 1)];
-    format!("{} / {}", ms(times[times.len() / 2]), ms(p99))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -71,21 +66,6 @@ fn runs(root: &Path, app: &Path, loader: bool) -> (f64, f64) {
         first.push(printed.trim().parse::<f64>().expect("a time"));
     }
     (median(first), median(wall))
-}
-
-/// A server's resident memory (MB) and CPU share over 10 quiet seconds.
-fn idle(pid: u32) -> (f64, f64) {
-    let before = cpu_ticks(pid);
-    let span = Duration::from_secs(10);
-    std::thread::sleep(span); // the idle period measured, not a wait
-    let ticks = cpu_ticks(pid).saturating_sub(before);
-    let per_second = command_line("getconf", &["CLK_TCK"])
-        .parse::<f64>()
-        .unwrap_or(100.0);
-    (
-        rss_kb(pid) as f64 / 1024.0,
-        100.0 * ticks as f64 / per_second / span.as_secs_f64(),
-    )
 }
 
 pub fn node_realms(rows: &mut Vec<Row>) {
