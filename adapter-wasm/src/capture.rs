@@ -122,18 +122,7 @@ fn node_sink(buffer: Shared) -> NodeSink {
             let kind = kind
                 .as_string()
                 .unwrap_or_else(|| "uncaughtException".into());
-            let (message, stack) = thrown(&value);
-            push(
-                &buffer,
-                BackgroundEvent {
-                    kind: EventType::Error,
-                    level: Level::Error,
-                    source: Some(kind),
-                    ts: clock(),
-                    message,
-                    stack,
-                },
-            );
+            push(&buffer, thrown_event(kind, &value));
         })
     })
 }
@@ -344,6 +333,19 @@ pub fn message_of(args: &Array) -> String {
         })
         .collect();
     parts.join(" ")
+}
+
+/// What was thrown or rejected, uncaught, as an `Error <source>` event.
+fn thrown_event(source: String, value: &JsValue) -> BackgroundEvent {
+    let (message, stack) = thrown(value);
+    BackgroundEvent {
+        kind: EventType::Error,
+        level: Level::Error,
+        source: Some(source),
+        ts: clock(),
+        message,
+        stack,
+    }
 }
 
 /// `Name: message` and the stack of a thrown value, or its inspect text.
@@ -664,18 +666,7 @@ impl Capture {
                 guarded(|| {
                     let reason =
                         Reflect::get(&event, &"reason".into()).unwrap_or(JsValue::UNDEFINED);
-                    let (message, stack) = thrown(&reason);
-                    push(
-                        &buffer,
-                        BackgroundEvent {
-                            kind: EventType::Error,
-                            level: Level::Error,
-                            source: Some("unhandledrejection".into()),
-                            ts: clock(),
-                            message,
-                            stack,
-                        },
-                    );
+                    push(&buffer, thrown_event("unhandledrejection".into(), &reason));
                 })
             })
         };

@@ -350,3 +350,22 @@ fn with_no_hub_a_process_gets_one_line_and_runs_on() {
         "{out}"
     );
 }
+
+#[test]
+fn a_block_running_when_the_process_exits_is_answered_with_the_exit() {
+    let world = NodeWorld::new(&[("server.js", SERVER)]);
+    let mut server = world.start(22, &[], "server.js", &[]);
+    let log = log_in(world.root.path(), "server-");
+    log.write(
+        Write::Append,
+        "\n```js\nsetTimeout(() => process.exit(2), 100);\nawait new Promise(() => {});\n```\n",
+    );
+    assert_eq!(server.exit().code(), Some(2), "{}", server.output());
+    let text = wait_for(&log.path, "the reply and the exit line", |t| {
+        t.contains(" exited at ") && t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = last_exchange(&text);
+    assert!(reply.contains("the process exited (code 2)"), "{reply}");
+    assert!(reply.contains(" (code 2)\n"), "{reply}");
+    assert!(!reply.contains("executing ("), "{reply}");
+}
