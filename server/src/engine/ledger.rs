@@ -31,6 +31,29 @@ pub enum TakenState {
     Found,
 }
 
+/// Where a taken block stands, as the engine last knew it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Its opening fence starts here (in the text being handled).
+    At(usize),
+    /// Before the text the engine is given: above the window the shell
+    /// read (the text there is what the engine saw), or moved to a
+    /// history file. It stands; it is never looked for.
+    Above,
+    /// A scan that covered its place did not find it (removed or edited).
+    Gone,
+}
+
+impl Place {
+    /// The position, when known.
+    pub fn at(self) -> Option<usize> {
+        match self {
+            Place::At(p) => Some(p),
+            Place::Above | Place::Gone => None,
+        }
+    }
+}
+
 /// One block the engine took.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Taken {
@@ -40,9 +63,8 @@ pub struct Taken {
     pub code: String,
     /// Its opening fence line, to check a remembered position.
     pub opener: String,
-    /// Where its opening fence starts, as last seen; `None` once a scan of
-    /// the whole text did not find it.
-    pub hint: Option<usize>,
+    /// Where its opening fence starts, as last seen.
+    pub place: Place,
     /// `> **stem** to agent at HH:MM:SS`: the first line of its executing
     /// region, and of its reply before the suffix (empty when skipped).
     pub header: String,
@@ -50,6 +72,10 @@ pub struct Taken {
     /// Which block this is, for hub blocks written after it; set by the
     /// ledger when the block is added.
     pub seq: u64,
+    /// A block another door sent (`engine/fan_out.rs`): the chunk the hub
+    /// wrote for it (request header and block, LF endings). The hub wrote
+    /// it, so a save that drops it gets it back, with its answer.
+    pub chunk: Option<String>,
 }
 
 /// How many hub blocks written after replies (late results, background
@@ -63,10 +89,6 @@ pub struct HubWrite {
     pub text: String,
     /// The taken block it followed ([`Taken::seq`]).
     pub after: u64,
-    /// A chunk the hub wrote for another door (`engine/fan_out.rs`): the
-    /// taken block it holds. It is there when that block is; put back,
-    /// it comes with the block's reply or running region.
-    pub block: Option<u64>,
 }
 
 impl Taken {
@@ -118,35 +140,7 @@ impl Ledger {
         if self.writes.len() == REMEMBERED_WRITES {
             self.writes.pop_front();
         }
-        self.writes.push_back(HubWrite {
-            text,
-            after,
-            block: None,
-        });
-    }
-
-    /// Remembers a chunk the hub wrote for another door, after the last
-    /// taken block; [`Ledger::chunk_taken`] names its block once taken.
-    pub fn wrote_chunk(&mut self, text: String) {
-        let after = self.list.back().map_or(0, |t| t.seq);
-        if self.writes.len() == REMEMBERED_WRITES {
-            self.writes.pop_front();
-        }
-        self.writes.push_back(HubWrite {
-            text,
-            after,
-            block: Some(0),
-        });
-    }
-
-    /// The last chunk written for another door holds the block taken last.
-    pub fn chunk_taken(&mut self) {
-        let seq = self.list.back().map(|t| t.seq);
-        if let (Some(w), Some(seq)) = (self.writes.back_mut(), seq) {
-            if w.block == Some(0) {
-                w.block = Some(seq);
-            }
-        }
+        self.writes.push_back(HubWrite { text, after });
     }
 
     /// The hub blocks written after the taken block `seq`, in order.
@@ -157,10 +151,10 @@ impl Ledger {
     /// Adds a block found in the text (a stopped hub's), in text order.
     pub fn insert(&mut self, mut taken: Taken) {
         taken.seq = self.seq();
-        let at = taken.hint.map_or(self.list.len(), |h| {
+        let at = taken.place.at().map_or(self.list.len(), |h| {
             self.list
                 .iter()
-                .position(|t| t.hint.is_some_and(|o| o > h))
+                .position(|t| t.place.at().is_some_and(|o| o > h))
                 .unwrap_or(self.list.len())
         });
         if self.list.len() == REMEMBERED_BLOCKS {
@@ -200,9 +194,15 @@ impl Ledger {
         self.list.retain(|t| t.job != Some(job));
     }
 
-    /// The last block with a known place.
+    /// The last block with a known position.
     pub fn last_placed(&self) -> Option<&Taken> {
-        self.list.iter().rev().find(|t| t.hint.is_some())
+        self.list.iter().rev().find(|t| t.place.at().is_some())
+    }
+
+    /// Whether a block stands above the text the engine was given (a
+    /// window's base, or a history file).
+    pub fn any_above(&self) -> bool {
+        self.list.iter().any(|t| t.place == Place::Above)
     }
 
     /// For each block of `survey` (which starts at `start`), the index of
@@ -230,9 +230,10 @@ pub fn match_blocks<'a>(
         // A partial scan only knows blocks from `start` on: a block whose
         // place is unknown (above a window, or not found) is a candidate in
         // a whole scan only.
-        .filter(|(_, t)| match t.hint {
-            Some(h) => h >= start,
-            None => start == 0,
+        .filter(|(_, t)| match t.place {
+            Place::At(h) => h >= start,
+            Place::Gone => start == 0,
+            Place::Above => false,
         })
         .collect();
     let mut next = 0;
@@ -274,10 +275,11 @@ mod tests {
             job: Some(JobId(1)),
             code: format!("{code}\n"),
             opener: "```js".into(),
-            hint: Some(0),
+            place: Place::At(0),
             header: header.into(),
             state,
             seq: 0,
+            chunk: None,
         }
     }
 
@@ -384,13 +386,18 @@ mod tests {
     #[test]
     fn blocks_above_the_start_are_not_candidates() {
         let mut a = taken("A", H1, TakenState::Replied(String::new()));
-        a.hint = Some(0);
+        a.place = Place::At(0);
         let text = "x\n```js\nA\n```\n";
         let s = survey(text, 2, "s");
         assert_eq!(match_blocks([&a], text, &s.blocks, 2), vec![None]);
         // Nor is one whose place is unknown, but in a whole scan.
-        a.hint = None;
+        a.place = Place::Gone;
         assert_eq!(match_blocks([&a], text, &s.blocks, 2), vec![None]);
+        // Nor, ever, one above the text (a window's base, a history file).
+        a.place = Place::Above;
+        let s0 = survey(text, 0, "s");
+        assert_eq!(match_blocks([&a], text, &s0.blocks, 0), vec![None]);
+        a.place = Place::Gone;
         let s = survey(text, 0, "s");
         assert_eq!(match_blocks([&a], text, &s.blocks, 0), vec![Some(0)]);
     }

@@ -62,7 +62,7 @@ pub use markdown::Lang;
 pub use text::{apply, TextEdit};
 pub use time::{ClockTime, Millis, Now};
 
-use ledger::{Ledger, Taken, TakenState};
+use ledger::{Ledger, Place, Taken, TakenState};
 use markdown::{blocks, exec_info, Block};
 use render::Drops;
 use tail::{chunks, end_base, line_is, next_request, ExecBlock};
@@ -152,7 +152,7 @@ pub struct LogEngine {
     submissions: VecDeque<fan_out::Submission>,
     /// The ticket of the submission just written, for the job that takes
     /// it.
-    submitting: Option<u64>,
+    submitting: Option<(u64, String)>,
     /// Running submitted jobs and their tickets.
     tickets: Vec<(JobId, u64)>,
     /// Pictures the hub saved for jobs whose reply is not written yet
@@ -354,13 +354,13 @@ impl LogEngine {
         // edit above it shifts the text, and its opener line alone may then
         // stand at the old place inside a reply (page output).
         let block = |t: &Taken| {
-            let pos = at(t.hint?, &t.opener)? - base;
+            let pos = at(t.place.at()?, &t.opener)? - base;
             match blocks(window, pos).next()? {
                 Block::Fence(f)
                     if f.closed
                         && window[f.body_start..f.body_end].replace("\r\n", "\n") == t.code =>
                 {
-                    t.hint
+                    t.place.at()
                 }
                 _ => None,
             }
@@ -388,9 +388,26 @@ impl LogEngine {
     /// The caller makes sure `base` is at or before [`LogEngine::horizon`]
     /// and that the text before it is what the engine saw there.
     pub fn handle_at(&mut self, window: &str, base: usize, input: Input, now: Now) -> Output {
+        if base == 0 {
+            return self.handle(window, input, now);
+        }
+        // Blocks before the window stand where they were (the caller made
+        // sure of it): above the text for this input, then back in place.
+        let above: Vec<(u64, usize)> = self
+            .ledger
+            .iter()
+            .filter_map(|t| t.place.at().filter(|&h| h < base).map(|h| (t.seq, h)))
+            .collect();
         self.shift_hints(|h| h.checked_sub(base));
         let out = self.handle(window, input, now);
         self.shift_hints(|h| h.checked_add(base));
+        for t in self.ledger.iter_mut() {
+            if let Some(&(_, h)) = above.iter().find(|(seq, _)| *seq == t.seq) {
+                if t.place == Place::Above {
+                    t.place = Place::At(h);
+                }
+            }
+        }
         out
     }
 
@@ -417,18 +434,21 @@ impl LogEngine {
 
     /// The text before `cut` was moved out of the log (to a history
     /// file) and the log's head, `head` bytes long, now stands before what
-    /// followed it: positions move with the text, and those before `cut`
-    /// are forgotten.
+    /// followed it: positions move with the text, and blocks before `cut`
+    /// stand above it for good (never looked for, never put back).
     pub fn moved_history(&mut self, cut: usize, head: usize) {
         self.shift_hints(|h| h.checked_sub(cut).map(|p| p + head));
     }
 
     /// Moves every remembered position; one that does not fit is dropped
-    /// (hints are checked before use, so a lost one costs a search).
+    /// (hints are checked before use, so a lost one costs a search). A
+    /// taken block moved out of the text stands above it.
     fn shift_hints(&mut self, by: impl Fn(usize) -> Option<usize>) {
         self.footer_hint = self.footer_hint.and_then(&by);
         for t in self.ledger.iter_mut() {
-            t.hint = t.hint.and_then(&by);
+            if let Place::At(h) = t.place {
+                t.place = by(h).map_or(Place::Above, Place::At);
+            }
         }
         if let Some(j) = self.job.as_mut() {
             j.request_hint = by(j.request_hint).unwrap_or(usize::MAX);
@@ -660,7 +680,7 @@ impl LogEngine {
             ledger
                 .iter()
                 .find(|t| t.job == Some(p.job))
-                .is_none_or(|t| t.hint.is_some())
+                .is_none_or(|t| t.place != Place::Gone)
         });
         let mut runs = Vec::new();
         let mut longest = 0;
@@ -789,7 +809,7 @@ impl LogEngine {
                     }
                 }
                 other => {
-                    if let Some(ticket) = self.submitting.take() {
+                    if let Some((ticket, _)) = self.submitting.take() {
                         // What was written for it did not read as a block.
                         out.effects.push(Effect::Notice(format!(
                             "{}: submitted block {ticket} could not be written as a block",
@@ -850,8 +870,7 @@ impl LogEngine {
         w.buf.insert_str(f.next, &text);
         // A save from an older read drops it: it is put back, with its
         // reply (see `reconcile::lost_writes`).
-        self.ledger.wrote_chunk(chunk);
-        self.submitting = Some(s.ticket);
+        self.submitting = Some((s.ticket, chunk));
     }
 
     /// Accepts a runnable chunk (the footer is already gone): inserts the
@@ -897,7 +916,7 @@ impl LogEngine {
     ) -> bool {
         let id = JobId(self.next_job);
         self.next_job += 1;
-        let ticket = self.submitting.take();
+        let (ticket, chunk) = self.submitting.take().unzip();
         let code = w.buf[block.body.clone()].replace("\r\n", "\n");
         let mut timeout_ms = match block.info.timeout {
             Some(Ok(ms)) => ms,
@@ -943,18 +962,16 @@ impl LogEngine {
                     job: Some(id),
                     code,
                     opener,
-                    hint: Some(w.base + block.start),
+                    place: Place::At(w.base + block.start),
                     header: exec_header,
                     state: TakenState::Replied(reply),
                     seq: 0,
+                    chunk,
                 });
-                if ticket.is_some() {
-                    self.ledger.chunk_taken();
-                }
                 for mut b in later {
                     shift_block(&mut b, inserted as isize);
                     let mut t = reconcile::skipped(&w.buf, &b);
-                    t.hint = Some(w.base + b.start);
+                    t.place = Place::At(w.base + b.start);
                     self.ledger.push(t);
                 }
                 self.place_footer(w, chunk_end.max(block.next) + inserted);
@@ -966,14 +983,12 @@ impl LogEngine {
             job: Some(id),
             code: code.clone(),
             opener,
-            hint: Some(w.base + block.start),
+            place: Place::At(w.base + block.start),
             header: exec_header.clone(),
             state: TakenState::Running,
             seq: 0,
+            chunk,
         });
-        if ticket.is_some() {
-            self.ledger.chunk_taken();
-        }
         let mut job = Running {
             id,
             agent,
@@ -1382,7 +1397,7 @@ impl LogEngine {
                 let mut b = b.clone();
                 shift_block(&mut b, delta);
                 let mut t = reconcile::skipped(&w.buf, &b);
-                t.hint = Some(w.base + b.start);
+                t.place = Place::At(w.base + b.start);
                 self.ledger.push(t);
             }
         }

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use daebug_protocol::JobError;
 
-use super::ledger::{HubWrite, Taken, TakenState, REMEMBERED_BLOCKS};
+use super::ledger::{Place, Taken, TakenState, REMEMBERED_BLOCKS};
 use super::markdown::{parse_header, HeaderKind};
 use super::survey::{is_placeholder, survey, HubBlock, Survey, SurveyedBlock};
 use super::tail::ExecBlock;
@@ -112,11 +112,11 @@ impl LogEngine {
             .iter()
             .zip(matched)
             .filter(|(_, k)| k.is_none())
-            .filter_map(|(b, _)| b.answer.as_ref())
-            .chain(s.loose.iter())
-            .filter(|a| a.executing);
+            .filter_map(|(b, _)| Some((Some(b), b.answer.as_ref()?)))
+            .chain(s.loose.iter().map(|a| (None, a)))
+            .filter(|(_, a)| a.executing);
         let mut live_seen = false;
-        for a in unowned {
+        for (block, a) in unowned {
             let header = lines_from(text, a.start).next().map_or("", |l| l.text);
             if let Some(j) = self.job.as_ref().filter(|j| j.exec_header == header) {
                 if !job_matched && !live_seen {
@@ -131,11 +131,15 @@ impl LogEngine {
                 }
                 continue;
             }
-            let owner = self
-                .ledger
-                .iter()
-                .enumerate()
-                .find(|(_, t)| t.header == header);
+            // A header names a second, not a job: under a block, the
+            // region is a taken block's only when that block's code is the
+            // one above it (two jobs in one second are told apart).
+            let code = block.map(|b| text[b.block.body.clone()].replace("\r\n", "\n"));
+            let owner =
+                self.ledger.iter().enumerate().find(|(_, t)| {
+                    t.header == header && code.as_ref().is_none_or(|c| *c == t.code)
+                });
+            let stale = self.ledger.iter().any(|t| t.header == header);
             if let Some((k, t)) = owner {
                 let elsewhere = matched.contains(&Some(k));
                 let fix = match &t.state {
@@ -145,6 +149,16 @@ impl LogEngine {
                 fixes.push((a.start..a.end, fix));
                 out.effects
                     .push(notice(&self.stem, "replaced a stale executing region"));
+                continue;
+            }
+            if stale {
+                // Another block's region of the same second, brought back
+                // under this one by a save: not this block's answer.
+                fixes.push((a.start..a.end, String::new()));
+                out.effects.push(notice(
+                    &self.stem,
+                    "removed an executing region a save had put under another block",
+                ));
                 continue;
             }
             fixes.push(self.close_orphan(text, s, a, eol, now, out));
@@ -213,9 +227,26 @@ impl LogEngine {
         kept
     }
 
-    /// Hub blocks the engine wrote after a block of this text (late
-    /// results, background events, notes) that a save removed: each goes
-    /// back after the hub blocks that still follow that block.
+    /// What the hub wrote that a save removed: chunks it wrote for other
+    /// doors (with their answers) and hub blocks written after the
+    /// engine's blocks (late results, background events, notes). One pass
+    /// over the ledger, in log order (docs/log-format.md, "Door chunks"):
+    ///
+    /// - a door's block is lost when this survey covers its place and no
+    ///   block of the text is it (matching is by code and what stands
+    ///   under it, in order: [`super::ledger::match_blocks`]); a block
+    ///   above the survey, or above the text the engine was given, stands
+    ///   and is never put back;
+    /// - a hub block written after a taken block is checked when that
+    ///   block is in this survey (found, or put back now); it is lost when
+    ///   fewer copies of its text stand among the hub blocks of the survey
+    ///   than the engine wrote there;
+    /// - what is lost goes back right after the nearest earlier item that
+    ///   stands (after its answer and the hub blocks below it), else at
+    ///   the start of the surveyed tail.
+    ///
+    /// So an item is put back only where the text was read and it was
+    /// not found, never twice for one loss: the next survey finds it.
     fn lost_writes(
         &self,
         text: &str,
@@ -225,126 +256,167 @@ impl LogEngine {
         eol: Eol,
         out: &mut Output,
     ) -> Vec<Fix> {
-        // Runs on every input: nothing is copied unless the engine wrote
-        // hub blocks after a block of this survey.
-        let has_writes = |k: usize| self.ledger.writes_after(self.ledger.get(k).seq).next();
-        let first_chunks = self.ledger.writes_after(0).next().is_some();
-        if !first_chunks && !matched.iter().flatten().any(|&k| has_writes(k).is_some()) {
+        // Runs on every input: nothing is looked at unless the engine has
+        // door chunks or hub blocks to keep.
+        let doors = self.ledger.iter().any(|t| t.chunk.is_some());
+        if !doors && self.ledger.writes_after(0).next().is_none() && !self.has_writes() {
             return Vec::new();
         }
-        let present: Vec<std::borrow::Cow<'_, str>> = s
+        // How many copies of each hub block's text stand in the survey.
+        let mut standing: std::collections::HashMap<std::borrow::Cow<'_, str>, usize> =
+            std::collections::HashMap::new();
+        for h in s
             .blocks
             .iter()
             .filter_map(|b| b.answer.as_ref())
             .chain(s.loose.iter())
-            .map(|h| match &text[h.start..h.end] {
+        {
+            let t = match &text[h.start..h.end] {
                 t if t.contains('\r') => std::borrow::Cow::Owned(t.replace("\r\n", "\n")),
                 t => std::borrow::Cow::Borrowed(t),
-            })
-            .collect();
-        // A chunk the hub wrote for a door is there when its block is.
-        let seqs: Vec<u64> = matched
-            .iter()
-            .flatten()
-            .map(|&k| self.ledger.get(k).seq)
-            .collect();
-        // A survey from the horizon does not see the blocks above it, and
-        // the text there is what the engine saw: a door's chunk whose block
-        // was placed above `start` is there (else each chunk that went
-        // above the horizon would be put back again on every input).
-        let above_window = |seq: u64| {
-            self.ledger
-                .iter()
-                .find(|t| t.seq == seq)
-                .and_then(|t| t.hint)
-                .is_some_and(|h| h < start)
-        };
-        let lost_write = |w: &&HubWrite| match w.block {
-            Some(seq) => !seqs.contains(&seq) && !above_window(seq),
-            None => !present.iter().any(|p| *p == w.text),
-        };
-        let mut fixes = Vec::new();
-        // Chunks written for a door before any block of the log: above the
-        // footer, else above the first chunk after the head.
-        let first: String = self
-            .ledger
-            .writes_after(0)
-            .filter(lost_write)
-            .map(|w| eol.convert(&self.with_answer(w)) + eol.as_str())
-            .collect();
-        if !first.is_empty() {
-            let at = s.footers.first().map(|f| f.start).unwrap_or_else(|| {
-                let head = super::template::head_end(text, &self.stem).0;
-                super::tail::chunks(text, head, &self.stem)
-                    .into_iter()
-                    .find(|c| c.draft || c.runnable())
-                    .map_or(text.len(), |c| {
-                        c.header
-                            .map_or(c.first_content.unwrap_or(c.start), |(_, at)| at)
-                    })
-            });
-            let blank_above = lines_back(text, at).next().is_none_or(|l| l.is_blank());
-            let fix = match blank_above {
-                true => first,
-                false => eol.as_str().to_string() + &first,
             };
-            fixes.push((at..at, fix));
-            out.effects.push(notice(
-                &self.stem,
-                "put back a block another door sent, and its answer, a save had removed",
-            ));
+            *standing.entry(t).or_default() += 1;
         }
-        for (b, k) in s.blocks.iter().zip(matched) {
-            let Some(k) = *k else { continue };
-            let seq = self.ledger.get(k).seq;
-            let lost: String = self
-                .ledger
-                .writes_after(seq)
-                .filter(lost_write)
-                .map(|w| eol.convert(&self.with_answer(w)) + eol.as_str())
-                .collect();
-            if lost.is_empty() {
-                continue;
-            }
-            // After the block's answer and the hub blocks right below it.
-            let mut at = b.answer.as_ref().map_or(b.block.next, |a| a.end);
-            loop {
-                let next = lines_from(text, at).find(|l| !l.is_blank());
-                match next.and_then(|l| s.loose.iter().find(|h| h.start == l.start)) {
-                    Some(h) => at = h.end,
-                    None => break,
+        let mut lost_after = |seq: u64, into: &mut String| {
+            for w in self.ledger.writes_after(seq) {
+                match standing.get_mut(w.text.as_str()) {
+                    Some(n) if *n > 0 => *n -= 1,
+                    _ => {
+                        into.push_str(&eol.convert(&w.text));
+                        into.push_str(eol.as_str());
+                    }
                 }
             }
-            let mut fix = eol.as_str().to_string() + &lost;
-            if lines_from(text, at).next().is_none_or(|l| l.is_blank()) {
+        };
+        let found: std::collections::HashMap<usize, &SurveyedBlock> = s
+            .blocks
+            .iter()
+            .zip(matched)
+            .filter_map(|(b, k)| k.map(|k| (k, b)))
+            .collect();
+        // A door's block whose place this survey covers, not found in it.
+        let whole = start == 0 && !self.ledger.any_above();
+        let lost = |t: &Taken| {
+            t.chunk.is_some()
+                && match t.place {
+                    Place::At(h) => h >= start,
+                    Place::Gone => whole,
+                    Place::Above => false,
+                }
+        };
+        let mut fixes: Vec<Fix> = Vec::new();
+        // Items waiting to go back, and where: `None` until an item that
+        // stands is met (the start of the surveyed tail).
+        let mut pending = String::new();
+        let mut anchor: Option<usize> = None;
+        let mut door_lost = false;
+        let flush = |pending: &mut String, at: usize, fixes: &mut Vec<Fix>| {
+            if pending.is_empty() {
+                return;
+            }
+            let mut fix = std::mem::take(pending);
+            let blank_above = lines_back(text, at).next().is_none_or(|l| l.is_blank());
+            if !blank_above {
+                fix.insert_str(0, eol.as_str());
+            }
+            let blank_below = lines_from(text, at).next().is_none_or(|l| l.is_blank());
+            if blank_below {
                 fix.truncate(fix.len() - eol.as_str().len());
             }
             fixes.push((at..at, fix));
+        };
+        // Hub blocks written before any block: only while no block stands
+        // above the survey (they would be above it too).
+        let any_above_start = self
+            .ledger
+            .iter()
+            .any(|t| t.place.at().is_none_or(|h| h < start) && t.place != Place::Gone);
+        if !any_above_start {
+            lost_after(0, &mut pending);
+        }
+        for (k, t) in self.ledger.iter().enumerate() {
+            if let Some(b) = found.get(&k) {
+                let at = anchor.unwrap_or_else(|| self.tail_start(text, s, start, Some(b)));
+                flush(&mut pending, at, &mut fixes);
+                anchor = Some(after_hub_blocks(text, s, b));
+                lost_after(t.seq, &mut pending);
+            } else if lost(t) {
+                door_lost = true;
+                pending.push_str(&eol.convert(&self.with_answer(t)));
+                pending.push_str(eol.as_str());
+                lost_after(t.seq, &mut pending);
+            }
+        }
+        let at = anchor.unwrap_or_else(|| self.tail_start(text, s, start, None));
+        flush(&mut pending, at, &mut fixes);
+        if !fixes.is_empty() {
             out.effects.push(notice(
                 &self.stem,
-                "put back hub output (a late result, background events) a save had removed",
+                match door_lost {
+                    true => {
+                        "put back a block another door sent, and its answer, a save had removed"
+                    }
+                    false => {
+                        "put back hub output (a late result, background events) a save had removed"
+                    }
+                },
             ));
         }
         fixes
     }
 
-    /// A hub write as it goes back: a door's chunk with its block's reply
-    /// or running region under it (as [`LogEngine::start_block`] wrote
-    /// them: a blank line between).
-    fn with_answer(&self, w: &HubWrite) -> String {
-        let Some(seq) = w.block else {
-            return w.text.clone();
-        };
-        let taken = self.ledger.iter().find(|t| t.seq == seq);
-        let answer = match taken.map(|t| (&t.state, t.job)) {
-            Some((TakenState::Replied(reply), _)) => reply.clone(),
-            Some((TakenState::Running, job)) => match &self.job {
+    /// Whether the engine remembers hub blocks written after its blocks.
+    fn has_writes(&self) -> bool {
+        self.ledger
+            .iter()
+            .any(|t| self.ledger.writes_after(t.seq).next().is_some())
+    }
+
+    /// Where lost items go when none before them stands: at the start of
+    /// the chunk of `first` (the first block of the survey that stands),
+    /// else above the footer, else above the first chunk after the head.
+    fn tail_start(
+        &self,
+        text: &str,
+        s: &Survey,
+        start: usize,
+        first: Option<&SurveyedBlock>,
+    ) -> usize {
+        if let Some(b) = first {
+            // Its request header, when it has one after `start`.
+            return s
+                .requests
+                .iter()
+                .copied()
+                .rfind(|&r| r >= start && r <= b.block.start)
+                .unwrap_or(b.block.start);
+        }
+        s.footers.first().map(|f| f.start).unwrap_or_else(|| {
+            let head = super::template::head_end(text, &self.stem).0.max(start);
+            super::tail::chunks(text, head, &self.stem)
+                .into_iter()
+                .find(|c| c.draft || c.runnable())
+                .map_or(text.len(), |c| {
+                    c.header
+                        .map_or(c.first_content.unwrap_or(c.start), |(_, at)| at)
+                })
+        })
+    }
+
+    /// A door's chunk as it goes back: with its block's reply or running
+    /// region under it (as [`LogEngine::start_block`] wrote them: a blank
+    /// line between).
+    fn with_answer(&self, t: &Taken) -> String {
+        let chunk = t.chunk.clone().unwrap_or_default();
+        let answer = match (&t.state, t.job) {
+            (TakenState::Replied(reply), _) => reply.clone(),
+            (TakenState::Running, job) => match &self.job {
                 Some(j) if Some(j.id) == job => region_text(j),
-                _ => return w.text.clone(),
+                _ => return chunk,
             },
-            _ => return w.text.clone(),
+            _ => return chunk,
         };
-        format!("{}\n{answer}", w.text)
+        format!("{chunk}\n{answer}")
     }
 
     /// An executing region a stopped hub left: its result was lost. Later
@@ -459,14 +531,14 @@ impl LogEngine {
     fn take_places(&mut self, s: &Survey, matched: &[Option<usize>], start: usize) {
         for (b, k) in s.blocks.iter().zip(matched) {
             if let Some(k) = *k {
-                self.ledger.get_mut(k).hint = Some(b.block.start);
+                self.ledger.get_mut(k).place = Place::At(b.block.start);
             }
         }
         if start == 0 {
             // A whole survey did not find these: they were removed.
             for (k, t) in self.ledger.iter_mut().enumerate() {
-                if !matched.contains(&Some(k)) {
-                    t.hint = None;
+                if !matched.contains(&Some(k)) && t.place != Place::Above {
+                    t.place = Place::Gone;
                 }
             }
         }
@@ -521,10 +593,11 @@ pub(super) fn skipped(text: &str, b: &ExecBlock) -> Taken {
         opener: lines_from(text, b.start)
             .next()
             .map_or(String::new(), |l| l.text.to_string()),
-        hint: Some(b.start),
+        place: Place::At(b.start),
         header: String::new(),
         state: TakenState::Skipped,
         seq: 0,
+        chunk: None,
     }
 }
 
@@ -564,4 +637,17 @@ fn splice(text: &str, fixes: Vec<Fix>) -> String {
 
 fn notice(stem: &str, what: &str) -> super::Effect {
     super::Effect::Notice(format!("{stem}: {what}"))
+}
+
+/// The end of `b`'s answer and of the hub blocks right below it: where
+/// what the hub wrote after `b` goes.
+fn after_hub_blocks(text: &str, s: &Survey, b: &SurveyedBlock) -> usize {
+    let mut at = b.answer.as_ref().map_or(b.block.next, |a| a.end);
+    loop {
+        let next = lines_from(text, at).find(|l| !l.is_blank());
+        match next.and_then(|l| s.loose.iter().find(|h| h.start == l.start)) {
+            Some(h) => at = h.end,
+            None => return at,
+        }
+    }
 }

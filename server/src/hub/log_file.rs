@@ -478,6 +478,12 @@ impl LogFile {
             .is_some_and(|s| s.file_len() > LARGE)
     }
 
+    /// Where the text the hub last read or wrote starts in the file: 0
+    /// when it was the whole file, else the window's first byte.
+    pub fn window_base(&self) -> usize {
+        self.last_seen.as_ref().map_or(0, |s| s.base)
+    }
+
     /// Reads the file: from the anchor on when `window` is allowed and the
     /// anchor's lines are still in place, else whole.
     fn read(&self, window: bool) -> io::Result<Read0> {
