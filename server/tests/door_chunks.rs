@@ -381,6 +381,13 @@ impl World {
             if !codes.contains(code) {
                 continue;
             }
+            // A block that ran again after its job was released (a copy
+            // with nothing under it is new) may show either run's reply:
+            // at most one, under it.
+            let runs = self.jobs.values().filter(|c| *c == code).count();
+            if runs > 1 && at.is_empty() {
+                continue;
+            }
             if at.len() != 1 {
                 self.failures.push(format!(
                     "after {what:?}: the reply of {code} ({value}) stands {} times",
@@ -443,7 +450,13 @@ fn run(steps: &[Step]) -> Result<World, String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // A fixed seed: the test command runs the same 256 sequences every
+    // time (the census below explores others).
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(26),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn every_chunk_and_reply_stands_once(steps in prop::collection::vec(step(), 1..40)) {
@@ -505,9 +518,9 @@ fn a_stale_save_drops_a_chain_of_door_chunks() {
     }
 }
 
-/// The counts for the closing note: `DOOR_CASES=N cargo test -p daebug
-/// --test door_chunks census -- --ignored --nocapture` runs N generated
-/// sequences (no shrinking) and says how many broke a promise.
+/// The counts for the closing note: `DOOR_CASES=N DOOR_SEED=S cargo test
+/// -p daebug --test door_chunks census -- --ignored --nocapture` runs N
+/// generated sequences (no shrinking) and says how many broke a promise.
 #[test]
 #[ignore]
 fn census() {
@@ -517,7 +530,17 @@ fn census() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(2_000);
-    let mut runner = TestRunner::deterministic();
+    let seed: u64 = std::env::var("DOOR_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let mut runner = TestRunner::new_with_rng(
+        Default::default(),
+        proptest::test_runner::TestRng::from_seed(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+            &[seed as u8; 32],
+        ),
+    );
     let strategy = prop::collection::vec(step(), 1..40);
     let (mut steps, mut windowed, mut failed) = (0, 0, 0);
     let mut first = None;

@@ -16,6 +16,10 @@ pub enum Input {
     FileChanged,
     /// The realm took the job.
     Started { job: JobId },
+    /// The realm's document reloads once the running job's result is in
+    /// (`daebug.reload()` in the block): the new document's lifecycle
+    /// line belongs to that job's door call.
+    Reloading,
     /// Events captured so far during a job (the whole list, not a delta).
     Progress(JobProgress),
     /// The job settled in the realm.

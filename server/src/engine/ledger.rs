@@ -76,6 +76,12 @@ pub struct Taken {
     /// wrote for it (request header and block, LF endings). The hub wrote
     /// it, so a save that drops it gets it back, with its answer.
     pub chunk: Option<String>,
+    /// Its job was cancelled because a save removed the block (or its
+    /// region), and the agent was told to append it again: a copy with
+    /// nothing under it is new and runs; with this job's own region or
+    /// reply under it (a save from an older read), it is this block, and
+    /// does not run again.
+    pub released: bool,
 }
 
 /// How many hub blocks written after replies (late results, background
@@ -134,9 +140,20 @@ impl Ledger {
     /// Remembers a hub block written (above the footer) after the last
     /// taken block. Without a taken block there is nothing to place it by.
     pub fn wrote(&mut self, text: String) {
-        let Some(after) = self.list.back().map(|t| t.seq) else {
+        // A released block is not in the log (a save removed it): what
+        // follows is placed after the block before it.
+        let Some(after) = self.list.iter().rev().find(|t| !t.released).map(|t| t.seq) else {
             return;
         };
+        if self.writes.len() == REMEMBERED_WRITES {
+            self.writes.pop_front();
+        }
+        self.writes.push_back(HubWrite { text, after });
+    }
+
+    /// Remembers a hub block written right after the taken block `seq`
+    /// (0: before every block), above blocks taken later.
+    pub fn wrote_after(&mut self, after: u64, text: String) {
         if self.writes.len() == REMEMBERED_WRITES {
             self.writes.pop_front();
         }
@@ -188,21 +205,15 @@ impl Ledger {
         self.list.iter_mut().find(|t| t.job == Some(job))
     }
 
-    /// Forgets the block of `job` (it was removed from the log, and the
-    /// agent was told to append it again).
-    pub fn forget(&mut self, job: JobId) {
-        self.list.retain(|t| t.job != Some(job));
-    }
-
     /// The last block with a known position.
     pub fn last_placed(&self) -> Option<&Taken> {
         self.list.iter().rev().find(|t| t.place.at().is_some())
     }
 
-    /// Whether a block stands above the text the engine was given (a
-    /// window's base, or a history file).
-    pub fn any_above(&self) -> bool {
-        self.list.iter().any(|t| t.place == Place::Above)
+    /// For each taken block, whether a survey from `start` covers its
+    /// place. See [`covered`].
+    pub fn covered(&self, start: usize) -> Vec<bool> {
+        covered(&self.list.iter().collect::<Vec<_>>(), start)
     }
 
     /// For each block of `survey` (which starts at `start`), the index of
@@ -210,6 +221,26 @@ impl Ledger {
     pub fn matches(&self, text: &str, survey: &Survey, start: usize) -> Vec<Option<usize>> {
         match_blocks(&self.list, text, &survey.blocks, start)
     }
+}
+
+/// For each taken block (in log order), whether a survey from `start`
+/// covers its place: one at an offset from `start` on; one not found last
+/// time when the nearest earlier block with a known offset is from `start`
+/// on (it stood below that one), or in a whole scan; never one above the
+/// text the engine was given.
+pub fn covered(taken: &[&Taken], start: usize) -> Vec<bool> {
+    let mut last_at: Option<usize> = None;
+    taken
+        .iter()
+        .map(|t| match t.place {
+            Place::At(h) => {
+                last_at = Some(h);
+                h >= start
+            }
+            Place::Gone => start == 0 || last_at.is_some_and(|h| h >= start),
+            Place::Above => false,
+        })
+        .collect()
 }
 
 /// Matches blocks found in a text to taken blocks, in order: each found
@@ -224,17 +255,12 @@ pub fn match_blocks<'a>(
     found: &[SurveyedBlock],
     start: usize,
 ) -> Vec<Option<usize>> {
+    let taken: Vec<&Taken> = taken.into_iter().collect();
+    let covered = covered(&taken, start);
     let taken: Vec<(usize, &Taken)> = taken
         .into_iter()
         .enumerate()
-        // A partial scan only knows blocks from `start` on: a block whose
-        // place is unknown (above a window, or not found) is a candidate in
-        // a whole scan only.
-        .filter(|(_, t)| match t.place {
-            Place::At(h) => h >= start,
-            Place::Gone => start == 0,
-            Place::Above => false,
-        })
+        .filter(|(k, _)| covered[*k])
         .collect();
     let mut next = 0;
     found
@@ -248,16 +274,27 @@ pub fn match_blocks<'a>(
             // Under a skipped block the hub may have written a late result
             // or background events: they are not the block's own. A found
             // block's reply is whatever the stopped hub wrote.
-            let fits = |t: &Taken| {
-                answer.is_none_or(|(h, executing)| {
+            let fits = |t: &Taken| match answer {
+                None => !t.released,
+                Some((h, executing)) => {
                     t.owns(h)
                         || (matches!(t.state, TakenState::Skipped | TakenState::Found)
                             && !executing)
-                })
+                }
             };
-            let k = taken[next..]
+            // A released block (its job cancelled, the agent told to
+            // append it again) is this one only when no block still owned
+            // by its job fits: the same code of the same second under the
+            // same agent is the later, live one.
+            let candidates = &taken[next..];
+            let k = candidates
                 .iter()
-                .position(|(_, t)| t.code == code && fits(t))?;
+                .position(|(_, t)| t.code == code && fits(t) && !t.released)
+                .or_else(|| {
+                    candidates
+                        .iter()
+                        .position(|(_, t)| t.code == code && fits(t))
+                })?;
             let (i, _) = taken[next + k];
             next += k + 1;
             Some(i)
@@ -280,6 +317,7 @@ mod tests {
             state,
             seq: 0,
             chunk: None,
+            released: false,
         }
     }
 

@@ -158,6 +158,23 @@ pub struct LogEngine {
     /// Pictures the hub saved for jobs whose reply is not written yet
     /// ([`Input::Images`]), oldest first; a reply takes its job's.
     pictures: VecDeque<(JobId, picture::Picture)>,
+    /// The realm said its document reloads after this job: the new
+    /// document's line belongs to its door call.
+    reload: Option<Reload>,
+}
+
+/// How long a door call whose block reloaded the page waits for the new
+/// document's line before it is answered without it.
+pub const RELOAD_ANSWER_WAIT_MS: u64 = 10_000;
+
+/// A job after which the realm's document reloads ([`Input::Reloading`]).
+#[derive(Debug, Clone)]
+struct Reload {
+    job: JobId,
+    /// Its door's answer, held for the new document's line.
+    answer: Option<(u64, effect::Answer)>,
+    /// When the answer goes without the line.
+    deadline: Millis,
 }
 
 /// How many pictures wait for their jobs' replies at most (a realm that
@@ -210,6 +227,10 @@ struct Running {
     lifecycle: String,
     /// A fan-out log's job: the realms' replies so far, in its region.
     gathering: Option<fan_out::Gathering>,
+    /// Whether a realm said it started it ([`Input::Started`]). A new
+    /// document's line that comes before goes above the block: the block
+    /// runs in that document.
+    begun: bool,
 }
 
 impl Running {
@@ -311,6 +332,7 @@ impl LogEngine {
             submitting: None,
             tickets: Vec::new(),
             pictures: VecDeque::new(),
+            reload: None,
         }
     }
 
@@ -330,7 +352,12 @@ impl LogEngine {
             .as_ref()
             .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)));
         let reruns = self.awaiting.as_ref().map(|a| a.deadline);
-        job.into_iter().chain(reruns).min()
+        let reload = self
+            .reload
+            .as_ref()
+            .filter(|r| r.answer.is_some())
+            .map(|r| r.deadline);
+        job.into_iter().chain(reruns).chain(reload).min()
     }
 
     /// Makes the next job's id greater than `job`: a job the shell sent
@@ -483,7 +510,20 @@ impl LogEngine {
                     self.idle_changed(text, now, out);
                 }
             }
-            Input::Started { .. } => {}
+            Input::Started { job } => {
+                if let Some(j) = self.job.as_mut().filter(|j| j.id == job) {
+                    j.begun = true;
+                }
+            }
+            Input::Reloading => {
+                if let Some(j) = &self.job {
+                    self.reload = Some(Reload {
+                        job: j.id,
+                        answer: None,
+                        deadline: now.mono.plus(RELOAD_ANSWER_WAIT_MS),
+                    });
+                }
+            }
             Input::Progress(JobProgress {
                 job,
                 events,
@@ -707,19 +747,86 @@ impl LogEngine {
         })
     }
 
-    /// Writes a lifecycle line (and its prelude notes): into the running
-    /// job's region, else above the footer.
+    /// Writes a lifecycle line (and its prelude notes) where it happened:
+    /// into the region of a job running when it happened; above a job
+    /// that has not started yet (it runs in the new document); else above
+    /// the footer. A door call whose block reloaded the page gets the
+    /// line in its answer.
     fn write_lifecycle(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
+        if let Some(r) = self.reload.take() {
+            if let Some((ticket, mut answer)) = r.answer {
+                answer.reply.push('\n');
+                answer.reply.push_str(&lines);
+                out.effects.push(Effect::Answered { ticket, answer });
+            }
+        }
         match self.job.as_mut() {
-            Some(j) => {
+            Some(j) if j.begun => {
                 j.lifecycle.push_str(&lines);
                 self.update_region(text, true, now, out);
             }
+            Some(_) => self.line_above_running(text, lines, now, out),
             None => {
                 self.pending.push(lines);
                 self.idle_changed(text, now, out);
             }
         }
+    }
+
+    /// A new document's line, above the running block that will run in
+    /// it: above its chunk's request header when it is the chunk's first
+    /// block, else right above it (after the reply of the block before).
+    /// Remembered after the block before it, so a save that drops it gets
+    /// it back there.
+    fn line_above_running(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
+        let Some(j) = self.job.as_ref() else { return };
+        let taken = self.ledger.iter().position(|t| t.job == Some(j.id));
+        let block_at = taken.and_then(|k| {
+            let t = self.ledger.get(k);
+            line_is(text, t.place.at()?, &t.opener).map(|l| l.start)
+        });
+        let (Some(k), Some(block_at)) = (taken, block_at) else {
+            // The block is not where the engine left it: the line goes in
+            // the region, which reconcile found.
+            if let Some(j) = self.job.as_mut() {
+                j.lifecycle.push_str(&lines);
+            }
+            return self.update_region(text, true, now, out);
+        };
+        let before = (k > 0).then(|| self.ledger.get(k - 1));
+        let header_at = line_is(text, j.request_hint, &j.request_header).map(|l| l.start);
+        let first_of_chunk = header_at.is_some_and(|h| {
+            h <= block_at && before.and_then(|b| b.place.at()).is_none_or(|b| b < h)
+        });
+        let at = match (first_of_chunk, header_at) {
+            (true, Some(h)) => h,
+            _ => block_at,
+        };
+        let after = before.map_or(0, |b| b.seq);
+        let mut w = Work::new(text, at);
+        let nl = w.nl();
+        let mut insert = String::new();
+        if at > 0 && lines_back(text, at).next().is_some_and(|l| !l.is_blank()) {
+            insert.push_str(nl);
+        }
+        insert.push_str(&w.eol.convert(&lines));
+        insert.push_str(nl);
+        w.buf.insert_str(at - w.base, &insert);
+        let len = insert.len();
+        self.ledger.wrote_after(after, lines);
+        // What stands from `at` on moved down.
+        let shift = |h: usize| if h >= at { h + len } else { h };
+        for t in self.ledger.iter_mut() {
+            if let Place::At(h) = t.place {
+                t.place = Place::At(shift(h));
+            }
+        }
+        if let Some(j) = self.job.as_mut() {
+            j.region_hint = shift(j.region_hint);
+            j.request_hint = shift(j.request_hint);
+        }
+        self.tail_from = shift(self.tail_from);
+        self.finish(text, w, out);
     }
 
     fn finish(&mut self, text: &str, w: Work, out: &mut Output) {
@@ -967,6 +1074,7 @@ impl LogEngine {
                     state: TakenState::Replied(reply),
                     seq: 0,
                     chunk,
+                    released: false,
                 });
                 for mut b in later {
                     shift_block(&mut b, inserted as isize);
@@ -988,6 +1096,7 @@ impl LogEngine {
             state: TakenState::Running,
             seq: 0,
             chunk,
+            released: false,
         });
         let mut job = Running {
             id,
@@ -1011,6 +1120,7 @@ impl LogEngine {
             line_deleted: false,
             lifecycle: String::new(),
             gathering: self.config.fan_out.then(fan_out::Gathering::default),
+            begun: false,
         };
         if self.config.fan_out {
             // Each realm times the block out by itself, and says so.
@@ -1164,6 +1274,13 @@ impl LogEngine {
     }
 
     fn tick(&mut self, text: &str, now: Now, out: &mut Output) {
+        // The new document did not come in time: the door is answered
+        // without its line.
+        if let Some(r) = self.reload.take_if(|r| now.mono >= r.deadline) {
+            if let Some((ticket, answer)) = r.answer {
+                out.effects.push(Effect::Answered { ticket, answer });
+            }
+        }
         // Reruns that did not answer in time: the line goes with what is
         // known (one write per input: a job's tick waits for the next).
         if let Some(a) = self.awaiting.take_if(|a| now.mono >= a.deadline) {
@@ -1254,7 +1371,7 @@ impl LogEngine {
         // A fan-out job keeps the replies it gathered.
         let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
         self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
-        self.pending.insert(0, reply);
+        self.pending.insert(0, reply.clone());
         // The note and the footer go above the first chunk the agent added
         // after the hub's part of the log (reconcile found where that
         // ends): that chunk stays new and runs, not taken for answered.
@@ -1271,11 +1388,14 @@ impl LogEngine {
             new_chunk.map_or(end_base(text), |at| at.saturating_sub(1)),
         );
         let pos = new_chunk.map_or(w.buf.len(), |at| at - w.base);
-        // The agent is told to append the block again: that must run.
-        // Forgotten first, so the note the footer brings is remembered
-        // after the block before it (and put back after another stale
-        // save), not after a block the ledger no longer knows.
-        self.ledger.forget(job.id);
+        // The agent is told to append the block again: that must run (a
+        // copy with nothing under it is new). A save from an older read
+        // that brings the block back with its region is this block: it
+        // gets this reply and does not run again.
+        if let Some(t) = self.ledger.of_job(job.id) {
+            t.state = TakenState::Replied(reply.clone());
+            t.released = true;
+        }
         self.place_footer(&mut w, pos);
         out.effects.push(Effect::Cancel { job: job.id });
         out.effects.push(Effect::State(LogState::Failed));
@@ -1444,7 +1564,12 @@ impl LogEngine {
                 events: events.to_vec(),
                 duration_ms: verdict.ms(),
             };
-            out.effects.push(Effect::Answered { ticket, answer });
+            // The page reloads after this block: its door waits for the
+            // new document's line (see `write_lifecycle`).
+            match self.reload.as_mut().filter(|r| r.job == job) {
+                Some(r) => r.answer = Some((ticket, answer)),
+                None => out.effects.push(Effect::Answered { ticket, answer }),
+            }
         }
     }
 
@@ -1486,7 +1611,11 @@ impl LogEngine {
             let reply = self.reply(
                 &job.agent, at, &suffix, outcome, &shown, events, drops, skipped, out,
             );
-            return reply + &job.lifecycle;
+            // What happened to the realm while it ran, after a blank line.
+            return match job.lifecycle.is_empty() {
+                true => reply,
+                false => reply + "\n" + &job.lifecycle,
+            };
         };
         let mut s = format!(
             "> **{}** to {} at {at} {}\n",

@@ -295,15 +295,8 @@ impl LogEngine {
             .filter_map(|(b, k)| k.map(|k| (k, b)))
             .collect();
         // A door's block whose place this survey covers, not found in it.
-        let whole = start == 0 && !self.ledger.any_above();
-        let lost = |t: &Taken| {
-            t.chunk.is_some()
-                && match t.place {
-                    Place::At(h) => h >= start,
-                    Place::Gone => whole,
-                    Place::Above => false,
-                }
-        };
+        let covered = self.ledger.covered(start);
+        let lost = |k: usize, t: &Taken| t.chunk.is_some() && covered[k];
         let mut fixes: Vec<Fix> = Vec::new();
         // Items waiting to go back, and where: `None` until an item that
         // stands is met (the start of the surveyed tail).
@@ -340,7 +333,7 @@ impl LogEngine {
                 flush(&mut pending, at, &mut fixes);
                 anchor = Some(after_hub_blocks(text, s, b));
                 lost_after(t.seq, &mut pending);
-            } else if lost(t) {
+            } else if lost(k, t) {
                 door_lost = true;
                 pending.push_str(&eol.convert(&self.with_answer(t)));
                 pending.push_str(eol.as_str());
@@ -598,6 +591,7 @@ pub(super) fn skipped(text: &str, b: &ExecBlock) -> Taken {
         state: TakenState::Skipped,
         seq: 0,
         chunk: None,
+        released: false,
     }
 }
 

@@ -317,6 +317,10 @@ impl LogTask {
             LogMsg::Reloading { conn } => {
                 tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
                 self.delivery.handle_reloading(conn);
+                // Its door call is answered with the new document's line.
+                if self.link.as_ref().is_some_and(|l| l.conn == conn) {
+                    self.feed(Input::Reloading);
+                }
             }
             LogMsg::Exiting { conn, how } => self.exiting(conn, how),
             LogMsg::Flush { seq, answer } => {
@@ -985,6 +989,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Startup => "startup",
         Input::FileChanged => "file changed",
         Input::Started { .. } => "started",
+        Input::Reloading => "reloading",
         Input::Progress(_) => "progress",
         Input::Result(_) => "result",
         Input::Background { .. } => "background",
