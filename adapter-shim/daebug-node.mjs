@@ -69,8 +69,11 @@ function nodeRealm(entry) {
   // A block is compiled as the entry script's own code: its `import()`
   // resolves bare names and `node:` as the entry's imports do. Its frames
   // keep the block's name (`//# sourceURL=daebug-cell-N`). Node calls the
-  // default loader option experimental; its warning (once a process) is
-  // not the program's, so it is taken here, unseen.
+  // default loader option experimental and warns once a process, at the
+  // first `import()` through it: daebug's machinery, not the program's
+  // (issue 26: it showed as the app's console.error). One `import()` is
+  // made here with that warning taken, unseen; Node then never says it
+  // again, and every other warning is the program's as before.
   const options = { filename: entry, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER };
   const emit = process.emitWarning;
   process.emitWarning = function (w, ...rest) {
@@ -78,7 +81,9 @@ function nodeRealm(entry) {
     return emit.call(this, w, ...rest);
   };
   try {
-    new vm.Script("0", options);
+    new vm.Script("import('node:path').catch(() => {})", options).runInThisContext();
+  } catch {
+    // An older Node without the option: nothing to take.
   } finally {
     process.emitWarning = emit;
   }

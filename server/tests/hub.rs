@@ -456,6 +456,66 @@ async fn foreign_origin_and_host_are_refused() {
     assert_eq!(code, 403);
 }
 
+/// Issue 26: what a stranger's probe found. A WebSocket upgrade with two
+/// `Origin` headers (an allowed one first) and a request with two `Host`
+/// headers are refused with 400 and the reason; every refusal is
+/// `nosniff`.
+#[tokio::test]
+async fn repeated_origin_or_host_is_refused_and_refusals_are_nosniff() {
+    let hub = TestHub::start().await;
+    let host = format!("Host: {}\r\n", hub.addr);
+    let upgrade = "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+                   Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    let cases: [(&str, String, u16, &str); 4] = [
+        (
+            "an upgrade with an allowed Origin, then a foreign one",
+            format!(
+                "{upgrade}{host}Origin: http://localhost:5173\r\nOrigin: https://evil.example\r\n"
+            ),
+            400,
+            "2 Origin headers",
+        ),
+        (
+            "a request with two Hosts",
+            format!("GET / HTTP/1.1\r\n{host}{host}"),
+            400,
+            "2 Host headers",
+        ),
+        (
+            "an upgrade from a foreign origin",
+            format!("{upgrade}{host}Origin: https://evil.example\r\n"),
+            403,
+            "refused the WebSocket",
+        ),
+        (
+            "a file that is not there",
+            format!("GET /missing.txt HTTP/1.1\r\n{host}"),
+            404,
+            "",
+        ),
+    ];
+    for (what, head, code, says) in cases {
+        let text = support::raw_request(hub.addr, &head).await;
+        let status: u16 = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        assert_eq!(status, code, "{what}: {text}");
+        assert!(text.contains(says), "{what}: {text}");
+        assert!(
+            text.to_ascii_lowercase()
+                .contains("x-content-type-options: nosniff"),
+            "{what}: {text}"
+        );
+    }
+    // One allowed Origin still upgrades.
+    assert_eq!(
+        ws_status(&hub, &[("Origin", "http://localhost:5173")]).await,
+        101
+    );
+}
+
 #[tokio::test]
 async fn logs_registry_and_dotfiles_are_not_served() {
     let hub = TestHub::start().await;

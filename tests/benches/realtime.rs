@@ -73,7 +73,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 14] = [
+    let scenarios: [(&str, Scenario); 15] = [
         ("latency", latency),
         ("doors", doors::doors),
         ("engines", engines),
@@ -87,6 +87,7 @@ fn main() {
         ("pictures", pictures),
         ("bridge", bridge::bridge),
         ("node", node_realms::node_realms),
+        ("node_console", node_realms::node_console),
         ("adapter_size", adapter_size),
     ];
     let mut rows = Vec::new();

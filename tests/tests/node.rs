@@ -81,7 +81,11 @@ fn ask(log: &Log, code: &str) -> String {
 
 const SERVER: &str = r#"const http = require("node:http");
 let hits = 0;
-const server = http.createServer((req, res) => { hits++; res.end("hits " + hits); });
+const server = http.createServer((req, res) => {
+  hits++;
+  if (req.url === "/log") console.log("served hit " + hits);
+  res.end("hits " + hits);
+});
 server.listen(0, "127.0.0.1", () => console.log("listening on " + server.address().port));
 globalThis.stats = () => ({ hits, port: server.address().port });
 "#;
@@ -144,13 +148,39 @@ fn a_server_answers_blocks_about_its_own_state() {
         reply.contains(r#"[true,"HI!","relative ok","app"]"#),
         "{reply}"
     );
+    // Issue 26: the default loader's ExperimentalWarning is daebug's,
+    // not the program's: never in its log, never on its stderr.
+    let text = std::fs::read_to_string(&log.path).unwrap();
+    assert!(!text.contains("ExperimentalWarning"), "{text}");
+    assert!(
+        !server.output().contains("ExperimentalWarning"),
+        "{}",
+        server.output()
+    );
+
+    // Issue 26: a line the server prints outside any block (a request a
+    // page made) reaches its log at once, not when the adapter's old 3 s
+    // flush came. (The bench measures it; this only tells 3 s from once.)
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    {
+        use std::io::{Read, Write as _};
+        s.write_all(b"GET /log HTTP/1.0\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+    }
+    daebug_test_files::wait_for_within(
+        &log.path,
+        "the server's line, well before 3 s",
+        std::time::Duration::from_millis(2_000),
+        |t| t.contains("served hit 4"),
+    );
     // Bindings persist; `daebug.realm` says what it is.
     ask(&log, "const before = stats().hits");
     let reply = ask(
         &log,
         "const r = daebug.realm; [before, r.kind, r.pid === process.pid, r.argv[1].endsWith('server.js'), r.stem.startsWith('server-')]",
     );
-    assert!(reply.contains(r#"[3,"node",true,true,true]"#), "{reply}");
+    assert!(reply.contains(r#"[4,"node",true,true,true]"#), "{reply}");
 
     // An error's frames point at the block; a fetch 404 is in the reply.
     let reply = ask(

@@ -122,6 +122,44 @@ fn a_reload_replies_first_and_the_next_block_runs_in_the_new_document() {
         last_exchange(&text).contains("```JSON\n\"true reload\"\n```"),
         "{text}"
     );
+    // Issue 26: the `reloaded` line stands where the new document began:
+    // after the reload's reply, a blank line around it, before the block
+    // that ran in the new document (not glued to that block's reply).
+    let line = text.find(" reloaded at ").expect("a reloaded line");
+    let check = text
+        .find("${performance.timeOrigin")
+        .expect("the check block");
+    let reloaded_reply = text.find("\"reloaded\"").unwrap();
+    assert!(reloaded_reply < line && line < check, "{text}");
+    let line_start = text[..line].rfind('\n').unwrap() + 1;
+    assert!(text[..line_start].ends_with("```\n\n"), "{text}");
+    let line_end = line + text[line..].find('\n').unwrap() + 1;
+    assert!(text[line_end..].starts_with("\n```js\n"), "{text}");
+}
+
+/// Issue 26: `daebug eval` of `daebug.reload()` answers once the page is
+/// back, with the `reloaded` line; the next call's answer does not carry
+/// it, and runs in the new document.
+#[test]
+fn a_door_reload_is_answered_with_the_new_document_and_the_next_call_runs_there() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("kit-");
+    let eval = |code: &str| {
+        let out = std::process::Command::new(support::daebug_bin())
+            .args(["eval", &log.stem, code, "--root"])
+            .arg(world.root.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run daebug eval");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = eval("sessionStorage.t0 = performance.timeOrigin; daebug.reload()");
+    assert!(first.contains("\"reloaded\""), "{first}");
+    assert!(first.contains(" reloaded at "), "{first}");
+    let second = eval("performance.timeOrigin > Number(sessionStorage.t0)");
+    assert!(second.contains("```JSON\ntrue\n```"), "{second}");
+    assert!(!second.contains(" reloaded at "), "{second}");
 }
 
 /// Milliseconds since the epoch, as the page's `Date.now()`.

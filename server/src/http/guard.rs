@@ -180,6 +180,25 @@ impl Guard {
     }
 }
 
+/// The 400 for a request that repeats `Host` (RFC 9112 §3.2: exactly
+/// one) or `Origin` (RFC 6454 §7.3: at most one): which one it names
+/// would depend on who reads it (the check or the route), so neither is.
+pub fn refuse_repeated(headers: &HeaderMap) -> Option<Response> {
+    let (name, rule) = [
+        (HOST, "RFC 9112 §3.2: a request has exactly one"),
+        (ORIGIN, "RFC 6454 §7.3: a request has at most one"),
+    ]
+    .into_iter()
+    .find(|(name, _)| headers.get_all(name).iter().count() > 1)?;
+    let n = headers.get_all(&name).iter().count();
+    let line = format!(
+        "daebug: refused a request with {n} {} headers ({rule})",
+        if name == HOST { "Host" } else { "Origin" }
+    );
+    tracing::warn!("{line}");
+    Some(plain_text(StatusCode::BAD_REQUEST, line))
+}
+
 /// A one-line plain-text response (refusals and errors).
 pub(crate) fn plain_text(status: StatusCode, line: String) -> Response {
     let mut res = (status, format!("{line}\n")).into_response();

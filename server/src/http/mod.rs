@@ -91,17 +91,28 @@ pub fn router(state: HttpState, ws: Router) -> Router {
 }
 
 /// Refuse any request whose `Host` (or absolute-form target) does not name
-/// this hub, before any route sees it.
+/// this hub, or that repeats `Host` or `Origin`, before any route sees it.
+/// Every refusal, whoever makes it (a route, axum's own rejections), goes
+/// out with `X-Content-Type-Options: nosniff`.
 async fn check_host(State(guard): State<Arc<guard::Guard>>, req: Request, next: Next) -> Response {
+    if let Some(refusal) = guard::refuse_repeated(req.headers()) {
+        return refusal;
+    }
     let target_ok = req
         .uri()
         .authority()
         .is_none_or(|authority| guard.authority_allowed(authority.as_str()));
-    if target_ok && guard.host_allowed(req.headers()) {
-        next.run(req).await
-    } else {
-        guard.refuse_host(req.headers())
+    if !(target_ok && guard.host_allowed(req.headers())) {
+        return guard.refuse_host(req.headers());
     }
+    let mut res = next.run(req).await;
+    if res.status().is_client_error() || res.status().is_server_error() {
+        res.headers_mut().insert(
+            axum::http::header::X_CONTENT_TYPE_OPTIONS,
+            axum::http::HeaderValue::from_static("nosniff"),
+        );
+    }
+    res
 }
 
 /// Helpers for the HTTP tests: a router over a temporary root, and requests

@@ -16,9 +16,10 @@ use daebug_protocol::{BackgroundEvent, EventType};
 
 use crate::cdp::lines::{without_uncaught, About, BrowserLine};
 
-/// A bridge line's wait for the adapter's word on the same thing: the
-/// adapter's background flush interval (3 s) and some room.
-pub const HOLD: Duration = Duration::from_millis(5_000);
+/// A bridge line's wait for the adapter's word on the same thing: a job's
+/// progress interval (1 s; background events come within 50 ms) and some
+/// room. Only the bridge's own lines wait; the adapter's never do.
+pub const HOLD: Duration = Duration::from_millis(1_500);
 /// A batch of the adapter's that arrives this long after a line was sent
 /// after the adapter saw what the line is about.
 pub const SETTLE: Duration = Duration::from_millis(250);
@@ -218,7 +219,7 @@ mod tests {
             // Said after the line came, within the hold.
             let mut seen = BrowserSeen::default();
             seen.handle_line(line(message, about.clone()), t0);
-            seen.handle_adapter(&[event(kind, said)], t0 + Duration::from_secs(3));
+            seen.handle_adapter(&[event(kind, said)], t0 + Duration::from_millis(900));
             assert!(seen.poll_lines(t0 + HOLD).is_empty(), "{message}");
             // Said before it.
             let mut seen = BrowserSeen::default();

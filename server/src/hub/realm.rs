@@ -13,7 +13,7 @@ use std::time::Duration;
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use daebug_protocol::{HubMsg, RealmMsg, PROTOCOL_VERSION};
@@ -64,11 +64,10 @@ async fn upgrade(
     if !state.guard.request_origin_allowed(&headers) {
         let shown = origin.and_then(|o| o.to_str().ok()).unwrap_or("?");
         tracing::warn!(origin = shown, "refused a realm from a foreign origin");
-        return (
+        return crate::http::guard::plain_text(
             StatusCode::FORBIDDEN,
-            format!("daebug: refused the WebSocket from origin {shown:?}; start the hub with --allow-origin {shown} to admit it\n"),
-        )
-            .into_response();
+            format!("daebug: refused the WebSocket from origin {shown:?}; start the hub with --allow-origin {shown} to admit it"),
+        );
     }
     let tracker = state.tracker.clone();
     ws.max_message_size(state.max_frame)

@@ -187,6 +187,19 @@ pub async fn http_get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) ->
     (code, text)
 }
 
+/// Sends `head` (request line and headers, each ending in CRLF) as it is,
+/// then `Connection: close`, and returns the whole answer's text.
+#[allow(dead_code)] // not every crate that includes `support` sends raw requests
+pub async fn raw_request(addr: SocketAddr, head: &str) -> String {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    let req = format!("{head}Connection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut buf = Vec::new();
+    // An answer to an upgrade may keep the socket: read what comes.
+    let _ = tokio::time::timeout(DEADLINE, s.read_to_end(&mut buf)).await;
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
 #[allow(unused_imports)] // each test crate uses a different part
 pub use daebug_test_files::{append, save_atomically};
 

@@ -133,3 +133,86 @@ pub fn node_realms(rows: &mut Vec<Row>) {
         goal: "no CPU when idle".into(),
     });
 }
+
+/// A server's `console.log` (outside any block, as a page's request makes
+/// it) → its line in the server's log on disk, `LINES` times, without
+/// and with the browser bridge (issue 26: 3 s with `--cdp` before).
+pub fn node_console(rows: &mut Vec<Row>) {
+    for bridge in [false, true] {
+        let times = console_to_disk(bridge);
+        rows.push(Row {
+            what: format!(
+                "a Node realm's `console.log` (no block running) → its line on disk, {} `--cdp` (median / p99 of {LINES})",
+                if bridge { "with" } else { "without" }
+            ),
+            value: median_p99(times),
+            goal: "within 250 ms, with or without `--cdp`".into(),
+        });
+    }
+}
+
+const LINES: usize = 40;
+const LOGGER: &str = "const http = require('node:http');\n\
+    const server = http.createServer((q, s) => { console.log('line ' + q.url.slice(1)); s.end('ok'); });\n\
+    server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));\n";
+
+fn console_to_disk(bridge: bool) -> Vec<Duration> {
+    let root = TempDir::new("bench-node-console");
+    let app = root.path().join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(app.join("logger.js"), LOGGER).unwrap();
+    let chromium = bridge.then(|| super::support::cdp::DevtoolsBrowser::open("about:blank"));
+    let cdp = chromium.as_ref().map(|c| c.devtools_url());
+    let mut args = vec!["--port", "0"];
+    if let Some(cdp) = &cdp {
+        args.extend(["--cdp", cdp.as_str()]);
+    }
+    let mut hub = Running::start(&args, &root);
+    let _ = hub.line_with("serving");
+    let server = NodeProcess::start(&node(22), root.path(), &app, &[], "logger.js", &[]);
+    let out = server.wait_output("port ");
+    let port: u16 = out
+        .split("port ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .expect("a port");
+    let log = log_in(root.path(), "logger-");
+    // Connected: its first line is in the log.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(&log.path)
+        .unwrap_or_default()
+        .contains("port ")
+    {
+        assert!(Instant::now() < deadline, "the logger never connected");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut times = Vec::new();
+    for n in 0..LINES + 3 {
+        // Paced as clicks are, so each line is a write of its own.
+        std::thread::sleep(Duration::from_millis(400));
+        let needle = format!("line {n}\n");
+        let start = Instant::now();
+        {
+            use std::io::{Read, Write};
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(format!("GET /{n} HTTP/1.0\r\n\r\n").as_bytes())
+                .unwrap();
+            let mut answer = String::new();
+            let _ = s.read_to_string(&mut answer);
+        }
+        let deadline = start + Duration::from_secs(20);
+        loop {
+            if std::fs::read_to_string(&log.path)
+                .unwrap_or_default()
+                .contains(&needle)
+            {
+                times.push(start.elapsed());
+                break;
+            }
+            assert!(Instant::now() < deadline, "line {n} never reached the log");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    times.split_off(3)
+}
