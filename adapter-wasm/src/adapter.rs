@@ -462,6 +462,9 @@ impl Adapter {
         if let Some(navigation) = global_get("navigation").filter(|n| n.is_object()) {
             listeners.extend(Listener::on(navigation, "navigate", navigate));
         }
+        // A pending background event wakes the tick itself once the
+        // buffer's wait (20 ms) is over, not at the next regular tick.
+        crate::capture::on_pending(tick.as_ref().unchecked_ref::<Function>().clone());
         {
             let mut a = rc.borrow_mut();
             a.tick = Timer::new("setInterval", "clearInterval", TICK_MS, tick);

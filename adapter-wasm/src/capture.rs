@@ -562,9 +562,51 @@ fn network_event(message: String) -> BackgroundEvent {
 fn push(buffer: &Shared, event: BackgroundEvent) {
     // Formatting is done before this borrow, so a nested capture (from a
     // trap run while formatting) has already released it.
-    if let Ok(mut b) = buffer.try_borrow_mut() {
-        b.push(event, now_ms());
+    let wake = match buffer.try_borrow_mut() {
+        Ok(mut b) => {
+            b.push(event, now_ms());
+            b.take_wake()
+        }
+        Err(_) => None,
+    };
+    wake_after(wake);
+}
+
+/// Arms the tick for a batch that became pending (see
+/// [`EventBuffer::take_wake`]); every capture path ends here.
+pub fn wake_after(wake: Option<u64>) {
+    if let Some(ms) = wake {
+        WAKE.with(|w| {
+            if let Some(f) = &*w.borrow() {
+                // A millisecond more: a timer that fires a little early
+                // would find the batch not due yet.
+                if let Some(id) = set_timeout(f, ms as i32 + 1) {
+                    crate::node::unref(&id);
+                }
+            }
+        });
     }
+}
+
+thread_local! {
+    /// What polls the buffer (the adapter's tick), run once a batch of
+    /// background events is due, rather than at the next regular tick.
+    static WAKE: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Registers the adapter's tick as what a pending background event wakes.
+pub fn on_pending(tick: Function) {
+    WAKE.with(|w| *w.borrow_mut() = Some(tick));
+}
+
+/// `setTimeout(f, ms)`: the timer's id.
+fn set_timeout(f: &Function, ms: i32) -> Option<JsValue> {
+    let global = js_sys::global();
+    let set: Function = Reflect::get(&global, &"setTimeout".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    set.call2(&global, f, &JsValue::from(ms)).ok()
 }
 
 /// Runs `f` unless a capture is already under way on this thread.
@@ -607,9 +649,11 @@ impl Capture {
                         return;
                     }
                     let event = call.event(&mut state, &args, &trace);
-                    if let Ok(mut b) = sink_buffer.try_borrow_mut() {
+                    let wake = sink_buffer.try_borrow_mut().ok().and_then(|mut b| {
                         b.store(event, now_ms());
-                    }
+                        b.take_wake()
+                    });
+                    wake_after(wake);
                 })
             },
         );

@@ -105,7 +105,7 @@ impl Dialogs {
                     _ => (JsValue::UNDEFINED, None),
                 };
                 let line = dialog(kind, &text, default_text.as_deref(), shown.as_deref());
-                if let Ok(mut b) = buffer.try_borrow_mut() {
+                let wake = buffer.try_borrow_mut().ok().and_then(|mut b| {
                     b.push(
                         BackgroundEvent {
                             kind: EventType::Browser,
@@ -117,7 +117,9 @@ impl Dialogs {
                         },
                         now_ms(),
                     );
-                }
+                    b.take_wake()
+                });
+                crate::capture::wake_after(wake);
                 answer
             });
             Reflect::set(&global, &kind.into(), f.as_ref()).ok()?;

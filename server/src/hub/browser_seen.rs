@@ -17,7 +17,7 @@ use daebug_protocol::{BackgroundEvent, EventType};
 use crate::cdp::lines::{without_uncaught, About, BrowserLine};
 
 /// A bridge line's wait for the adapter's word on the same thing: a job's
-/// progress interval (1 s; background events come within 50 ms) and some
+/// progress interval (1 s; background events come within 20 ms) and some
 /// room. Only the bridge's own lines wait; the adapter's never do.
 pub const HOLD: Duration = Duration::from_millis(1_500);
 /// A batch of the adapter's that arrives this long after a line was sent
