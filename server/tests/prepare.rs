@@ -332,10 +332,32 @@ fn the_prologue_sets_up_globals_and_the_realm_scope() {
         prologue.ends_with("; { $daebug$function(\"f\", f);"),
         "{prologue}"
     );
+    // The value is kept as the next block's `$_` (and an element as `$0`).
     assert!(code.ends_with(&format!(
-        "\n}}\n;return {R}\n//# sourceURL={}",
+        "\n}}\n;return ($daebug$global[Symbol.for(\"daebug.last\")] = {R}, $daebug$global.Element && {R} instanceof $daebug$global.Element && ($daebug$global[Symbol.for(\"daebug.$0\")] = {R}), {R})\n//# sourceURL={}",
         cell_url(JobId(9))
-    )));
+    )), "{code}");
+}
+
+#[test]
+fn the_console_helpers_a_block_uses_are_declared_around_it() {
+    let code = prepare(
+        "$$('li').length + keys({ a: 1 }).length",
+        Lang::Js,
+        JobId(3),
+    )
+    .unwrap()
+    .code;
+    let prologue = code.lines().next().unwrap();
+    assert!(prologue.contains(" const $$ = \"$$\" in $daebug$global ? $daebug$global[\"$$\"] : $daebug$global.document ? "), "{prologue}");
+    assert!(
+        prologue.contains(" const keys = \"keys\" in $daebug$global ? "),
+        "{prologue}"
+    );
+    assert!(!prologue.contains("const $ ="), "{prologue}");
+    // A block that declares the name itself gets no helper.
+    let code = prepare("const $ = 1; $", Lang::Js, JobId(4)).unwrap().code;
+    assert!(!code.contains("const $ = \"$\" in"), "{code}");
 }
 
 #[test]

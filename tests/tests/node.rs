@@ -181,6 +181,15 @@ fn a_server_answers_blocks_about_its_own_state() {
         "const r = daebug.realm; [before, r.kind, r.pid === process.pid, r.argv[1].endsWith('server.js'), r.stem.startsWith('server-')]",
     );
     assert!(reply.contains(r#"[4,"node",true,true,true]"#), "{reply}");
+    // The console's helpers that need no document (DESIGN §12).
+    let reply = ask(
+        &log,
+        "[typeof $, typeof $$, keys({ n: 1 }), values({ n: 2 }), $_]",
+    );
+    assert!(
+        reply.contains(r#"["undefined","undefined",["n"],[2],[4,"node",true,true,true]]"#),
+        "{reply}"
+    );
 
     // An error's frames point at the block; a fetch 404 is in the reply.
     let reply = ask(

@@ -90,6 +90,52 @@ fn wait_for_polls_a_function_in_a_module_worker() {
     assert!(reply.contains("daebug.reload() reloads a page"), "{reply}");
 }
 
+/// The console's command-line helpers (DESIGN §12) where they apply: in a
+/// page all of them (its own `$` wins), in a module worker those that
+/// need no document (`$`, `$$`, `$x` are not there).
+#[test]
+fn the_console_helpers_in_a_page_and_a_module_worker() {
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Kit</title></head><body>\
+                 <ul><li>a</li><li>b</li></ul>\
+                 <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
+            ),
+            ("worker.js", "import '/daebug.js?name=crunch';\n"),
+        ],
+        "index.html",
+    );
+    let page = world.log("kit-");
+    let reply = ask(
+        &page,
+        "[$$('li').map((li) => li.textContent), $('li').textContent, $x('count(//li)'), keys({ a: 1 }), values({ b: 2 })]",
+    );
+    assert!(reply.contains(r#"[["a","b"],"a",2,["a"],[2]]"#), "{reply}");
+    ask(&page, "6 * 7");
+    let reply = ask(&page, "$_ + 1");
+    assert!(reply.contains("```JSON\n43\n```"), "{reply}");
+    ask(&page, "document.querySelector('ul')");
+    let reply = ask(&page, "$0.children.length");
+    assert!(reply.contains("```JSON\n2\n```"), "{reply}");
+    // The page's own `$` wins.
+    let reply = ask(&page, "window.$ = (s) => 'mine ' + s;\n'set'");
+    assert!(reply.contains("\"set\""), "{reply}");
+    let reply = ask(&page, "$('li')");
+    assert!(reply.contains("\"mine li\""), "{reply}");
+
+    let worker = world.log("crunch-");
+    let reply = ask(
+        &worker,
+        "[typeof $, typeof $$, typeof $x, keys({ w: 1 }), values({ w: 3 })]",
+    );
+    assert!(
+        reply.contains(r#"["undefined","undefined","undefined",["w"],[3]]"#),
+        "{reply}"
+    );
+}
+
 #[test]
 fn the_realm_names_its_log_and_sleep_waits() {
     let world = World::new(&[("index.html", PAGE)], "index.html");

@@ -21,6 +21,7 @@
 
 pub mod cell;
 pub mod deep;
+pub mod helpers;
 pub mod rewrite;
 pub mod splice;
 pub mod strip;
@@ -232,6 +233,8 @@ fn assemble(
             " const daebug = {GLOBAL}[Symbol.for(\"{TOOLKIT}\")] ?? {GLOBAL}.daebug;"
         ));
     }
+    // The console's command-line helpers the block uses (`$$`, `keys`, …).
+    code.push_str(&helpers::declarations(free));
     let functions: String = globals
         .functions
         .iter()
@@ -260,8 +263,10 @@ fn assemble(
     } else {
         copy(&mut code, " {");
     }
+    // The value is the next block's `$_` (and an element its `$0`).
     code.push_str(&format!(
-        "\n}}\n;return {RESULT}\n//# sourceURL={}",
+        "\n}}\n;return ({}, {RESULT})\n//# sourceURL={}",
+        helpers::remember(RESULT),
         cell_url(job)
     ));
     (code, copies)
