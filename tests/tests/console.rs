@@ -61,18 +61,6 @@ const DIFFERENT: &[(&str, &str)] = &[
         "issue 27: Annex B: a function declared in a block or `if` does not become a binding",
     ),
     (
-        "await-array-destructuring-let",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-async-iife",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-async-iife-nested",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
         "await-for-await-of-array",
         "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
     ),
@@ -90,30 +78,6 @@ const DIFFERENT: &[(&str, &str)] = &[
     ),
     (
         "await-in-block",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-newline",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-newline-in-call-args",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-object-rest-var",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-parenthesized",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-thenable",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "await-thenable-non-function-then",
         "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
     ),
     (
@@ -255,14 +219,6 @@ const DIFFERENT: &[(&str, &str)] = &[
     (
         "delete-var-fails",
         "issue 27: a block's `var` is a configurable property of the global (a REPL script's is not)",
-    ),
-    (
-        "error-await-async-throw",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
-    ),
-    (
-        "error-await-thenable-reject",
-        "issue 27: `await` read as a name when the block also parses as a script, or the value after it lost in a statement",
     ),
     (
         "error-const-redeclare-as-let",

@@ -112,7 +112,30 @@ fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErr
         None => (source, 0),
     };
     let allocator = Allocator::default();
-    let parsed = parse(&allocator, text, source_type);
+    let mut parsed = parse(&allocator, text, source_type);
+    // A console (V8's REPL mode) reads `await` at the top level as the
+    // keyword, always. oxc reads a block without `import`/`export` as a
+    // script, where `await (p)`, `await\nf()` or `let [a] = await ([1])`
+    // read `await` as a name (or fail): such a block is read as a module
+    // instead whenever that reads cleanly (a block that needs sloppy
+    // syntax as well stays a script).
+    if parsed.program.source_type.is_script() && mentions_await(text) {
+        let module_type = match lang {
+            Lang::Js => SourceType::mjs(),
+            Lang::Ts => SourceType::ts().with_module(true),
+        };
+        let module = parse(&allocator, text, module_type);
+        let clean = !module.panicked
+            && module.diagnostics.is_empty()
+            && oxc_semantic::SemanticBuilder::new()
+                .with_check_syntax_error(true)
+                .build(&module.program)
+                .diagnostics
+                .is_empty();
+        if clean {
+            parsed = module;
+        }
+    }
     let semantic = oxc_semantic::SemanticBuilder::new()
         .with_check_syntax_error(true)
         .build(&parsed.program);
@@ -188,6 +211,17 @@ fn parses_as_function_body(text: &str, lang: Lang) -> bool {
             .build(&parsed.program)
             .diagnostics
             .is_empty()
+}
+
+/// Whether `text` has the word `await` (a cheap test before a second
+/// parse; a comment or string holding it only costs that parse).
+fn mentions_await(text: &str) -> bool {
+    text.match_indices("await").any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + 5..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        !word(before) && !word(after)
+    })
 }
 
 /// `(source)` when the block is one object literal and nothing else.
