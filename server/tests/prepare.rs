@@ -73,10 +73,28 @@ fn blocks_are_rewritten_as_the_table_says() {
             format!("{R} = ((0, f)());\nconst x = 2;{x}"),
         ),
         (
-            "a statement after it that is not a declaration leaves no result",
+            "an `if` after it gives the value: its branch's, else undefined",
             Lang::Js,
             "f();\nif (a) b();",
-            ";(0, f)();\nif (a) (0, b)();".to_string(),
+            format!(";(0, f)();\n;{R} = void 0; if (a) {R} = ((0, b)());"),
+        ),
+        (
+            "a value before a declaration is the value (`1; let q = 2`)",
+            Lang::Js,
+            "1; let q = 2",
+            format!("{R} = (1); let q = 2{}", export(&["q"])),
+        ),
+        (
+            "every branch and loop body that may end the block gives the value; `finally` does not",
+            Lang::Js,
+            "for (const x of xs) x\ntry { a } catch { b } finally { c }",
+            format!("for (const x of xs) x\n;{R} = void 0; try {{ {R} = (a) }} catch {{ {R} = (b) }} finally {{ c }}"),
+        ),
+        (
+            "a labelled loop is reset before its label; a statement in a branch in braces",
+            Lang::Js,
+            "l: for (;;) { if (a) while (b) c; break l }",
+            format!(";{R} = void 0; l: for (;;) {{ ;{R} = void 0; if (a) {{ {R} = void 0; while (b) {R} = (c); }} break l }}"),
         ),
         (
             "a top-level return is left to return",
@@ -91,10 +109,10 @@ fn blocks_are_rewritten_as_the_table_says() {
             format!("{R} = (({{ a: 1 }}))"),
         ),
         (
-            "a block statement stays one",
+            "a block statement stays one, its last expression the value",
             Lang::Js,
             "{ let a = 1; a }",
-            "{ let a = 1; a }".to_string(),
+            format!("{{ let a = 1; {R} = (a) }}"),
         ),
         (
             "let and const persist through live accessors, patterns too",
@@ -124,8 +142,7 @@ fn blocks_are_rewritten_as_the_table_says() {
             "var in loop heads, outside functions, too",
             Lang::Js,
             "for (var i = 0; i < 2; i++) { var j = i }\nfunction f() { var local = 1 }",
-            "for (    i = 0; i < 2; i++) { void ( j = i); }\nfunction f() { var local = 1 }"
-                .to_string(),
+            format!(";{R} = void 0; for (    i = 0; i < 2; i++) {{ void ( j = i); }}\nfunction f() {{ var local = 1 }}"),
         ),
         (
             "a static import becomes await import(), resolved by the realm",
@@ -257,7 +274,7 @@ fn blocks_are_rewritten_as_the_table_says() {
             "for (var async of …) stays JavaScript",
             Lang::Js,
             "for (var async of [1]);",
-            "for (    (async) of [1]);".to_string(),
+            format!(";{R} = void 0; for (    (async) of [1]);"),
         ),
         (
             "a hashbang line is blanked",

@@ -27,8 +27,8 @@
 //! and the completion value.
 
 use oxc_ast::ast::{
-    BindingPattern, Declaration, Directive, ExportDefaultDeclarationKind, Expression,
-    ImportExpression, ImportMeta, Program, Statement, VariableDeclaration, VariableDeclarationKind,
+    BindingPattern, Declaration, ExportDefaultDeclarationKind, Expression, ImportExpression,
+    ImportMeta, Program, Statement, VariableDeclaration, VariableDeclarationKind,
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_span::GetSpan;
@@ -42,6 +42,7 @@ use oxc_semantic::Semantic;
 use super::splice::Splices;
 
 mod calls;
+mod completion;
 mod imports;
 mod vars;
 
@@ -94,7 +95,7 @@ pub fn rewrite(
         function_references: HashSet::new(),
         imports: 0,
         statement_starts: HashSet::new(),
-        captured: None,
+        captured: HashSet::new(),
         called: HashSet::new(),
     };
     // `#!` is only allowed at the very start of a script; here the block is
@@ -142,8 +143,8 @@ struct Rewriter<'s> {
     /// that are the body of an `if` or a loop), except the one captured as
     /// the result: a `;` may go there.
     statement_starts: HashSet<u32>,
-    /// Where the expression captured as the result starts.
-    captured: Option<u32>,
+    /// Where the expressions captured as the result start.
+    captured: HashSet<u32>,
     /// Callees already rewritten as calls (`(0, f)(`).
     called: HashSet<u32>,
 }
@@ -292,29 +293,12 @@ impl Rewriter<'_> {
     /// The value of the last expression statement becomes the result, when
     /// only declarations follow it (a console shows `1+1; const a = 2`
     /// as 2, and `x; if (c) {}` as the `if`'s value, which is not kept).
-    fn completion(&mut self, body: &[Statement<'_>], directives: &[Directive<'_>]) {
-        for statement in body.iter().rev() {
-            match statement {
-                Statement::ExpressionStatement(e) => return self.capture(&e.expression),
-                s if is_declaration(s) => continue,
-                _ => return,
-            }
-        }
-        // Only declarations: a lone string literal parses as a directive.
-        if let Some(d) = directives.last() {
-            let span = d.expression.span;
-            self.splices
-                .insert(span.start as usize, format!("{RESULT} = ("));
-            self.splices.insert(span.end as usize, ")");
-        }
-    }
-
     /// `a + b` → `$result = (a + b)`; `x => x` → `$result = (0, x => x)`,
     /// where the comma keeps an anonymous function or class from taking
     /// the name `$result`.
     fn capture(&mut self, e: &Expression<'_>) {
         let span = e.span();
-        self.captured = Some(span.start);
+        self.captured.insert(span.start);
         let open = match is_anonymous_function(e) {
             true => format!("{RESULT} = (0, "),
             false => format!("{RESULT} = ("),
@@ -375,7 +359,7 @@ impl<'a> Visit<'a> for Rewriter<'_> {
     fn visit_statements(&mut self, it: &oxc_allocator::Vec<'a, Statement<'a>>) {
         for statement in it {
             if let Statement::ExpressionStatement(e) = statement {
-                if Some(e.span.start) != self.captured {
+                if !self.captured.contains(&e.span.start) {
                     self.statement_starts.insert(e.span.start);
                 }
             }
