@@ -97,6 +97,12 @@ fn blocks_are_rewritten_as_the_table_says() {
             format!(";{R} = void 0; l: for (;;) {{ ;{R} = void 0; if (a) {{ {R} = void 0; while (b) {R} = (c); }} break l }}"),
         ),
         (
+            "Annex B: a function declared in a block is a global once reached",
+            Lang::Js,
+            "{ function g() { return 2 } }",
+            "{ function g() { return 2 };$daebug$function(\"g\", g); }".to_string(),
+        ),
+        (
             "a top-level return is left to return",
             Lang::Js,
             "return 5",

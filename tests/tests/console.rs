@@ -41,26 +41,6 @@ const DIFFERENT: &[(&str, &str)] = &[
         "issue 27: a helper is bound as the block starts: a page global of the same name made by the same block is not seen (the console looks it up at each use)",
     ),
     (
-        "annexb-block-call",
-        "issue 27: Annex B: a function declared in a block or `if` does not become a binding",
-    ),
-    (
-        "annexb-if-await-read",
-        "issue 27: Annex B: a function declared in a block or `if` does not become a binding",
-    ),
-    (
-        "annexb-if-false-read",
-        "issue 27: Annex B: a function declared in a block or `if` does not become a binding",
-    ),
-    (
-        "annexb-if-true-call",
-        "issue 27: Annex B: a function declared in a block or `if` does not become a binding",
-    ),
-    (
-        "annexb-switch-call",
-        "issue 27: Annex B: a function declared in a block or `if` does not become a binding",
-    ),
-    (
         "completion-labelled-block-break",
         "issue 27: the completion value of `if`, loops, `switch`, `try` and labelled statements is lost",
     ),

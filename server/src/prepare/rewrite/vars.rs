@@ -122,6 +122,23 @@ impl Rewriter<'_> {
                     case.consequent.iter().for_each(|s| self.nested_vars(s));
                 }
             }
+            // Annex B: a plain function declared in a block (an `if`, a
+            // `switch` case) also makes a `var` of its name, set when the
+            // declaration is reached. In a console that `var` is a global:
+            // created as the block starts, the function once it ran.
+            Statement::FunctionDeclaration(f) if !f.r#async && !f.generator && !f.declare => {
+                if let (Some(id), Some(_)) = (&f.id, &f.body) {
+                    let name = id.name.as_str();
+                    if !self.globals.vars.iter().any(|v| v == name) {
+                        self.globals.vars.push(name.to_string());
+                    }
+                    let quoted = serde_json::to_string(name).unwrap_or_default();
+                    self.splices.insert(
+                        f.span.end as usize,
+                        format!(";{}({quoted}, {name});", super::FUNCTION),
+                    );
+                }
+            }
             _ => {}
         }
     }
