@@ -348,7 +348,7 @@ fn the_prologue_sets_up_globals_and_the_realm_scope() {
     let prologue = code.lines().next().unwrap();
     assert!(prologue.contains("globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null)"));
     assert!(prologue.contains(
-        "delete $daebug$scope[\"a\"]; \"a\" in $daebug$global || ($daebug$global.a = void 0);"
+        "delete $daebug$scope[\"a\"]; \"a\" in $daebug$global || Object.defineProperty($daebug$global, \"a\", { value: void 0, writable: true, enumerable: true });"
     ));
     // Every name the block uses it declares itself: no `with` needed.
     assert!(

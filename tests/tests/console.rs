@@ -41,15 +41,7 @@ const DIFFERENT: &[(&str, &str)] = &[
         "issue 27: a helper is bound as the block starts: a page global of the same name made by the same block is not seen (the console looks it up at each use)",
     ),
     (
-        "completion-labelled-block-break",
-        "issue 27: the completion value of `if`, loops, `switch`, `try` and labelled statements is lost",
-    ),
-    (
         "delete-let-sloppy",
-        "issue 27: a block's `var` is a configurable property of the global (a REPL script's is not)",
-    ),
-    (
-        "delete-var-fails",
         "issue 27: a block's `var` is a configurable property of the global (a REPL script's is not)",
     ),
     (
@@ -175,10 +167,6 @@ const DIFFERENT: &[(&str, &str)] = &[
     (
         "typeof-arguments",
         "issue 27: the block's wrapper function shows through (`arguments`)",
-    ),
-    (
-        "var-non-configurable",
-        "issue 27: a block's `var` is a configurable property of the global (a REPL script's is not)",
     ),
 ];
 

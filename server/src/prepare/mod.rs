@@ -318,11 +318,12 @@ fn helpers(globals: &rewrite::Globals) -> String {
          let {RESULT};"
     );
     // A `var` makes a global (the realm scope's name of that name goes, as
-    // the global is what the block now means).
+    // the global is what the block now means), not configurable, as a
+    // script's `var` is (`delete` fails).
     for v in &globals.vars {
         let quoted = js_name(v);
         p.push_str(&format!(
-            " delete {SCOPE}[{quoted}]; {quoted} in {GLOBAL} || ({GLOBAL}.{v} = void 0);"
+            " delete {SCOPE}[{quoted}]; {quoted} in {GLOBAL} || Object.defineProperty({GLOBAL}, {quoted}, {{ value: void 0, writable: true, enumerable: true }});"
         ));
     }
     p

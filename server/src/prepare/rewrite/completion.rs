@@ -37,6 +37,21 @@ impl Rewriter<'_> {
     /// A statement list, from its end back to the first statement that
     /// always gives a value.
     fn list(&mut self, statements: &[Statement<'_>]) {
+        // What follows a `break`, `continue`, `return` or `throw` of this
+        // list never runs.
+        let end = statements
+            .iter()
+            .position(|s| {
+                matches!(
+                    s,
+                    Statement::BreakStatement(_)
+                        | Statement::ContinueStatement(_)
+                        | Statement::ReturnStatement(_)
+                        | Statement::ThrowStatement(_)
+                )
+            })
+            .map_or(statements.len(), |i| i + 1);
+        let statements = &statements[..end];
         let mut decided = statements.len();
         for (i, s) in statements.iter().enumerate().rev() {
             if self.statement(s, true) {
