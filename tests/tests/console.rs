@@ -42,7 +42,7 @@ const DIFFERENT: &[(&str, &str)] = &[
     ),
     (
         "delete-let-sloppy",
-        "issue 27: a block's `var` is a configurable property of the global (a REPL script's is not)",
+        "issue 27: bindings live in daebug's realm scope: `delete` of an earlier block's `let` removes it (a REPL binding cannot be deleted)",
     ),
     (
         "error-const-redeclare-as-let",
