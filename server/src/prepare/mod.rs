@@ -119,7 +119,10 @@ fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErr
     // read `await` as a name (or fail): such a block is read as a module
     // instead whenever that reads cleanly (a block that needs sloppy
     // syntax as well stays a script).
-    if parsed.program.source_type.is_script() && mentions_await(text) {
+    if parsed.program.source_type.is_script()
+        && mentions_await(text)
+        && (!parsed.diagnostics.is_empty() || await_as_name(&parsed.program))
+    {
         let module_type = match lang {
             Lang::Js => SourceType::mjs(),
             Lang::Ts => SourceType::ts().with_module(true),
@@ -222,6 +225,45 @@ fn mentions_await(text: &str) -> bool {
         let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
         !word(before) && !word(after)
     })
+}
+
+/// Whether a script reads `await` as a name outside any function (where
+/// a console reads the keyword).
+fn await_as_name(program: &oxc_ast::ast::Program<'_>) -> bool {
+    use oxc_ast_visit::{walk, Visit};
+    use oxc_syntax::scope::ScopeFlags;
+    #[derive(Default)]
+    struct Finder {
+        depth: usize,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Finder {
+        fn visit_function(&mut self, it: &oxc_ast::ast::Function<'a>, flags: ScopeFlags) {
+            self.depth += 1;
+            walk::walk_function(self, it, flags);
+            self.depth -= 1;
+        }
+        fn visit_arrow_function_expression(
+            &mut self,
+            it: &oxc_ast::ast::ArrowFunctionExpression<'a>,
+        ) {
+            self.depth += 1;
+            walk::walk_arrow_function_expression(self, it);
+            self.depth -= 1;
+        }
+        fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
+            self.found |= self.depth == 0 && it.name == "await";
+        }
+        fn visit_binding_identifier(&mut self, it: &oxc_ast::ast::BindingIdentifier<'a>) {
+            self.found |= self.depth == 0 && it.name == "await";
+        }
+        fn visit_label_identifier(&mut self, it: &oxc_ast::ast::LabelIdentifier<'a>) {
+            self.found |= self.depth == 0 && it.name == "await";
+        }
+    }
+    let mut f = Finder::default();
+    f.visit_program(program);
+    f.found
 }
 
 /// `(source)` when the block is one object literal and nothing else.
