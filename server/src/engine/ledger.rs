@@ -160,6 +160,11 @@ impl Ledger {
         self.writes.push_back(HubWrite { text, after });
     }
 
+    /// Whether any hub block written after the taken blocks is remembered.
+    pub fn has_writes(&self) -> bool {
+        !self.writes.is_empty()
+    }
+
     /// The hub blocks written after the taken block `seq`, in order.
     pub fn writes_after(&self, seq: u64) -> impl Iterator<Item = &HubWrite> {
         self.writes.iter().filter(move |w| w.after == seq)

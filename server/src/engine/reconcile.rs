@@ -259,7 +259,7 @@ impl LogEngine {
         // Runs on every input: nothing is looked at unless the engine has
         // door chunks or hub blocks to keep.
         let doors = self.ledger.iter().any(|t| t.chunk.is_some());
-        if !doors && self.ledger.writes_after(0).next().is_none() && !self.has_writes() {
+        if !doors && !self.ledger.has_writes() {
             return Vec::new();
         }
         // How many copies of each hub block's text stand in the survey.
@@ -320,10 +320,11 @@ impl LogEngine {
         };
         // Hub blocks written before any block: only while no block stands
         // above the survey (they would be above it too).
-        let any_above_start = self
-            .ledger
-            .iter()
-            .any(|t| t.place.at().is_none_or(|h| h < start) && t.place != Place::Gone);
+        let any_above_start = self.ledger.iter().any(|t| match t.place {
+            Place::At(h) => h < start,
+            Place::Above => true,
+            Place::Gone => false,
+        });
         if !any_above_start {
             lost_after(0, &mut pending);
         }
@@ -356,13 +357,6 @@ impl LogEngine {
             ));
         }
         fixes
-    }
-
-    /// Whether the engine remembers hub blocks written after its blocks.
-    fn has_writes(&self) -> bool {
-        self.ledger
-            .iter()
-            .any(|t| self.ledger.writes_after(t.seq).next().is_some())
     }
 
     /// Where lost items go when none before them stands: at the start of

@@ -20,30 +20,30 @@ pub const LAST: &str = "daebug.last";
 pub const ELEMENT: &str = "daebug.$0";
 
 /// Each helper's name and the value it has when the realm has no global
-/// of that name (`G` is the global object).
+/// of that name (`%G` stands for the global object).
 const HELPERS: &[(&str, &str)] = &[
     (
         "$",
-        "G.document ? (selector, start) => (start ?? G.document).querySelector(selector) : undefined",
+        "%G.document ? (selector, start) => (start ?? %G.document).querySelector(selector) : undefined",
     ),
     (
         "$$",
-        "G.document ? (selector, start) => [...(start ?? G.document).querySelectorAll(selector)] : undefined",
+        "%G.document ? (selector, start) => [...(start ?? %G.document).querySelectorAll(selector)] : undefined",
     ),
     (
         "$x",
-        "G.document ? (path, start) => { const r = G.document.evaluate(path, start ?? G.document, null, 0, null); \
+        "%G.document ? (path, start) => { const r = %G.document.evaluate(path, start ?? %G.document, null, 0, null); \
          switch (r.resultType) { case 1: return r.numberValue; case 2: return r.stringValue; case 3: return r.booleanValue; \
          default: { const nodes = []; for (let n = r.iterateNext(); n; n = r.iterateNext()) nodes.push(n); return nodes } } } : undefined",
     ),
-    ("$_", "G[Symbol.for(\"daebug.last\")]"),
-    ("$0", "G[Symbol.for(\"daebug.$0\")]"),
+    ("$_", "%G[Symbol.for(\"daebug.last\")]"),
+    ("$0", "%G[Symbol.for(\"daebug.$0\")]"),
     ("keys", "(object) => Object.keys(object)"),
     ("values", "(object) => Object.values(object)"),
-    ("dir", "(...args) => G.console.dir(...args)"),
-    ("dirxml", "(...args) => G.console.dirxml(...args)"),
-    ("table", "(...args) => G.console.table(...args)"),
-    ("clear", "() => G.console.clear()"),
+    ("dir", "(...args) => %G.console.dir(...args)"),
+    ("dirxml", "(...args) => %G.console.dirxml(...args)"),
+    ("table", "(...args) => %G.console.table(...args)"),
+    ("clear", "() => %G.console.clear()"),
 ];
 
 /// The declarations of the helpers among `free` (the names a block uses
@@ -52,9 +52,7 @@ pub fn declarations(free: &[&str]) -> String {
     let mut out = String::new();
     for (name, value) in HELPERS.iter().filter(|(n, _)| free.contains(n)) {
         let quoted = serde_json::to_string(name).unwrap_or_default();
-        let value = value
-            .replace("G.", &format!("{GLOBAL}."))
-            .replace("G[", &format!("{GLOBAL}["));
+        let value = value.replace("%G", GLOBAL);
         out.push_str(&format!(
             " const {name} = {quoted} in {GLOBAL} ? {GLOBAL}[{quoted}] : {value};"
         ));
@@ -82,6 +80,6 @@ mod tests {
         assert!(d.contains("const $$ = \"$$\" in $daebug$global ? $daebug$global[\"$$\"] : $daebug$global.document ?"), "{d}");
         assert!(d.contains("const keys = \"keys\" in $daebug$global ? $daebug$global[\"keys\"] : (object) => Object.keys(object);"), "{d}");
         assert!(!d.contains("const $ ="), "{d}");
-        assert!(!d.contains(" G."), "{d}");
+        assert!(!d.contains("%G"), "{d}");
     }
 }
