@@ -291,8 +291,8 @@ fn blocks_are_rewritten_as_the_table_says() {
         (
             "a lone string is the result (it parses as a directive)",
             Lang::Js,
-            "'use strict'",
-            format!("{R} = ('use strict')"),
+            "'no strict'",
+            format!("{R} = ('no strict')"),
         ),
         (
             "TypeScript types are blanked, positions kept",
@@ -350,9 +350,15 @@ fn the_prologue_sets_up_globals_and_the_realm_scope() {
     assert!(prologue.contains(
         "delete $daebug$scope[\"a\"]; \"a\" in $daebug$global || Object.defineProperty($daebug$global, \"a\", { value: void 0, writable: true, enumerable: true });"
     ));
+    // A `var` or function may not take a name an earlier block declared
+    // with `let`, `const` or `class`, as in a console.
+    assert!(
+        prologue.contains("for (const n of [\"a\",\"f\"]) if (n in kinds) declared(n);"),
+        "{prologue}"
+    );
     // Every name the block uses it declares itself: no `with` needed.
     assert!(
-        prologue.ends_with("; { $daebug$function(\"f\", f);"),
+        prologue.ends_with("declared(n); } { $daebug$function(\"f\", f);"),
         "{prologue}"
     );
     // The value is kept as the next block's `$_` (and an element as `$0`).
@@ -363,24 +369,45 @@ fn the_prologue_sets_up_globals_and_the_realm_scope() {
 }
 
 #[test]
-fn the_console_helpers_a_block_uses_are_declared_around_it() {
+fn the_console_helpers_a_block_uses_are_on_the_global_object_while_it_runs() {
     let code = prepare(
-        "$$('li').length + keys({ a: 1 }).length",
+        "$$('li').length + keys({ a: 1 }).length\nconst later = () => $('#x')",
         Lang::Js,
         JobId(3),
     )
     .unwrap()
     .code;
     let prologue = code.lines().next().unwrap();
-    assert!(prologue.contains(" const $$ = \"$$\" in $daebug$global ? $daebug$global[\"$$\"] : $daebug$global.document ? "), "{prologue}");
+    // Put on the global object, as DevTools does, unless the realm has the
+    // name; made once per realm.
     assert!(
-        prologue.contains(" const keys = \"keys\" in $daebug$global ? "),
+        prologue.contains("[\"$\",\"$$\",\"keys\"].filter((n) => "),
         "{prologue}"
     );
-    assert!(!prologue.contains("const $ ="), "{prologue}");
-    // A block that declares the name itself gets no helper.
+    assert!(
+        prologue.contains("$daebug$helpers.get[\"keys\"] ??= "),
+        "{prologue}"
+    );
+    assert!(!prologue.contains("get[\"values\"]"), "{prologue}");
+    // Taken off however the block ends.
+    assert!(
+        code.contains("} finally { for (const n of $daebug$installed)"),
+        "{code}"
+    );
+    // The block's top level uses the name; its functions read the helper
+    // through `$daebug$helper`, as they may run after the block.
+    let copy = block::block(&code);
+    assert!(
+        copy.contains("(0, $$)('li').length + (0, keys)({ a: 1 }).length"),
+        "{copy}"
+    );
+    assert!(
+        copy.contains("() => (0, $daebug$helper(\"$\"))('#x')"),
+        "{copy}"
+    );
+    // A block that declares the name itself uses no helper.
     let code = prepare("const $ = 1; $", Lang::Js, JobId(4)).unwrap().code;
-    assert!(!code.contains("const $ = \"$\" in"), "{code}");
+    assert!(!code.contains("$daebug$helpers"), "{code}");
 }
 
 #[test]

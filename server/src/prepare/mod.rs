@@ -311,19 +311,51 @@ fn assemble(
     }
     // The console's command-line helpers the block uses (`$$`, `keys`, …).
     code.push_str(&helpers::declarations(free));
-    let functions: String = globals
-        .functions
-        .iter()
-        .map(|f| format!(" {FUNCTION}({}, {f});", js_name(f)))
-        .collect();
+    code.push_str(&declarations(globals));
+    // The block's `let`, `const` and `class` names new to the realm are in
+    // the realm scope from the start, in their TDZ, as a console's are; a
+    // name declared again keeps its earlier value until its declaration
+    // runs (V8's REPL mode reuses the binding), see `rewrite::export_after`.
+    let mut prologue = String::new();
+    if !globals.lexical.is_empty() {
+        let accessors: Vec<String> = globals
+            .lexical
+            .iter()
+            .map(|(n, _)| {
+                format!(
+                    "get {n}() {{ return {n} }}, set {n}($daebug$value) {{ {n} = $daebug$value }}"
+                )
+            })
+            .collect();
+        prologue.push_str(&format!(" {EXPORT}({{ {} }}, true);", accessors.join(", ")));
+    }
+    for f in &globals.functions {
+        prologue.push_str(&format!(" {FUNCTION}({}, {f});", js_name(f)));
+    }
+    // A `'use strict'` block runs as a strict arrow inside the (sloppy)
+    // wrapper, which may hold `with`; a `return` in it ends the block.
+    let (strict_open, strict_close) = match globals.strict {
+        true => (
+            format!(" const {NONE} = {{}}, {OUTCOME} = await (async () => {{ \"use strict\";"),
+            format!("\n;return {NONE}\n}})(); if ({OUTCOME} !== {NONE}) return {OUTCOME};"),
+        ),
+        false => (String::new(), String::new()),
+    };
+    // The helpers come off the global object however the block ends.
+    let removal = helpers::removal(free);
+    if !removal.is_empty() {
+        code.push_str(" try {");
+    }
     let mut copies = Vec::with_capacity(2);
     let mut copy = |code: &mut String, opening: &str| {
         code.push_str(opening);
-        code.push_str(&functions);
+        code.push_str(&strict_open);
+        code.push_str(&prologue);
         code.push('\n');
         let start = code.len();
         code.push_str(body);
         copies.push(start..code.len());
+        code.push_str(&strict_close);
     };
     if !free.is_empty() {
         let names = serde_json::to_string(free).unwrap_or_else(|_| "[]".into());
@@ -339,13 +371,56 @@ fn assemble(
     } else {
         copy(&mut code, " {");
     }
+    code.push_str("\n}");
+    if !removal.is_empty() {
+        code.push_str(&format!(" }} finally {{ {removal} }}"));
+    }
     // The value is the next block's `$_` (and an element its `$0`).
     code.push_str(&format!(
-        "\n}}\n;return ({}, {RESULT})\n//# sourceURL={}",
+        "\n;return ({}, {RESULT})\n//# sourceURL={}",
         helpers::remember(RESULT),
         cell_url(job)
     ));
     (code, copies)
+}
+
+/// What a strict block's arrow returns when it ends without `return`, and
+/// what it returned (see `assemble`).
+const NONE: &str = "$daebug$none";
+const OUTCOME: &str = "$daebug$outcome";
+
+/// The checks a console makes before a script runs (V8's REPL mode): a
+/// `let`/`const`/`class` name may be declared again only with its kind,
+/// and not over a `var`, a function or a global that cannot be removed
+/// (`location`, `undefined`); a `var` or function not over a lexical name.
+/// Each lexical name's kind is recorded as the block starts (a block that
+/// fails still leaves its names, in their TDZ, as in a console).
+fn declarations(globals: &rewrite::Globals) -> String {
+    if globals.lexical.is_empty() && globals.vars.is_empty() && globals.functions.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        " {{ const kinds = {SCOPE}[Symbol.for(\"daebug.kinds\")] ??= Object.create(null), \
+         declared = (n) => {{ throw new SyntaxError(`Identifier '${{n}}' has already been declared`) }};"
+    );
+    let lexical = serde_json::to_string(&globals.lexical).unwrap_or_else(|_| "[]".into());
+    if !globals.lexical.is_empty() {
+        out.push_str(&format!(
+            " for (const [n, k] of {lexical}) if (n in kinds ? kinds[n] !== k : Object.getOwnPropertyDescriptor({GLOBAL}, n)?.configurable === false) declared(n);"
+        ));
+    }
+    let vars: Vec<&String> = globals.vars.iter().chain(&globals.functions).collect();
+    if !vars.is_empty() {
+        let vars = serde_json::to_string(&vars).unwrap_or_else(|_| "[]".into());
+        out.push_str(&format!(
+            " for (const n of {vars}) if (n in kinds) declared(n);"
+        ));
+    }
+    if !globals.lexical.is_empty() {
+        out.push_str(&format!(" for (const [n, k] of {lexical}) kinds[n] = k;"));
+    }
+    out.push_str(" }");
+    out
 }
 
 /// The start of the prepared code: the realm scope and the helpers, and
@@ -354,9 +429,9 @@ fn helpers(globals: &rewrite::Globals) -> String {
     let mut p = format!(
         "const {SCOPE} = globalThis[Symbol.for(\"daebug.scope\")] ??= Object.create(null), \
          {GLOBAL} = globalThis, \
-         {EXPORT} = (o) => Object.defineProperties({SCOPE}, Object.getOwnPropertyDescriptors(o)), \
+         {EXPORT} = (o, fresh) => {{ const d = Object.getOwnPropertyDescriptors(o); if (fresh) for (const n in d) if (n in {SCOPE}) delete d[n]; Object.defineProperties({SCOPE}, d) }}, \
          {RESOLVE} = {GLOBAL}[Symbol.for(\"daebug.resolve\")] ?? ((s) => typeof s === \"string\" && /^\\.{{0,2}}\\//.test(s) ? new URL(s, {GLOBAL}.document?.baseURI ?? {GLOBAL}.location.href).href : s), \
-         {FUNCTION} = (n, f) => {{ delete {SCOPE}[n]; try {{ Object.defineProperty({GLOBAL}, n, {{ value: f, writable: true, enumerable: true, configurable: true }}) }} catch {{ Object.defineProperty({GLOBAL}, n, {{ value: f }}) }} }}; \
+         {FUNCTION} = (n, f) => {{ delete {SCOPE}[n]; const d = Object.getOwnPropertyDescriptor({GLOBAL}, n); Object.defineProperty({GLOBAL}, n, d === undefined || d.configurable ? {{ value: f, writable: true, enumerable: true, configurable: false }} : {{ value: f }}) }}; \
          let {RESULT};"
     );
     // A `var` makes a global (the realm scope's name of that name goes, as

@@ -1745,3 +1745,147 @@ typeof $
 
 // --- helper-dollar-back
 typeof $
+
+// --- redeclare-after-failure-first
+let keepMe = 1
+
+// --- redeclare-after-failure-second
+throw new Error('early'); let keepMe = 2
+
+// --- redeclare-after-failure-read
+keepMe
+
+// --- redeclare-const-after-failure-first
+const keepC = 1
+
+// --- redeclare-const-after-failure-second
+null.x; const keepC = 2
+
+// --- redeclare-const-after-failure-read
+keepC
+
+// --- restricted-global-let-location
+let location = 1
+
+// --- restricted-global-let-undefined
+let undefined = 1
+
+// --- configurable-global-let-name
+let name = 'shadowed';
+name
+
+// --- configurable-global-let-name-window
+window.name === name
+
+// --- function-global-not-configurable-decl
+function fncfg() { return 1 }
+
+// --- function-global-not-configurable
+Object.getOwnPropertyDescriptor(globalThis, 'fncfg').configurable
+
+// --- function-global-then-var
+var fncfg = 2;
+typeof fncfg
+
+// --- function-global-then-function
+function fncfg() { return 3 }
+fncfg
+
+// --- closure-const-redeclared-first
+const cc = 1;
+function readCc() { return cc }
+
+// --- closure-const-redeclared-second
+const cc = 2
+
+// --- closure-const-redeclared-read
+readCc()
+
+// --- closure-write-first
+let cw = 1;
+function bump() { return ++cw }
+
+// --- closure-write-call
+bump()
+
+// --- closure-write-read
+cw
+
+// --- closure-write-redeclared
+let cw = 10;
+bump()
+
+// --- closure-shorthand-first
+let sh = 5;
+const shObj = () => ({ sh })
+
+// --- closure-shorthand-second
+let sh = 6;
+shObj().sh
+
+// --- closure-callee-this-first
+let who = function () { return this === undefined ? 'undefined' : this === globalThis ? 'global' : 'other' };
+const callWho = () => who()
+
+// --- closure-callee-this
+callWho()
+
+// --- closure-typeof-tdz-first
+const readLater = () => typeof laterName;
+let laterName = 'now'
+
+// --- closure-typeof-tdz-read
+readLater()
+
+// --- delete-global-var
+var dv = 1;
+delete dv
+
+// --- delete-configurable-global
+globalThis.dprop = 1;
+delete dprop
+
+// --- strict-let
+'use strict';
+let sx = 1;
+sx
+
+// --- strict-var
+'use strict';
+var sv = 2;
+sv
+
+// --- strict-this-undefined
+'use strict';
+(function () { return this })() === undefined
+
+// --- strict-with-refused
+'use strict';
+with ({}) {}
+
+// --- strict-function-persists
+'use strict';
+function strictFn() { return typeof this }
+
+// --- strict-function-call
+strictFn()
+
+// --- strict-reads-earlier-let
+'use strict';
+rl + 1
+
+// --- strict-octal-refused
+'use strict';
+010
+
+// --- new-target-in-function
+(function () { return new.target })()
+
+// --- arguments-in-function
+(function () { return arguments.length })(1, 2)
+
+// --- arguments-in-top-arrow
+(() => typeof arguments)()
+
+// --- arguments-in-method
+({ m() { return arguments[0] } }).m('first')

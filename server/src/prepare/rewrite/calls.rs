@@ -6,7 +6,7 @@
 use oxc_ast::ast::{Declaration, Expression, IdentifierReference, Program, Statement};
 use oxc_semantic::Semantic;
 
-use super::{Rewriter, GLOBAL};
+use super::{Rewriter, GLOBAL, SCOPE};
 
 impl Rewriter<'_> {
     /// A top-level function is a property of the global object, as in a
@@ -73,7 +73,9 @@ impl Rewriter<'_> {
             .reference_id
             .get()
             .is_some_and(|r| self.function_references.contains(&r));
-        if name == "eval" || !(free || own) {
+        let scoped = self.through_scope_here(id);
+        let helper = self.through_helper_here(id);
+        if name == "eval" || name == "arguments" || !(free || own || scoped) {
             return;
         }
         // Starting a statement, `(` would continue the line above when it
@@ -82,9 +84,11 @@ impl Rewriter<'_> {
             true => ";",
             false => "",
         };
-        let target = match own {
-            true => format!("{GLOBAL}.{name}"),
-            false => name.to_string(),
+        let target = match (own, scoped, helper) {
+            (true, _, _) => format!("{GLOBAL}.{name}"),
+            (false, true, _) => format!("{SCOPE}.{name}"),
+            (false, false, true) => Self::helper_expression(name),
+            (false, false, false) => name.to_string(),
         };
         self.called.insert(id.span.start);
         let (start, end) = (id.span.start as usize, id.span.end as usize);
@@ -96,7 +100,7 @@ impl Rewriter<'_> {
                 .replace(start, end + 1, format!("{semicolon}(0, {target})("));
         } else {
             self.splices.insert(start, format!("{semicolon}(0, "));
-            if own {
+            if own || scoped || helper {
                 self.splices.replace(start, end, target);
             }
             self.splices.insert(end, ")");

@@ -35,7 +35,7 @@ use oxc_span::GetSpan;
 use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::ScopeFlags;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use oxc_semantic::Semantic;
 
@@ -44,6 +44,7 @@ use super::splice::Splices;
 mod calls;
 mod completion;
 mod imports;
+mod scope;
 mod vars;
 
 /// Names the prepared code gives its own helpers. `$` keeps them out of the
@@ -64,9 +65,15 @@ pub struct Refused {
     pub message: String,
 }
 
-/// The names the block puts on the global object, for the code around it.
+/// The names the block declares, for the code around it.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Globals {
+    /// Top-level `let`, `const` and `class` names with their kind
+    /// (`"let"` for `let` and `class`, `"const"`), in the realm scope. A
+    /// REPL may declare one again in a later block only with its kind.
+    pub lexical: Vec<(String, &'static str)>,
+    /// Whether the block starts with a `'use strict'` directive.
+    pub strict: bool,
     /// `var` names: created on the global object before the block runs.
     pub vars: Vec<String>,
     /// Top-level function declarations: put on the global object as the
@@ -97,7 +104,21 @@ pub fn rewrite(
         statement_starts: HashSet::new(),
         captured: HashSet::new(),
         called: HashSet::new(),
+        plain_function_depth: 0,
+        closure_depth: 0,
+        top_arguments: unresolved(semantic, "arguments"),
+        helper_references: free
+            .iter()
+            .filter(|n| super::helpers::is_helper(n))
+            .flat_map(|n| unresolved(semantic, n))
+            .collect(),
+        lexical_references: HashSet::new(),
+        handled: HashSet::new(),
     };
+    r.globals.strict = program
+        .directives
+        .iter()
+        .any(|d| d.directive == "use strict");
     // `#!` is only allowed at the very start of a script; here the block is
     // a function body.
     if let Some(h) = &program.hashbang {
@@ -109,6 +130,7 @@ pub fn rewrite(
     }
     r.completion(&program.body, &program.directives);
     r.mark_function_references(program, semantic);
+    r.mark_lexical_references(program, semantic);
     r.visit_program(program);
     match r.refused {
         Some(refused) => Err(refused),
@@ -147,6 +169,24 @@ struct Rewriter<'s> {
     captured: HashSet<u32>,
     /// Callees already rewritten as calls (`(0, f)(`).
     called: HashSet<u32>,
+    /// How many ordinary functions (and class bodies) the walk is inside:
+    /// outside them, `arguments` and `new.target` are the block's, and a
+    /// console's top level has neither.
+    plain_function_depth: usize,
+    /// How many functions of any kind (arrows too) the walk is inside:
+    /// code that may run after the block.
+    closure_depth: usize,
+    /// References to `arguments` the block does not declare, and whether
+    /// each writes it.
+    top_arguments: HashMap<ReferenceId, bool>,
+    /// References to the block's top-level `let` and `const` names, read
+    /// from the realm scope inside functions (see [`Self::mark_lexical_references`]).
+    lexical_references: HashSet<ReferenceId>,
+    /// References to the console's helpers (not declared by the block),
+    /// and whether each writes the name.
+    helper_references: HashMap<ReferenceId, bool>,
+    /// Identifiers whose expression around them was rewritten already.
+    handled: HashSet<u32>,
 }
 
 impl Rewriter<'_> {
@@ -177,6 +217,7 @@ impl Rewriter<'_> {
             Statement::ClassDeclaration(c) => {
                 if let (Some(id), false) = (&c.id, c.declare) {
                     let names = [id.name.as_str().to_string()];
+                    self.lexical(&names, "let");
                     self.export_after(c.span.end, &names);
                 }
             }
@@ -214,6 +255,7 @@ impl Rewriter<'_> {
                     Declaration::ClassDeclaration(c) => {
                         if let Some(id) = &c.id {
                             let names = [id.name.as_str().to_string()];
+                            self.lexical(&names, "let");
                             self.export_after(c.span.end, &names);
                         }
                     }
@@ -237,6 +279,7 @@ impl Rewriter<'_> {
                 self.splices.blank(self.source, e.span.start as usize, inner);
                 if let Some(id) = &c.id {
                     let names = [id.name.as_str().to_string()];
+                    self.lexical(&names, "let");
                     self.export_after(c.span.end, &names);
                 }
             }
@@ -256,7 +299,13 @@ impl Rewriter<'_> {
         match d.kind {
             VariableDeclarationKind::Var => self.var_statement(d),
             VariableDeclarationKind::Let | VariableDeclarationKind::Const => {
-                self.export_after(d.span.end, &bound_names(d));
+                let kind = match d.kind {
+                    VariableDeclarationKind::Const => "const",
+                    _ => "let",
+                };
+                let names = bound_names(d);
+                self.lexical(&names, kind);
+                self.export_after(d.span.end, &names);
             }
             // `using` disposes its value at the end of the block: nothing
             // outlives it to persist.
@@ -264,8 +313,17 @@ impl Rewriter<'_> {
         }
     }
 
+    fn lexical(&mut self, names: &[String], kind: &'static str) {
+        for name in names {
+            if !self.globals.lexical.iter().any(|(n, _)| n == name) {
+                self.globals.lexical.push((name.clone(), kind));
+            }
+        }
+    }
+
     /// Puts live accessors for `names` on the realm scope right after the
-    /// statement ending at `end`.
+    /// statement ending at `end` (a name new to the realm has them from the
+    /// block's start, in its TDZ: see `prepare::assemble`).
     /// The setter of a `const` throws by itself (`x = v` on a const).
     fn export_after(&mut self, end: u32, names: &[String]) {
         if names.is_empty() {
@@ -311,15 +369,46 @@ impl Rewriter<'_> {
 impl<'a> Visit<'a> for Rewriter<'_> {
     fn visit_function(&mut self, it: &oxc_ast::ast::Function<'a>, flags: ScopeFlags) {
         self.function_depth += 1;
+        self.plain_function_depth += 1;
+        self.closure_depth += 1;
         walk::walk_function(self, it, flags);
         self.function_depth -= 1;
+        self.plain_function_depth -= 1;
+        self.closure_depth -= 1;
+    }
+
+    fn visit_class(&mut self, it: &oxc_ast::ast::Class<'a>) {
+        self.plain_function_depth += 1;
+        self.closure_depth += 1;
+        walk::walk_class(self, it);
+        self.plain_function_depth -= 1;
+        self.closure_depth -= 1;
     }
 
     /// The parser read the block as a script, where `await` can be a name;
     /// the block runs as an async function body, where it cannot.
     fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
         self.await_as_name(it.name.as_str(), it.span.start);
+        if self.handled.contains(&it.span.start) {
+            return;
+        }
         self.through_global(it);
+        self.through_scope(it);
+        self.through_helper(it);
+        self.no_arguments(it);
+    }
+
+    /// `new.target` outside functions: the block's wrapper would answer;
+    /// a console's top level refuses it.
+    fn visit_new_target(&mut self, it: &oxc_ast::ast::NewTarget) {
+        if self.plain_function_depth == 0 {
+            self.refuse(it.span.start, "new.target expression is not allowed here");
+        }
+    }
+
+    fn visit_unary_expression(&mut self, it: &oxc_ast::ast::UnaryExpression<'a>) {
+        self.unary(it);
+        walk::walk_unary_expression(self, it);
     }
 
     fn visit_binding_identifier(&mut self, it: &oxc_ast::ast::BindingIdentifier<'a>) {
@@ -371,8 +460,10 @@ impl<'a> Visit<'a> for Rewriter<'_> {
         // `await` is a name again in a plain arrow's body.
         let plain = !it.r#async;
         self.function_depth += usize::from(plain);
+        self.closure_depth += 1;
         walk::walk_arrow_function_expression(self, it);
         self.function_depth -= usize::from(plain);
+        self.closure_depth -= 1;
     }
 
     /// `({ f } = o)` assigns to a name: a shorthand like `{ f }` in a literal.
@@ -456,6 +547,19 @@ fn pattern_names(p: &BindingPattern<'_>) -> Vec<String> {
     p.get_binding_identifiers()
         .iter()
         .map(|id| id.name.as_str().to_string())
+        .collect()
+}
+
+/// The references to `name` the block does not declare, and whether each
+/// writes it.
+fn unresolved(semantic: &Semantic<'_>, name: &str) -> HashMap<ReferenceId, bool> {
+    let scoping = semantic.scoping();
+    scoping
+        .root_unresolved_references()
+        .iter()
+        .filter(|(n, _)| n.as_str() == name)
+        .flat_map(|(_, ids)| ids.iter().copied())
+        .map(|id| (id, scoping.get_reference(id).is_write()))
         .collect()
 }
 

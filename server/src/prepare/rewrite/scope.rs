@@ -1,0 +1,187 @@
+//! The names a console's top level does not have, and the block's own
+//! `let` and `const` as one binding per realm (V8's REPL mode keeps one
+//! slot per name: a later block that declares the name again sets what
+//! every earlier closure reads).
+
+use oxc_ast::ast::{
+    Declaration, Expression, IdentifierReference, Program, Statement, UnaryExpression,
+    UnaryOperator, VariableDeclarationKind,
+};
+use oxc_semantic::Semantic;
+
+use super::super::helpers::HELPER;
+use super::{Rewriter, GLOBAL, SCOPE};
+
+impl Rewriter<'_> {
+    /// Marks the references to the block's top-level `let` and `const`
+    /// names made inside functions: those read the realm scope (the name's
+    /// accessors), so a later block's declaration of the name is what they
+    /// see, as in a console. The block's own top-level code keeps the
+    /// fast local binding. (`class` keeps its own: inside its body a class
+    /// name means that class, in a console too.)
+    pub(super) fn mark_lexical_references(
+        &mut self,
+        program: &Program<'_>,
+        semantic: &Semantic<'_>,
+    ) {
+        for statement in &program.body {
+            let d = match statement {
+                Statement::VariableDeclaration(d) => d,
+                Statement::ExportDeclaration(e) => match &e.declaration {
+                    Declaration::VariableDeclaration(d) => d,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if d.declare
+                || !matches!(
+                    d.kind,
+                    VariableDeclarationKind::Let | VariableDeclarationKind::Const
+                )
+            {
+                continue;
+            }
+            for declarator in &d.declarations {
+                for id in declarator.id.get_binding_identifiers() {
+                    if let Some(symbol) = id.symbol_id.get() {
+                        let ids = semantic.scoping().get_resolved_reference_ids(symbol);
+                        self.lexical_references.extend(ids.iter().copied());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `it` is read from the realm scope (see
+    /// [`Self::mark_lexical_references`]).
+    pub(super) fn through_scope_here(&self, it: &IdentifierReference<'_>) -> bool {
+        self.closure_depth > 0
+            && it
+                .reference_id
+                .get()
+                .is_some_and(|id| self.lexical_references.contains(&id))
+    }
+
+    /// `x` → `$scope.x` inside a function, for the block's top-level
+    /// `let`/`const` (`{ x }` → `{ x: $scope.x }`).
+    pub(super) fn through_scope(&mut self, it: &IdentifierReference<'_>) {
+        if !self.through_scope_here(it) || self.called.contains(&it.span.start) {
+            return;
+        }
+        let name = it.name.as_str();
+        let key = match self.shorthands.contains(&it.span.start) {
+            true => format!("{name}: "),
+            false => String::new(),
+        };
+        self.splices.replace(
+            it.span.start as usize,
+            it.span.end as usize,
+            format!("{key}{SCOPE}.{name}"),
+        );
+    }
+
+    /// Whether `it` reads a console helper inside a function (see
+    /// `prepare::helpers`, [`super::super::helpers::HELPER`]).
+    pub(super) fn through_helper_here(&self, it: &IdentifierReference<'_>) -> bool {
+        self.closure_depth > 0
+            && it
+                .reference_id
+                .get()
+                .and_then(|id| self.helper_references.get(&id))
+                .is_some_and(|write| !write)
+    }
+
+    /// The expression a function of the block reads the helper `name` with.
+    pub(super) fn helper_expression(name: &str) -> String {
+        let quoted = serde_json::to_string(name).unwrap_or_default();
+        format!("{HELPER}({quoted})")
+    }
+
+    /// `$` → `$helper("$")` inside a function: it may run after the block,
+    /// when the helper is no longer on the global object.
+    pub(super) fn through_helper(&mut self, it: &IdentifierReference<'_>) {
+        if !self.through_helper_here(it) || self.called.contains(&it.span.start) {
+            return;
+        }
+        let name = it.name.as_str();
+        let key = match self.shorthands.contains(&it.span.start) {
+            true => format!("{name}: "),
+            false => String::new(),
+        };
+        self.splices.replace(
+            it.span.start as usize,
+            it.span.end as usize,
+            format!("{key}{}", Self::helper_expression(name)),
+        );
+    }
+
+    /// `arguments` outside functions is the wrapper's: a console's top
+    /// level has none (`ReferenceError`, or the global of that name).
+    pub(super) fn no_arguments(&mut self, it: &IdentifierReference<'_>) {
+        if self.plain_function_depth > 0 {
+            return;
+        }
+        let Some(write) = it
+            .reference_id
+            .get()
+            .and_then(|id| self.top_arguments.get(&id).copied())
+        else {
+            return;
+        };
+        let key = match self.shorthands.contains(&it.span.start) {
+            true => "arguments: ",
+            false => "",
+        };
+        let value = match write {
+            true => format!("{GLOBAL}.arguments"),
+            false => format!(
+                "(\"arguments\" in {GLOBAL} ? {GLOBAL}.arguments : (() => {{ throw new ReferenceError(\"arguments is not defined\") }})())"
+            ),
+        };
+        self.splices.replace(
+            it.span.start as usize,
+            it.span.end as usize,
+            format!("{key}{value}"),
+        );
+    }
+
+    /// `typeof arguments` at the top level reads the global (no error);
+    /// `delete x` of a name that is an earlier block's `let` is `false`, as
+    /// a binding cannot be deleted (through `with`, the realm scope's
+    /// accessor would go); `delete x` of a `let` read from the realm
+    /// scope stays as written.
+    pub(super) fn unary(&mut self, it: &UnaryExpression<'_>) {
+        let Expression::Identifier(id) = it.argument.get_inner_expression() else {
+            return;
+        };
+        let name = id.name.as_str();
+        match it.operator {
+            UnaryOperator::Typeof
+                if self.plain_function_depth == 0
+                    && id
+                        .reference_id
+                        .get()
+                        .is_some_and(|r| self.top_arguments.contains_key(&r)) =>
+            {
+                self.handled.insert(id.span.start);
+                self.splices.replace(
+                    id.span.start as usize,
+                    id.span.end as usize,
+                    format!("{GLOBAL}.arguments"),
+                );
+            }
+            UnaryOperator::Delete if self.through_scope_here(id) => {
+                self.handled.insert(id.span.start);
+            }
+            UnaryOperator::Delete if self.free.binary_search(&name).is_ok() => {
+                let quoted = serde_json::to_string(name).unwrap_or_default();
+                self.splices.insert(
+                    it.span.start as usize,
+                    format!("({quoted} in {SCOPE} ? false : "),
+                );
+                self.splices.insert(it.span.end as usize, ")");
+            }
+            _ => {}
+        }
+    }
+}
