@@ -4,6 +4,7 @@
 //   kind(x)            -> a label when x is a picture, else null
 //   encode(x, name, max) -> Promise<record>   (daebug.image)
 //   snapshot(el, max)  -> Promise<record>     (daebug.snapshot, pages)
+//   copy(x, max)       -> Promise<record>     (the console's copy: x as text)
 //   describe(record)   -> what the block's promise resolves to
 // A record is { label, mime, width, height, bytes, data? }: data is the
 // encoded bytes in base64, left out when bytes > max (refused).
@@ -193,10 +194,33 @@ async function snapshot(el, max) {
   return record("snapshot", drawn(img, w, h), w, h, max);
 }
 
+// The console's copy(x): x whole, as the console copies it (a string as it
+// is, an element's HTML, anything else as JSON where it can be, else its
+// String), saved as a file of the log's archive.
+function copy(x, max) {
+  let text, mime = "text/plain", what;
+  if (typeof x === "string") [text, what] = [x, "text"];
+  else if (is(x, "Element")) [text, what] = [x.outerHTML, "HTML"];
+  else {
+    try { text = JSON.stringify(x, null, 2); } catch (_) { text = undefined; }
+    if (text === undefined) [text, what] = [String(x), "text"];
+    else [mime, what] = ["application/json", "JSON"];
+  }
+  const bytes = new g.TextEncoder().encode(text);
+  const label = "copy, " + what + ", " + bytes.length + " bytes";
+  const r = { label, mime, width: 0, height: 0, bytes: bytes.length };
+  if (bytes.length <= max) {
+    let s = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    r.data = g.btoa(s);
+  }
+  return Promise.resolve(r);
+}
+
 function describe(r, note) {
   const d = { label: r.label, type: r.mime, width: r.width, height: r.height, bytes: r.bytes };
   if (!("data" in r)) d.refused = note;
   return d;
 }
 
-return { kind, encode, snapshot, describe };
+return { kind, encode, snapshot, copy, describe };

@@ -38,6 +38,17 @@ pub struct Pictures {
     send: RefCell<Option<SendAsk>>,
 }
 
+/// What a block asked to have saved in its reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// `daebug.image(x)`.
+    Image,
+    /// `daebug.snapshot(el)`.
+    Snapshot,
+    /// The console's `copy(x)`: the value whole, as text.
+    Copy,
+}
+
 /// How an ask reaches the hub.
 pub type SendAsk = Box<dyn Fn(ScreenshotAsk)>;
 
@@ -68,31 +79,32 @@ impl Pictures {
         f.apply(&api, &args.iter().collect())
     }
 
-    /// `daebug.image(x, { name })` (`snapshot`: `daebug.snapshot(el)`)
-    /// during `job`: the promise the block gets, resolved with what was
-    /// sent. A wrong argument throws at once.
+    /// `daebug.image(x, { name })`, `daebug.snapshot(el)` or the console's
+    /// `copy(x)` during `job`: the promise the block gets, resolved with
+    /// what was sent. A wrong argument throws at once.
     pub fn ask(
         &self,
         job: Option<JobId>,
-        snapshot: bool,
+        asked: Asked,
         x: JsValue,
         options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let what = if snapshot {
-            "daebug.snapshot()"
-        } else {
-            "daebug.image()"
+        let what = match asked {
+            Asked::Image => "daebug.image()",
+            Asked::Snapshot => "daebug.snapshot()",
+            Asked::Copy => "copy()",
         };
         let Some(job) = job else {
             return Err(js_sys::Error::new(&format!(
-                "{what} works inside a block: no block is running now (did this one time out?), so the picture would have no reply to go to"
+                "{what} works inside a block: no block is running now (did this one time out?), so the file would have no reply to go to"
             ))
             .into());
         };
         let max = JsValue::from(MAX_IMAGE_BYTES as f64);
-        let encoding: Promise = match snapshot {
-            true => self.call("snapshot", &[x, max])?,
-            false => {
+        let encoding: Promise = match asked {
+            Asked::Snapshot => self.call("snapshot", &[x, max])?,
+            Asked::Copy => self.call("copy", &[x, max])?,
+            Asked::Image => {
                 let name = match options.is_object() {
                     true => get(&options, "name"),
                     false => JsValue::UNDEFINED,

@@ -24,6 +24,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use crate::capture::{clock, now_ms, Shared};
+use crate::pictures::{Asked, Pictures};
 use crate::toolkit_text::{
     brief_source, fresh_copy, is_bare, loaded_as, wait_timed_out, DEFAULT_WAIT_MS,
 };
@@ -95,7 +96,7 @@ impl Toolkit {
         buffer: Shared,
         is_page: bool,
         node: Option<&JsValue>,
-        pictures: Rc<crate::pictures::Pictures>,
+        pictures: Rc<Pictures>,
     ) -> Option<Toolkit> {
         let global: JsValue = js_sys::global().into();
         let object = Object::new();
@@ -128,10 +129,13 @@ impl Toolkit {
                     3 => Ok(promise(Box::pin(module(a, buffer.clone())))),
                     which => {
                         let job = buffer.try_borrow().ok().and_then(|b| b.job());
-                        match which {
-                            6 => pictures.screenshot(job, a),
-                            _ => pictures.ask(job, which == 5, a, b),
-                        }
+                        let asked = match which {
+                            6 => return pictures.screenshot(job, a),
+                            5 => Asked::Snapshot,
+                            7 => Asked::Copy,
+                            _ => Asked::Image,
+                        };
+                        pictures.ask(job, asked, a, b)
                     }
                 }
             })
@@ -145,6 +149,7 @@ impl Toolkit {
             "image",
             "snapshot",
             "screenshot",
+            "copy",
         ];
         for (i, name) in names.iter().enumerate() {
             let bound = f.bind1(&JsValue::NULL, &JsValue::from(i as u8));

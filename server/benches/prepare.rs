@@ -1,6 +1,7 @@
 //! How long the hub takes to prepare a block before dispatch (parse,
 //! early errors, type stripping, rewrite, position map), for a typical
-//! block and for a 2,000-line one, in JavaScript and TypeScript.
+//! block, a 1-line, a 200-line and a 2,000-line one, in JavaScript and
+//! TypeScript.
 //!
 //! `cargo bench -p daebug --bench prepare` prints a table (median and p99
 //! over many runs, in microseconds).
@@ -19,6 +20,9 @@ for (const [, amount] of data) total += Number(amount) || 0;
 console.log('rows', rows.length);
 ({ rows: rows.length, total })
 "#;
+
+/// The one line agents send most: a console helper and a value.
+const ONE_LINE: &str = "$$('li').length";
 
 /// A realistic chunk of code, repeated to the wanted length.
 const UNIT_JS: &str = r#"class Store {
@@ -81,6 +85,8 @@ fn main() {
     let long_js = long(UNIT_JS, 2000);
     let long_ts = long(UNIT_TS, 2000);
     let cases = [
+        ("1-line block, js", Lang::Js, ONE_LINE.to_string(), 5000),
+        ("200-line block, js", Lang::Js, long(UNIT_JS, 200), 1000),
         (
             "typical block (6 lines), js",
             Lang::Js,

@@ -363,3 +363,47 @@ fn monitor_events_logs_a_persons_clicks_until_unmonitored() {
         Outcome::Value("JSON: \"save\"".into())
     );
 }
+
+#[test]
+fn copy_saves_the_value_whole_in_the_archive_and_links_it() {
+    let root = TempDir::new("copy");
+    std::fs::write(root.path().join("index.html"), PAGE).unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let _tab = DevtoolsBrowser::open(&format!("{base}/index.html"));
+    let log = log_in(root.path(), "console-");
+
+    // Longer than a reply shows: the file has all of it.
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\ncopy({ items: Array.from({ length: 5000 }, (_, i) => i) })\n```\n",
+        1,
+    );
+    let reply = &text[text.rfind("> **").unwrap()..];
+    let link = reply
+        .lines()
+        .find(|l| l.starts_with("[copy, JSON, "))
+        .unwrap_or_else(|| panic!("a link to the copy:\n{reply}"));
+    let path = link.split("](").nth(1).unwrap().trim_end_matches(')');
+    assert!(
+        path.starts_with("archive/") && path.ends_with(".json"),
+        "{link}"
+    );
+    let saved = std::fs::read_to_string(root.path().join("debug").join(path)).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(value["items"].as_array().unwrap().len(), 5000);
+    assert_eq!(value["items"][4999], 4999);
+    // The console's copy gives `undefined`.
+    assert!(reply.contains("```Text\nundefined\n```"), "{reply}");
+
+    // An element is its HTML; a string is itself.
+    let text = log.exchange(Write::Append, "\n```js\ncopy($('#save'))\n```\n", 1);
+    let reply = &text[text.rfind("> **").unwrap()..];
+    let link = reply
+        .lines()
+        .find(|l| l.starts_with("[copy, HTML, "))
+        .unwrap_or_else(|| panic!("{reply}"));
+    let path = link.split("](").nth(1).unwrap().trim_end_matches(')');
+    let saved = std::fs::read_to_string(root.path().join("debug").join(path)).unwrap();
+    assert_eq!(saved, r#"<button id="save" class="btn">Save</button>"#);
+}

@@ -187,6 +187,10 @@ fn a_server_answers_blocks_about_its_own_state() {
         reply.contains(r#"["undefined","undefined",["n"],[2],[4,"node",true,true,true]]"#),
         "{reply}"
     );
+    // `copy` saves the value whole in the archive, linked under the reply.
+    let reply = ask(&log, "copy({ from: 'node', n: [1, 2, 3] })");
+    assert!(reply.contains("[copy, JSON, "), "{reply}");
+    assert!(reply.contains(".json)"), "{reply}");
 
     // An error's frames point at the block; a fetch 404 is in the reply.
     let reply = ask(

@@ -134,6 +134,15 @@ fn the_console_helpers_in_a_page_and_a_module_worker() {
         reply.contains(r#"["undefined","undefined","undefined",["w"],[3]]"#),
         "{reply}"
     );
+    // Those that need no document, and a worker is an event target.
+    let reply = ask(
+        &worker,
+        "monitorEvents(self, 'message'); unmonitorEvents(self);\n[typeof copy, typeof inspect, typeof monitorEvents, typeof getEventListeners, typeof $_]",
+    );
+    assert!(
+        reply.contains(r#"["function","function","function","undefined","object"]"#),
+        "{reply}"
+    );
 }
 
 #[test]

@@ -218,7 +218,12 @@ impl<D: RealmDoor> McpServer<D> {
         };
         // The pictures the reply links, as image content after its text.
         let mut content = vec![ContentBlock::text(reply.text)];
-        for path in &reply.images {
+        // (A copied value's file is linked in the text, not an image.)
+        for path in reply
+            .images
+            .iter()
+            .filter(|p| picture::mime_of(p).starts_with("image/"))
+        {
             if let Some(bytes) = self.door.picture(path).await {
                 let data = base64_simd::STANDARD.encode_to_string(&bytes);
                 content.push(ContentBlock::image(data, picture::mime_of(path)));

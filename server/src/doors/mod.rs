@@ -156,8 +156,10 @@ impl Doors {
     /// `debug/` and must name a file in its archive folder, as a picture's
     /// line does; anything else is `None`.
     pub async fn picture(&self, path: &str) -> Option<Vec<u8>> {
-        let line = format!("![]({path})");
-        crate::engine::picture::image_path(&line)?;
+        let image = format!("![]({path})");
+        let copied = format!("[]({path})");
+        crate::engine::picture::image_path(&image)
+            .or_else(|| crate::engine::picture::image_path(&copied))?;
         tokio::fs::read(self.logs.join(path)).await.ok()
     }
 

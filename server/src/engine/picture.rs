@@ -36,6 +36,12 @@ impl Picture {
                 width,
                 height,
                 path,
+            } if is_text(path) => format!("[{}]({path})", clean_label(label)),
+            Picture::Saved {
+                label,
+                width,
+                height,
+                path,
             } => match (width, height) {
                 (0, _) | (_, 0) => format!("![{}]({path})", clean_label(label)),
                 _ => format!("![{} {width}×{height}]({path})", clean_label(label)),
@@ -67,17 +73,30 @@ pub fn clean_label(label: &str) -> String {
     }
 }
 
+/// Whether an archive file holds text (the console's `copy(x)`), which a
+/// reply links rather than shows.
+fn is_text(path: &str) -> bool {
+    path.ends_with(".json") || path.ends_with(".txt")
+}
+
 /// Whether a line is a saved picture's line: `![…](archive/…)`, a single
-/// image link into the log's archive folder and nothing else.
+/// image link into the log's archive folder and nothing else (or a link,
+/// `[…](archive/….json)`, to a copied value).
 pub fn is_image_line(line: &str) -> bool {
     image_path(line).is_some()
 }
 
 /// The archive path of a picture's line (`archive/shop-3f2a-1.png`).
 pub fn image_path(line: &str) -> Option<&str> {
-    let rest = line.strip_prefix("![")?;
+    let (rest, text) = match line.strip_prefix("![") {
+        Some(rest) => (rest, false),
+        None => (line.strip_prefix('[')?, true),
+    };
     let (label, target) = rest.split_once("](")?;
     let path = target.strip_suffix(')')?;
+    if text != is_text(path) {
+        return None;
+    }
     let plain = |s: &str| !s.contains(['[', ']', '(', ')']);
     let file = path.strip_prefix("archive/")?;
     (plain(label) && plain(path) && !file.is_empty() && !file.contains(['/', '\\', ' ']))
@@ -104,6 +123,9 @@ pub fn extension(mime: &str) -> Option<&'static str> {
         "image/svg+xml" => "svg",
         "image/x-icon" | "image/vnd.microsoft.icon" => "ico",
         "image/tiff" => "tiff",
+        // The console's `copy(x)`.
+        "application/json" => "json",
+        "text/plain" => "txt",
         _ => return None,
     })
 }
@@ -121,6 +143,8 @@ pub fn mime_of(path: &str) -> &'static str {
         "svg" => "image/svg+xml",
         "ico" => "image/x-icon",
         "tiff" => "image/tiff",
+        "json" => "application/json",
+        "txt" => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }
 }
@@ -176,6 +200,17 @@ mod tests {
         assert!(!is_image_line("![x](archive/a/b.png)"));
         assert!(!is_image_line("see ![x](archive/a.png)"));
         assert!(!is_image_line("![x](archive/a.png) and more"));
+        // A copied value is linked, not shown.
+        assert!(is_image_line("[copy, JSON, 12 bytes](archive/s-3.json)"));
+        assert!(!is_image_line("[x](archive/s-3.png)"));
+        assert!(!is_image_line("![x](archive/s-3.json)"));
+        let copied = Picture::Saved {
+            label: "copy, JSON, 12 bytes".into(),
+            width: 0,
+            height: 0,
+            path: "archive/s-3.json".into(),
+        };
+        assert_eq!(copied.line(), "[copy, JSON, 12 bytes](archive/s-3.json)");
         let reply = "> **s** to agent at 10:00:00 (1ms)\n```JSON\n1\n```\n![a 1×1](archive/s-1.png)\n![b](archive/s-2.jpg)\n";
         assert_eq!(image_paths(reply), ["archive/s-1.png", "archive/s-2.jpg"]);
     }

@@ -39,7 +39,7 @@ pub const HELPER: &str = "$daebug$helper";
 const INSTALLED: &str = "$daebug$installed";
 
 /// The message of a helper that needs the browser bridge.
-const NEEDS_CDP: &str = "needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)";
+const NEEDS_CDP: &str = "needs the browser bridge (start the hub with --cdp <a Chromium's DevTools URL>, docs/browser-bridge.md), and this daebug does not ask it yet";
 
 /// Each helper's name and its value in the realm (`%G` stands for the
 /// global object); `undefined` where it does not apply.
@@ -91,7 +91,7 @@ const HELPERS: &[(&str, &str)] = &[
     // The value whole, in a file of the log's archive that the reply links.
     (
         "copy",
-        "(value) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.copy) throw new Error(\"copy: this realm's adapter is older than its hub; reload it\"); return t.copy(value) }",
+        "(value) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.copy) throw new Error(\"copy: this realm's adapter is older than its hub; reload it\"); t.copy(value) }",
     ),
     (
         "getEventListeners",
