@@ -87,7 +87,7 @@ fn a_pages_own_daebug_stays() {
 
 #[wasm_bindgen_test]
 async fn a_picture_waits_with_its_job_and_none_is_taken_outside_one() {
-    use daebug_adapter::pictures::Pictures;
+    use daebug_adapter::pictures::{Asked, Pictures};
     use daebug_protocol::JobId;
     let pictures = Pictures::default();
     let make = Function::new_no_args(
@@ -95,14 +95,19 @@ async fn a_picture_waits_with_its_job_and_none_is_taken_outside_one() {
     );
     let canvas = make.call0(&JsValue::NULL).unwrap();
     let err = pictures
-        .ask(None, false, canvas.clone(), JsValue::UNDEFINED)
+        .ask(None, Asked::Image, canvas.clone(), JsValue::UNDEFINED)
         .unwrap_err();
     assert!(get(&err, "message")
         .as_string()
         .unwrap()
         .contains("works inside a block"));
     let shown = pictures
-        .ask(Some(JobId(7)), false, canvas.clone(), JsValue::UNDEFINED)
+        .ask(
+            Some(JobId(7)),
+            Asked::Image,
+            canvas.clone(),
+            JsValue::UNDEFINED,
+        )
         .unwrap();
     pictures.value(&canvas, JobId(7));
     pictures.value(&JsValue::from(5), JobId(7));

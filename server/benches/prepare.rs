@@ -102,16 +102,45 @@ fn main() {
         ("2,000-line block, js", Lang::Js, long_js, 200),
         ("2,000-line block, ts", Lang::Ts, long_ts, 200),
     ];
-    println!("| block | lines | bytes | median µs | p99 µs |");
-    println!("|---|---:|---:|---:|---:|");
+    let mut table =
+        String::from("| block | lines | bytes | median µs | p99 µs |\n|---|---:|---:|---:|---:|\n");
     for (name, lang, source, runs) in cases {
         let (median, p99) = measure(lang, &source, runs);
-        println!(
-            "| {name} | {} | {} | {:.0} | {:.0} |",
+        table.push_str(&format!(
+            "| {name} | {} | {} | {:.0} | {:.0} |\n",
             source.lines().count(),
             source.len(),
             median.as_secs_f64() * 1e6,
             p99.as_secs_f64() * 1e6
-        );
+        ));
+    }
+    println!("{table}");
+    write_section(&table);
+}
+
+/// Puts the table in `BENCH.md` under its own heading (replacing the
+/// last run's), leaving the rest of the file as it is.
+fn write_section(table: &str) {
+    const HEADING: &str = "## Preparing a block";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../BENCH.md");
+    let Ok(old) = std::fs::read_to_string(&path) else {
+        return;
+    };
+    let section = format!(
+        "{HEADING}\n\n`cargo bench -p daebug --bench prepare`: parse, early errors, type stripping, the console rewrite and the position map, on the hub's thread (median and p99 over many runs).\n\n{table}"
+    );
+    let (before, after) = match old.find(HEADING) {
+        Some(i) => {
+            let rest = &old[i + HEADING.len()..];
+            let end = rest
+                .find("\n## ")
+                .map_or(old.len(), |j| i + HEADING.len() + j + 1);
+            (&old[..i], &old[end..])
+        }
+        None => (old.as_str(), ""),
+    };
+    let joined = format!("{}\n\n{section}\n{after}", before.trim_end());
+    if std::fs::write(&path, joined.trim_end().to_string() + "\n").is_ok() {
+        println!("written to {}", path.display());
     }
 }

@@ -114,6 +114,12 @@ fn main() {
         machine()
     );
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../BENCH.md");
+    // Sections other benches keep in the file (`## …`) stay.
+    let kept = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|old| old.find("\n## ").map(|i| old[i..].to_string()))
+        .unwrap_or_default();
+    let report = format!("{}{kept}", report.trim_end_matches('\n').to_string() + "\n");
     std::fs::write(&path, report).expect("write BENCH.md");
     println!("written to {}", path.display());
 }
