@@ -351,7 +351,7 @@ fn monitor_events_logs_a_persons_clicks_until_unmonitored() {
     assert_eq!(stopped, Outcome::Value("JSON: \"stopped\"".into()));
     click(&mut tab, "#save");
     // A later block's reply stands after anything the click could log.
-    let seen = through_daebug(&log, "await new Promise((r) => setTimeout(r, 0));\n'after'");
+    let seen = through_daebug(&log, "'after'");
     assert_eq!(seen, Outcome::Value("JSON: \"after\"".into()));
     let text = std::fs::read_to_string(&log.path).unwrap();
     assert_eq!(text.matches("console.log\nclick ").count(), 1, "{text}");
@@ -359,9 +359,32 @@ fn monitor_events_logs_a_persons_clicks_until_unmonitored() {
     // A function a block made reads its helper after the block.
     through_daebug(&log, "const saveId = () => $('#save').id");
     assert_eq!(
-        through_daebug(&log, "setTimeout(() => { window.late = saveId() }, 0);\nawait new Promise((r) => setTimeout(r, 10));\nwindow.late"),
+        through_daebug(
+            &log,
+            "await new Promise((r) => setTimeout(() => r(saveId()), 0))"
+        ),
         Outcome::Value("JSON: \"save\"".into())
     );
+}
+
+/// Runs `code` (a `copy(…)`) and reads what it saved: the reply, the
+/// archive path its `[copy, <what>, …]` line links, and the file's text.
+fn copied(root: &std::path::Path, log: &Log, code: &str, what: &str) -> (String, String, String) {
+    let text = log.exchange(Write::Append, &format!("\n```js\n{code}\n```\n"), 1);
+    let reply = text[text.rfind("> **").unwrap()..].to_string();
+    let link = reply
+        .lines()
+        .find(|l| l.starts_with(&format!("[copy, {what}, ")))
+        .unwrap_or_else(|| panic!("a link to the copy:\n{reply}"));
+    let path = link
+        .split("](")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(')')
+        .to_string();
+    assert!(path.starts_with("archive/"), "{link}");
+    let saved = std::fs::read_to_string(root.join("debug").join(&path)).unwrap();
+    (reply, path, saved)
 }
 
 #[test]
@@ -374,22 +397,13 @@ fn copy_saves_the_value_whole_in_the_archive_and_links_it() {
     let log = log_in(root.path(), "console-");
 
     // Longer than a reply shows: the file has all of it.
-    let text = log.exchange(
-        Write::Append,
-        "\n```js\ncopy({ items: Array.from({ length: 5000 }, (_, i) => i) })\n```\n",
-        1,
+    let (reply, path, saved) = copied(
+        root.path(),
+        &log,
+        "copy({ items: Array.from({ length: 5000 }, (_, i) => i) })",
+        "JSON",
     );
-    let reply = &text[text.rfind("> **").unwrap()..];
-    let link = reply
-        .lines()
-        .find(|l| l.starts_with("[copy, JSON, "))
-        .unwrap_or_else(|| panic!("a link to the copy:\n{reply}"));
-    let path = link.split("](").nth(1).unwrap().trim_end_matches(')');
-    assert!(
-        path.starts_with("archive/") && path.ends_with(".json"),
-        "{link}"
-    );
-    let saved = std::fs::read_to_string(root.path().join("debug").join(path)).unwrap();
+    assert!(path.ends_with(".json"), "{path}");
     let value: serde_json::Value = serde_json::from_str(&saved).unwrap();
     assert_eq!(value["items"].as_array().unwrap().len(), 5000);
     assert_eq!(value["items"][4999], 4999);
@@ -397,13 +411,9 @@ fn copy_saves_the_value_whole_in_the_archive_and_links_it() {
     assert!(reply.contains("```Text\nundefined\n```"), "{reply}");
 
     // An element is its HTML; a string is itself.
-    let text = log.exchange(Write::Append, "\n```js\ncopy($('#save'))\n```\n", 1);
-    let reply = &text[text.rfind("> **").unwrap()..];
-    let link = reply
-        .lines()
-        .find(|l| l.starts_with("[copy, HTML, "))
-        .unwrap_or_else(|| panic!("{reply}"));
-    let path = link.split("](").nth(1).unwrap().trim_end_matches(')');
-    let saved = std::fs::read_to_string(root.path().join("debug").join(path)).unwrap();
+    let (_, path, saved) = copied(root.path(), &log, "copy($('#save'))", "HTML");
+    assert!(path.ends_with(".txt"), "{path}");
     assert_eq!(saved, r#"<button id="save" class="btn">Save</button>"#);
+    let (_, _, saved) = copied(root.path(), &log, "copy('line one\\nline two')", "text");
+    assert_eq!(saved, "line one\nline two");
 }

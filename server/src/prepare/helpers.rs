@@ -42,7 +42,8 @@ const INSTALLED: &str = "$daebug$installed";
 const NEEDS_CDP: &str = "needs the browser bridge (start the hub with --cdp <a Chromium's DevTools URL>, docs/browser-bridge.md), and this daebug does not ask it yet";
 
 /// Each helper's name and its value in the realm (`%G` stands for the
-/// global object); `undefined` where it does not apply.
+/// global object, `%C` for [`NEEDS_CDP`], `%E` for [`EVENT_GROUPS`]);
+/// `undefined` where it does not apply.
 const HELPERS: &[(&str, &str)] = &[
     (
         "$",
@@ -74,8 +75,7 @@ const HELPERS: &[(&str, &str)] = &[
     (
         "monitorEvents",
         "(target, types) => { if (!target || typeof target.addEventListener !== \"function\") throw new TypeError(\"monitorEvents: pass an event target, like monitorEvents($('button'), 'click')\"); \
-         const groups = { mouse: [\"click\", \"dblclick\", \"mousedown\", \"mouseenter\", \"mouseleave\", \"mousemove\", \"mouseout\", \"mouseover\", \"mouseup\", \"wheel\"], key: [\"keydown\", \"keyup\", \"keypress\", \"textInput\"], touch: [\"touchstart\", \"touchmove\", \"touchend\", \"touchcancel\"], pointer: [\"pointerover\", \"pointerout\", \"pointerenter\", \"pointerleave\", \"pointerdown\", \"pointerup\", \"pointermove\", \"pointercancel\", \"gotpointercapture\", \"lostpointercapture\"], control: [\"resize\", \"scroll\", \"zoom\", \"focus\", \"blur\", \"select\", \"change\", \"submit\", \"reset\"] }; \
-         const named = types === undefined ? Object.keys(groups) : [types].flat(); \
+         const groups = %E; const named = types === undefined ? Object.keys(groups) : [types].flat(); \
          const all = named.flatMap((t) => groups[t] ?? [t]); \
          const monitored = %G[Symbol.for(\"daebug.monitored\")] ??= new WeakMap(); \
          const mine = monitored.get(target) ?? new Map(); monitored.set(target, mine); \
@@ -84,8 +84,7 @@ const HELPERS: &[(&str, &str)] = &[
     (
         "unmonitorEvents",
         "(target, types) => { const mine = %G[Symbol.for(\"daebug.monitored\")]?.get(target); if (!mine) return; \
-         const groups = { mouse: [\"click\", \"dblclick\", \"mousedown\", \"mouseenter\", \"mouseleave\", \"mousemove\", \"mouseout\", \"mouseover\", \"mouseup\", \"wheel\"], key: [\"keydown\", \"keyup\", \"keypress\", \"textInput\"], touch: [\"touchstart\", \"touchmove\", \"touchend\", \"touchcancel\"], pointer: [\"pointerover\", \"pointerout\", \"pointerenter\", \"pointerleave\", \"pointerdown\", \"pointerup\", \"pointermove\", \"pointercancel\", \"gotpointercapture\", \"lostpointercapture\"], control: [\"resize\", \"scroll\", \"zoom\", \"focus\", \"blur\", \"select\", \"change\", \"submit\", \"reset\"] }; \
-         const all = types === undefined ? [...mine.keys()] : [types].flat().flatMap((t) => groups[t] ?? [t]); \
+         const groups = %E; const all = types === undefined ? [...mine.keys()] : [types].flat().flatMap((t) => groups[t] ?? [t]); \
          for (const type of all) { const log = mine.get(type); if (log) { target.removeEventListener(type, log, true); mine.delete(type) } } }",
     ),
     // The value whole, in a file of the log's archive that the reply links.
@@ -120,6 +119,14 @@ const HELPERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The event groups `monitorEvents` and `unmonitorEvents` know (`%E`), as
+/// DevTools names them.
+const EVENT_GROUPS: &str = "{ mouse: [\"click\", \"dblclick\", \"mousedown\", \"mouseenter\", \"mouseleave\", \"mousemove\", \"mouseout\", \"mouseover\", \"mouseup\", \"wheel\"], \
+     key: [\"keydown\", \"keyup\", \"keypress\", \"textInput\"], \
+     touch: [\"touchstart\", \"touchmove\", \"touchend\", \"touchcancel\"], \
+     pointer: [\"pointerover\", \"pointerout\", \"pointerenter\", \"pointerleave\", \"pointerdown\", \"pointerup\", \"pointermove\", \"pointercancel\", \"gotpointercapture\", \"lostpointercapture\"], \
+     control: [\"resize\", \"scroll\", \"zoom\", \"focus\", \"blur\", \"select\", \"change\", \"submit\", \"reset\"] }";
+
 /// Helpers whose value is read anew each time (not a function).
 const VALUES: &[(&str, &str)] = &[
     ("$_", "%G[Symbol.for(\"daebug.last\")]"),
@@ -134,7 +141,7 @@ pub fn is_helper(name: &str) -> bool {
 /// The code that puts the helpers among `free` (the names a block uses
 /// without declaring them) on the global object for the block, and
 /// [`HELPER`]; empty when the block uses none.
-pub fn declarations(free: &[&str]) -> String {
+pub fn install(free: &[&str]) -> String {
     let used: Vec<&str> = free.iter().copied().filter(|n| is_helper(n)).collect();
     if used.is_empty() {
         return String::new();
@@ -148,7 +155,10 @@ pub fn declarations(free: &[&str]) -> String {
             let value = value.replace("%G", GLOBAL);
             out.push_str(&format!(" {REGISTRY}.get[{quoted}] ??= () => {value};"));
         } else if let Some((_, value)) = HELPERS.iter().find(|(n, _)| n == name) {
-            let value = value.replace("%G", GLOBAL).replace("%C", NEEDS_CDP);
+            let value = value
+                .replace("%G", GLOBAL)
+                .replace("%C", NEEDS_CDP)
+                .replace("%E", EVENT_GROUPS);
             out.push_str(&format!(
                 " {REGISTRY}.get[{quoted}] ??= ((value) => () => value)({value});"
             ));
@@ -192,9 +202,9 @@ mod tests {
 
     #[test]
     fn only_the_helpers_a_block_uses_and_none_for_a_block_without() {
-        assert_eq!(declarations(&["document", "x"]), "");
+        assert_eq!(install(&["document", "x"]), "");
         assert_eq!(removal(&["document", "x"]), "");
-        let d = declarations(&["$$", "keys", "$_"]);
+        let d = install(&["$$", "keys", "$_"]);
         assert!(
             d.contains("$daebug$helpers.get[\"$$\"] ??= ((value) => () => value)($daebug$global.document ?"),
             "{d}"
@@ -204,12 +214,15 @@ mod tests {
         assert!(d.contains("[\"$$\",\"keys\",\"$_\"].filter("), "{d}");
         assert!(!d.contains("get[\"$\"]"), "{d}");
         assert!(!d.contains("%G") && !d.contains("%C"), "{d}");
+        let events = install(&["monitorEvents", "unmonitorEvents"]);
+        assert_eq!(events.matches("pointerdown").count(), 2, "{events}");
+        assert!(!events.contains("%E"), "{events}");
         assert!(removal(&["$$"]).starts_with("for (const n of $daebug$installed)"));
     }
 
     #[test]
     fn a_helper_that_needs_the_bridge_names_the_flag() {
-        let d = declarations(&["getEventListeners", "queryObjects"]);
+        let d = install(&["getEventListeners", "queryObjects"]);
         assert_eq!(d.matches("start the hub with --cdp").count(), 2, "{d}");
     }
 }

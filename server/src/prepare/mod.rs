@@ -310,24 +310,16 @@ fn assemble(
         ));
     }
     // The console's command-line helpers the block uses (`$$`, `keys`, …).
-    code.push_str(&helpers::declarations(free));
-    code.push_str(&declarations(globals));
+    code.push_str(&helpers::install(free));
+    code.push_str(&redeclaration_checks(globals));
     // The block's `let`, `const` and `class` names new to the realm are in
     // the realm scope from the start, in their TDZ, as a console's are; a
     // name declared again keeps its earlier value until its declaration
     // runs (V8's REPL mode reuses the binding), see `rewrite::export_after`.
     let mut prologue = String::new();
     if !globals.lexical.is_empty() {
-        let accessors: Vec<String> = globals
-            .lexical
-            .iter()
-            .map(|(n, _)| {
-                format!(
-                    "get {n}() {{ return {n} }}, set {n}($daebug$value) {{ {n} = $daebug$value }}"
-                )
-            })
-            .collect();
-        prologue.push_str(&format!(" {EXPORT}({{ {} }}, true);", accessors.join(", ")));
+        let names: Vec<&str> = globals.lexical.iter().map(|(n, _)| n.as_str()).collect();
+        prologue.push_str(&format!(" {EXPORT}({}, true);", rewrite::accessors(&names)));
     }
     for f in &globals.functions {
         prologue.push_str(&format!(" {FUNCTION}({}, {f});", js_name(f)));
@@ -395,7 +387,7 @@ const OUTCOME: &str = "$daebug$outcome";
 /// (`location`, `undefined`); a `var` or function not over a lexical name.
 /// Each lexical name's kind is recorded as the block starts (a block that
 /// fails still leaves its names, in their TDZ, as in a console).
-fn declarations(globals: &rewrite::Globals) -> String {
+fn redeclaration_checks(globals: &rewrite::Globals) -> String {
     if globals.lexical.is_empty() && globals.vars.is_empty() && globals.functions.is_empty() {
         return String::new();
     }

@@ -3,10 +3,10 @@
 //! names that may resolve through `with` are called without the scope
 //! object as `this`.
 
-use oxc_ast::ast::{Declaration, Expression, IdentifierReference, Program, Statement};
+use oxc_ast::ast::{Declaration, Expression, IdentifierReference, Program};
 use oxc_semantic::Semantic;
 
-use super::{Rewriter, GLOBAL, SCOPE};
+use super::{references_to, top_level_declaration, Rewriter, GLOBAL, SCOPE};
 
 impl Rewriter<'_> {
     /// A top-level function is a property of the global object, as in a
@@ -18,19 +18,11 @@ impl Rewriter<'_> {
         program: &Program<'_>,
         semantic: &Semantic<'_>,
     ) {
-        for statement in &program.body {
-            let f = match statement {
-                Statement::FunctionDeclaration(f) => f,
-                Statement::ExportDeclaration(e) => match &e.declaration {
-                    Declaration::FunctionDeclaration(f) => f,
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            if let (Some(id), Some(_)) = (&f.id, &f.body) {
-                if let Some(symbol) = id.symbol_id.get() {
-                    let ids = semantic.scoping().get_resolved_reference_ids(symbol);
-                    self.function_references.extend(ids.iter().copied());
+        for d in program.body.iter().filter_map(top_level_declaration) {
+            if let Declaration::FunctionDeclaration(f) = d {
+                if let (Some(id), Some(_)) = (&f.id, &f.body) {
+                    let ids = references_to(semantic, id);
+                    self.function_references.extend(ids);
                 }
             }
         }
@@ -45,16 +37,7 @@ impl Rewriter<'_> {
         if !self.function_references.contains(&id) || self.called.contains(&it.span.start) {
             return;
         }
-        let name = it.name.as_str();
-        let key = match self.shorthands.contains(&it.span.start) {
-            true => format!("{name}: "),
-            false => String::new(),
-        };
-        self.splices.replace(
-            it.span.start as usize,
-            it.span.end as usize,
-            format!("{key}{GLOBAL}.{name}"),
-        );
+        self.replace_reference(it, &format!("{GLOBAL}.{}", it.name));
     }
 
     /// `f(…)` → `(0, f)(…)` when `f` may resolve through `with` (the scope

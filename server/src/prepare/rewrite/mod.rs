@@ -106,12 +106,8 @@ pub fn rewrite(
         called: HashSet::new(),
         plain_function_depth: 0,
         closure_depth: 0,
-        top_arguments: unresolved(semantic, "arguments"),
-        helper_references: free
-            .iter()
-            .filter(|n| super::helpers::is_helper(n))
-            .flat_map(|n| unresolved(semantic, n))
-            .collect(),
+        top_arguments: unresolved(semantic, |n| n == "arguments"),
+        helper_references: unresolved(semantic, super::helpers::is_helper),
         lexical_references: HashSet::new(),
         handled: HashSet::new(),
     };
@@ -329,14 +325,21 @@ impl Rewriter<'_> {
         if names.is_empty() {
             return;
         }
-        let v = "$daebug$value";
-        let accessors: Vec<String> = names
-            .iter()
-            .map(|n| format!("get {n}() {{ return {n} }}, set {n}({v}) {{ {n} = {v} }}"))
-            .collect();
-        self.splices.insert(
-            end as usize,
-            format!(";{EXPORT}({{ {} }});", accessors.join(", ")),
+        self.splices
+            .insert(end as usize, format!(";{EXPORT}({});", accessors(names)));
+    }
+
+    /// `name` → `value` at a reference to `name`; a shorthand property
+    /// (`{ name }`) keeps its key (`{ name: value }`).
+    fn replace_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'_>, value: &str) {
+        let key = match self.shorthands.contains(&it.span.start) {
+            true => format!("{}: ", it.name),
+            false => String::new(),
+        };
+        self.splices.replace(
+            it.span.start as usize,
+            it.span.end as usize,
+            format!("{key}{value}"),
         );
     }
 
@@ -550,14 +553,53 @@ fn pattern_names(p: &BindingPattern<'_>) -> Vec<String> {
         .collect()
 }
 
-/// The references to `name` the block does not declare, and whether each
-/// writes it.
-fn unresolved(semantic: &Semantic<'_>, name: &str) -> HashMap<ReferenceId, bool> {
+/// An object literal of live accessors for `names` (each reads and writes
+/// the binding of that name where it stands), for the realm scope.
+pub fn accessors<S: AsRef<str>>(names: &[S]) -> String {
+    let v = "$daebug$value";
+    let pairs: Vec<String> = names
+        .iter()
+        .map(|n| {
+            let n = n.as_ref();
+            format!("get {n}() {{ return {n} }}, set {n}({v}) {{ {n} = {v} }}")
+        })
+        .collect();
+    format!("{{ {} }}", pairs.join(", "))
+}
+
+/// A top-level statement's declaration, also one pasted with `export`.
+fn top_level_declaration<'s, 'a>(statement: &'s Statement<'a>) -> Option<&'s Declaration<'a>> {
+    match statement {
+        Statement::ExportDeclaration(e) => Some(&e.declaration),
+        other => other.as_declaration(),
+    }
+}
+
+/// The references the analysis resolved to the binding `id`.
+fn references_to<'s>(
+    semantic: &'s Semantic<'_>,
+    id: &oxc_ast::ast::BindingIdentifier<'_>,
+) -> impl Iterator<Item = ReferenceId> + 's {
+    id.symbol_id.get().into_iter().flat_map(|symbol| {
+        semantic
+            .scoping()
+            .get_resolved_reference_ids(symbol)
+            .iter()
+            .copied()
+    })
+}
+
+/// The references the block makes to names it does not declare and
+/// `wanted` picks, and whether each writes its name.
+fn unresolved(
+    semantic: &Semantic<'_>,
+    wanted: impl Fn(&str) -> bool,
+) -> HashMap<ReferenceId, bool> {
     let scoping = semantic.scoping();
     scoping
         .root_unresolved_references()
         .iter()
-        .filter(|(n, _)| n.as_str() == name)
+        .filter(|(n, _)| wanted(n.as_str()))
         .flat_map(|(_, ids)| ids.iter().copied())
         .map(|id| (id, scoping.get_reference(id).is_write()))
         .collect()

@@ -4,13 +4,13 @@
 //! every earlier closure reads).
 
 use oxc_ast::ast::{
-    Declaration, Expression, IdentifierReference, Program, Statement, UnaryExpression,
-    UnaryOperator, VariableDeclarationKind,
+    Declaration, Expression, IdentifierReference, Program, UnaryExpression, UnaryOperator,
+    VariableDeclarationKind,
 };
 use oxc_semantic::Semantic;
 
 use super::super::helpers::HELPER;
-use super::{Rewriter, GLOBAL, SCOPE};
+use super::{references_to, top_level_declaration, Rewriter, GLOBAL, SCOPE};
 
 impl Rewriter<'_> {
     /// Marks the references to the block's top-level `let` and `const`
@@ -24,29 +24,21 @@ impl Rewriter<'_> {
         program: &Program<'_>,
         semantic: &Semantic<'_>,
     ) {
-        for statement in &program.body {
-            let d = match statement {
-                Statement::VariableDeclaration(d) => d,
-                Statement::ExportDeclaration(e) => match &e.declaration {
-                    Declaration::VariableDeclaration(d) => d,
-                    _ => continue,
-                },
-                _ => continue,
+        for d in program.body.iter().filter_map(top_level_declaration) {
+            let Declaration::VariableDeclaration(d) = d else {
+                continue;
             };
-            if d.declare
-                || !matches!(
-                    d.kind,
-                    VariableDeclarationKind::Let | VariableDeclarationKind::Const
-                )
-            {
+            let lexical = matches!(
+                d.kind,
+                VariableDeclarationKind::Let | VariableDeclarationKind::Const
+            );
+            if d.declare || !lexical {
                 continue;
             }
             for declarator in &d.declarations {
                 for id in declarator.id.get_binding_identifiers() {
-                    if let Some(symbol) = id.symbol_id.get() {
-                        let ids = semantic.scoping().get_resolved_reference_ids(symbol);
-                        self.lexical_references.extend(ids.iter().copied());
-                    }
+                    let ids = references_to(semantic, id);
+                    self.lexical_references.extend(ids);
                 }
             }
         }
@@ -68,16 +60,7 @@ impl Rewriter<'_> {
         if !self.through_scope_here(it) || self.called.contains(&it.span.start) {
             return;
         }
-        let name = it.name.as_str();
-        let key = match self.shorthands.contains(&it.span.start) {
-            true => format!("{name}: "),
-            false => String::new(),
-        };
-        self.splices.replace(
-            it.span.start as usize,
-            it.span.end as usize,
-            format!("{key}{SCOPE}.{name}"),
-        );
+        self.replace_reference(it, &format!("{SCOPE}.{}", it.name));
     }
 
     /// Whether `it` reads a console helper inside a function (see
@@ -103,16 +86,7 @@ impl Rewriter<'_> {
         if !self.through_helper_here(it) || self.called.contains(&it.span.start) {
             return;
         }
-        let name = it.name.as_str();
-        let key = match self.shorthands.contains(&it.span.start) {
-            true => format!("{name}: "),
-            false => String::new(),
-        };
-        self.splices.replace(
-            it.span.start as usize,
-            it.span.end as usize,
-            format!("{key}{}", Self::helper_expression(name)),
-        );
+        self.replace_reference(it, &Self::helper_expression(&it.name));
     }
 
     /// `arguments` outside functions is the wrapper's: a console's top
@@ -128,21 +102,13 @@ impl Rewriter<'_> {
         else {
             return;
         };
-        let key = match self.shorthands.contains(&it.span.start) {
-            true => "arguments: ",
-            false => "",
-        };
         let value = match write {
             true => format!("{GLOBAL}.arguments"),
             false => format!(
                 "(\"arguments\" in {GLOBAL} ? {GLOBAL}.arguments : (() => {{ throw new ReferenceError(\"arguments is not defined\") }})())"
             ),
         };
-        self.splices.replace(
-            it.span.start as usize,
-            it.span.end as usize,
-            format!("{key}{value}"),
-        );
+        self.replace_reference(it, &value);
     }
 
     /// `typeof arguments` at the top level reads the global (no error);
