@@ -224,6 +224,8 @@ struct Adapter {
     toolkit: Option<crate::toolkit::Toolkit>,
     /// The pictures of running jobs (the toolkit asks, a job's end sends).
     pictures: Rc<crate::pictures::Pictures>,
+    /// `getEventListeners` / `queryObjects` waiting for the hub.
+    devtools: Rc<crate::devtools::DevtoolsAsks>,
     /// A Node process: the loader's object (see [`crate::node`]).
     node: Option<JsValue>,
     /// Flushes asked (a Node process's last word): their `seq` and the
@@ -356,11 +358,13 @@ impl Adapter {
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
         let pictures = Rc::new(crate::pictures::Pictures::default());
+        let devtools = Rc::new(crate::devtools::DevtoolsAsks::default());
         let toolkit = crate::toolkit::Toolkit::install(
             buffer.clone(),
             is_page,
             node.as_ref(),
             pictures.clone(),
+            devtools.clone(),
         );
         let dialogs = match (
             identity::query_param(script_url, "dialogs").as_deref(),
@@ -395,6 +399,7 @@ impl Adapter {
             _dialogs: dialogs,
             toolkit,
             pictures,
+            devtools,
             node,
             flushes: Vec::new(),
             flush_seq: 0,
@@ -409,6 +414,13 @@ impl Adapter {
         rc.borrow().pictures.send_with(Box::new(move |ask| {
             if let Some(rc) = to_hub.upgrade() {
                 let actions = rc.borrow_mut().link.screenshot(ask);
+                Adapter::perform(&rc, actions);
+            }
+        }));
+        let to_hub = weak.clone();
+        rc.borrow().devtools.send_with(Box::new(move |ask| {
+            if let Some(rc) = to_hub.upgrade() {
+                let actions = rc.borrow_mut().link.inspect(ask);
                 Adapter::perform(&rc, actions);
             }
         }));
@@ -591,6 +603,10 @@ impl Adapter {
                 Action::Screenshot(answer) => {
                     let pictures = rc.borrow().pictures.clone();
                     pictures.answer(answer);
+                }
+                Action::Inspected(answer) => {
+                    let devtools = rc.borrow().devtools.clone();
+                    devtools.answer(answer);
                 }
                 Action::Flushed(seq) => {
                     let done: Vec<Function> = {

@@ -98,6 +98,17 @@ pub fn encode(msg: &RealmMsg) -> String {
                 w.str("error", e);
             }
         }
+        RealmMsg::Inspect(a) => {
+            w.str("type", "inspect");
+            w.num("ask", a.ask as u64);
+            w.str(
+                "what",
+                match a.what {
+                    daebug_protocol::Inspect::Listeners => "listeners",
+                    daebug_protocol::Inspect::Objects => "objects",
+                },
+            );
+        }
         RealmMsg::Screenshot(a) => {
             w.str("type", "screenshot");
             w.num("job", a.job.0);
@@ -207,6 +218,10 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
             path: string(&v, "path").ok(),
             width: number(&v, "width").unwrap_or(0.0) as u32,
             height: number(&v, "height").unwrap_or(0.0) as u32,
+            error: string(&v, "error").ok(),
+        }),
+        "inspected" => HubMsg::Inspected(daebug_protocol::InspectAnswer {
+            ask: number(&v, "ask")? as u32,
             error: string(&v, "error").ok(),
         }),
         "bye" => HubMsg::Bye {

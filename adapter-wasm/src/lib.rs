@@ -57,6 +57,8 @@ pub mod capture;
 pub mod codec;
 pub mod console;
 #[cfg(target_arch = "wasm32")]
+pub mod devtools;
+#[cfg(target_arch = "wasm32")]
 pub mod dialogs;
 pub mod identity;
 pub mod inspect;

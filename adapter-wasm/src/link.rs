@@ -77,6 +77,8 @@ pub enum Action {
     Warn(String),
     /// The hub's answer to a screenshot the realm asked for.
     Screenshot(daebug_protocol::ScreenshotAnswer),
+    /// The hub's answer to `getEventListeners` / `queryObjects`.
+    Inspected(daebug_protocol::InspectAnswer),
     /// What was sent before the flush with this `seq` is in the log.
     Flushed(u64),
 }
@@ -197,6 +199,7 @@ impl Link {
             HubMsg::Error { message } => vec![Action::Warn(format!("daebug hub: {message}"))],
             HubMsg::Bye { .. } => vec![Action::Close],
             HubMsg::Screenshot(answer) => vec![Action::Screenshot(answer)],
+            HubMsg::Inspected(answer) => vec![Action::Inspected(answer)],
             HubMsg::Flushed { seq } => vec![Action::Flushed(seq)],
         }
     }
@@ -263,6 +266,12 @@ impl Link {
     /// [`Action::Screenshot`]).
     pub fn screenshot(&mut self, ask: daebug_protocol::ScreenshotAsk) -> Vec<Action> {
         self.deliver(RealmMsg::Screenshot(ask))
+    }
+
+    /// `getEventListeners` / `queryObjects`: the hub asks its browser
+    /// bridge (its answer comes as [`Action::Inspected`]).
+    pub fn inspect(&mut self, ask: daebug_protocol::InspectAsk) -> Vec<Action> {
+        self.deliver(RealmMsg::Inspect(ask))
     }
 
     /// The page reloads after the result it sends next: the hub hears it

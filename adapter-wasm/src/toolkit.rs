@@ -17,13 +17,14 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use daebug_protocol::{BackgroundEvent, EventType, Level};
+use daebug_protocol::{BackgroundEvent, EventType, Inspect, Level};
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use crate::capture::{clock, now_ms, Shared};
+use crate::devtools::DevtoolsAsks;
 use crate::pictures::{Asked, Pictures};
 use crate::toolkit_text::{
     brief_source, fresh_copy, is_bare, loaded_as, wait_timed_out, DEFAULT_WAIT_MS,
@@ -97,6 +98,7 @@ impl Toolkit {
         is_page: bool,
         node: Option<&JsValue>,
         pictures: Rc<Pictures>,
+        devtools: Rc<DevtoolsAsks>,
     ) -> Option<Toolkit> {
         let global: JsValue = js_sys::global().into();
         let object = Object::new();
@@ -131,6 +133,8 @@ impl Toolkit {
                         let job = buffer.try_borrow().ok().and_then(|b| b.job());
                         let asked = match which {
                             6 => return pictures.screenshot(job, a),
+                            8 => return devtools.ask(Inspect::Listeners, a),
+                            9 => return devtools.ask(Inspect::Objects, a),
                             5 => Asked::Snapshot,
                             7 => Asked::Copy,
                             _ => Asked::Image,
@@ -150,6 +154,8 @@ impl Toolkit {
             "snapshot",
             "screenshot",
             "copy",
+            "listeners",
+            "objects",
         ];
         for (i, name) in names.iter().enumerate() {
             let bound = f.bind1(&JsValue::NULL, &JsValue::from(i as u8));

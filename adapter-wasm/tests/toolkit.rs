@@ -25,7 +25,7 @@ fn get(target: &JsValue, key: &str) -> JsValue {
 
 fn install() -> Toolkit {
     let buffer = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
-    Toolkit::install(buffer, true, None, Rc::default()).expect("installed")
+    Toolkit::install(buffer, true, None, Rc::default(), Rc::default()).expect("installed")
 }
 
 fn kept() -> JsValue {

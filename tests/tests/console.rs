@@ -41,8 +41,12 @@ const DIFFERENT: &[(&str, &str)] = &[
         "DESIGN §7, kept: a block's own frames read `<cell>:L:C` (the console writes `<anonymous>`)",
     ),
     (
-        "helper-get-event-listeners-none",
-        "issue 27: `getEventListeners` needs the browser bridge, which this hub does not have: the error names `--cdp`",
+        "helper-query-objects-class",
+        "kept (README): `queryObjects` is asked of the browser bridge and gives a promise of the array, which DevTools prints and answers `undefined`",
+    ),
+    (
+        "helper-query-objects-count",
+        "kept (README): `queryObjects` is asked of the browser bridge and gives a promise of the array, which DevTools prints and answers `undefined`",
     ),
     (
         "helper-window-has-dollar-dollar",
@@ -248,11 +252,14 @@ fn blocks_behave_as_the_console() {
         r#"{"items":[1,2,3],"total":6}"#,
     )
     .unwrap();
-    let mut hub = Running::start(&["--port", "0"], &root);
+    // daebug's tab is in the browser its bridge is attached to, so
+    // `getEventListeners` and `queryObjects` answer as DevTools does.
+    let mut tab = DevtoolsBrowser::open("about:blank");
+    let cdp = tab.devtools_url();
+    let mut hub = Running::start(&["--port", "0", "--cdp", &cdp], &root);
     let base = base_of(&hub.line_with("serving"));
     let url = format!("{base}/index.html");
-
-    let _tab = DevtoolsBrowser::open(&url);
+    tab.navigate(&url);
     let log = log_in(root.path(), "console-");
     let mut reference = DevtoolsBrowser::open(&url);
     let reference_log = other_log(root.path(), "console-", &log.stem);
@@ -355,6 +362,20 @@ fn monitor_events_logs_a_persons_clicks_until_unmonitored() {
     assert_eq!(seen, Outcome::Value("JSON: \"after\"".into()));
     let text = std::fs::read_to_string(&log.path).unwrap();
     assert_eq!(text.matches("console.log\nclick ").count(), 1, "{text}");
+
+    // This hub has no browser bridge: the error says how to get one.
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nawait getEventListeners($('#save'))\n```\n",
+        1,
+    );
+    let reply = &text[text.rfind("> **").unwrap()..];
+    assert!(
+        reply.contains(
+            "Error: getEventListeners() needs the browser bridge: start the hub with --cdp"
+        ),
+        "{reply}"
+    );
 
     // A function a block made reads its helper after the block.
     through_daebug(&log, "const saveId = () => $('#save').id");

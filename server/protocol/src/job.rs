@@ -134,3 +134,47 @@ pub struct ScreenshotAnswer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
+
+/// The console's `getEventListeners(target)` or `queryObjects(C)` in a
+/// realm: what only DevTools knows, asked of the browser bridge (`--cdp`;
+/// docs/wire-protocol.md, "Inspecting"). The realm keeps the argument in
+/// the map `globalThis[Symbol.for("daebug.asked")]` under `ask`; the
+/// bridge puts the answer in `globalThis[Symbol.for("daebug.answered")]`
+/// under `ask` before the hub answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InspectAsk {
+    /// Numbers the realm's asks, for the answer.
+    pub ask: u32,
+    pub what: Inspect,
+}
+
+/// What an [`InspectAsk`] wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Inspect {
+    /// `getEventListeners(target)`: `{ type: [{ listener, useCapture,
+    /// passive, once, type }] }`.
+    Listeners,
+    /// `queryObjects(C)`: the live objects whose prototype is
+    /// `C.prototype` (or `C` itself when it is no function).
+    Objects,
+}
+
+impl Inspect {
+    /// The console helper's name, for what the block is told.
+    pub fn helper(self) -> &'static str {
+        match self {
+            Inspect::Listeners => "getEventListeners",
+            Inspect::Objects => "queryObjects",
+        }
+    }
+}
+
+/// The hub's answer to an [`InspectAsk`]: the answer is in the realm
+/// now, or why not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InspectAnswer {
+    pub ask: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

@@ -18,8 +18,8 @@ pub mod wire;
 
 pub use event::{BackgroundEvent, EventType, Level};
 pub use job::{
-    JobError, JobId, JobProgress, JobResult, Outcome, RealmImage, ScreenshotAnswer, ScreenshotAsk,
-    Value,
+    Inspect, InspectAnswer, InspectAsk, JobError, JobId, JobProgress, JobResult, Outcome,
+    RealmImage, ScreenshotAnswer, ScreenshotAsk, Value,
 };
 pub use wire::{HubMsg, RealmKind, RealmMsg};
 

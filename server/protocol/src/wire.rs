@@ -10,7 +10,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::BackgroundEvent;
-use crate::job::{JobId, JobProgress, JobResult, RealmImage, ScreenshotAnswer, ScreenshotAsk};
+use crate::job::{
+    InspectAnswer, InspectAsk, JobId, JobProgress, JobResult, RealmImage, ScreenshotAnswer,
+    ScreenshotAsk,
+};
 
 /// Where a realm lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +71,8 @@ pub enum RealmMsg {
     Image(RealmImage),
     /// `daebug.screenshot()` in a job: take it through the browser bridge.
     Screenshot(ScreenshotAsk),
+    /// `getEventListeners` / `queryObjects`: ask the browser bridge.
+    Inspect(InspectAsk),
     /// The job settled.
     Result(JobResult),
     /// Events captured outside any job.
@@ -140,6 +145,8 @@ pub enum HubMsg {
     Cancel { job: JobId },
     /// A screenshot the realm asked for is in its job's reply, or why not.
     Screenshot(ScreenshotAnswer),
+    /// The answer to an [`InspectAsk`] is in the realm, or why not.
+    Inspected(InspectAnswer),
     /// Answer with a pong carrying the same `seq`.
     Ping { seq: u64 },
     /// What the realm sent before its [`RealmMsg::Flush`] with this `seq`

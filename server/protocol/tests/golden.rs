@@ -132,3 +132,35 @@ fn screenshot_golden() {
         })
     ));
 }
+
+#[test]
+fn inspect_golden() {
+    use daebug_protocol::{HubMsg, Inspect, InspectAnswer, InspectAsk, RealmMsg};
+    let ask = RealmMsg::Inspect(InspectAsk {
+        ask: 4,
+        what: Inspect::Listeners,
+    });
+    let golden = r#"{"type":"inspect","ask":4,"what":"listeners"}"#;
+    assert_eq!(serde_json::to_string(&ask).unwrap(), golden);
+    assert_eq!(serde_json::from_str::<RealmMsg>(golden).unwrap(), ask);
+    let objects = r#"{"type":"inspect","ask":5,"what":"objects"}"#;
+    assert!(matches!(
+        serde_json::from_str::<RealmMsg>(objects).unwrap(),
+        RealmMsg::Inspect(InspectAsk {
+            what: Inspect::Objects,
+            ..
+        })
+    ));
+    let done = HubMsg::Inspected(InspectAnswer {
+        ask: 4,
+        error: None,
+    });
+    let golden = r#"{"type":"inspected","ask":4}"#;
+    assert_eq!(serde_json::to_string(&done).unwrap(), golden);
+    assert_eq!(serde_json::from_str::<HubMsg>(golden).unwrap(), done);
+    let refused = r#"{"type":"inspected","ask":5,"error":"no bridge"}"#;
+    assert!(matches!(
+        serde_json::from_str::<HubMsg>(refused).unwrap(),
+        HubMsg::Inspected(InspectAnswer { error: Some(_), .. })
+    ));
+}

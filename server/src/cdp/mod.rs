@@ -8,6 +8,8 @@
 //! - `lines.rs` (pure): which events make a line, and the line.
 //! - `targets.rs` (pure): attached targets and which realm each place is.
 //! - `shot.rs` (pure): `daebug.screenshot()`'s clip and its answers.
+//! - `inspect.rs`: `getEventListeners` and `queryObjects`, answered in
+//!   the page itself.
 //! - this file: the task: find the browser's WebSocket, attach to every
 //!   page, frame and worker (auto-attach, flattened sessions), learn each
 //!   place's stem from the adapter's marker, hand lines on; reconnect
@@ -17,6 +19,7 @@
 //! the log (`hub/browser_seen.rs`), since only the log task sees both.
 
 pub mod connection;
+pub mod inspect;
 pub mod lines;
 pub mod shot;
 pub mod targets;
@@ -29,6 +32,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use connection::{CdpCommands, CdpEvent};
+use daebug_protocol::Inspect;
 use lines::{BrowserLine, Place};
 use targets::{wanted, Targets, MARKER};
 
@@ -38,20 +42,49 @@ const RETRY: Duration = Duration::from_secs(2);
 /// Where the lines go: the realm's stem and the line.
 pub type Report = Box<dyn Fn(String, BrowserLine) + Send + Sync>;
 
-/// How long a screenshot may take.
-const SHOT_TIME: Duration = Duration::from_secs(10);
+/// How long a screenshot (or an inspection) may take.
+const ASK_TIME: Duration = Duration::from_secs(10);
 
-/// A screenshot asked of the bridge.
-struct ShotRequest {
+/// What a log task asks of the bridge, about its realm's page.
+struct Request {
     stem: String,
-    selector: Option<String>,
-    reply: oneshot::Sender<Result<Vec<u8>, String>>,
+    asked: Asked,
 }
 
-/// What the hub's log tasks hold to ask the bridge for a screenshot.
+enum Asked {
+    /// `daebug.screenshot(selector?)`: the PNG.
+    Shot {
+        selector: Option<String>,
+        reply: oneshot::Sender<Result<Vec<u8>, String>>,
+    },
+    /// `getEventListeners` / `queryObjects`: the answer is left in the
+    /// page (see [`inspect`]).
+    Inspect {
+        ask: u32,
+        what: Inspect,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
+}
+
+impl Asked {
+    /// Answers with `why` there is no answer.
+    fn refuse(self, why: String) {
+        match self {
+            Asked::Shot { reply, .. } => {
+                let _ = reply.send(Err(why));
+            }
+            Asked::Inspect { reply, .. } => {
+                let _ = reply.send(Err(why));
+            }
+        }
+    }
+}
+
+/// What the hub's log tasks hold to ask the bridge for a screenshot, or
+/// what only DevTools knows.
 #[derive(Clone, Debug)]
 pub struct CdpHandle {
-    requests: mpsc::UnboundedSender<ShotRequest>,
+    requests: mpsc::UnboundedSender<Request>,
 }
 
 impl CdpHandle {
@@ -63,20 +96,38 @@ impl CdpHandle {
         selector: Option<String>,
     ) -> Result<Vec<u8>, String> {
         let (reply, answer) = oneshot::channel();
-        let asked = self.requests.send(ShotRequest {
+        let asked = Asked::Shot { selector, reply };
+        self.ask(stem, asked, answer).await
+    }
+
+    /// `getEventListeners(x)` / `queryObjects(C)` for the realm `stem`,
+    /// whose argument waits in its page under `ask`: the answer is left
+    /// there, or why not.
+    pub async fn inspect(&self, stem: &str, ask: u32, what: Inspect) -> Result<(), String> {
+        let (reply, answer) = oneshot::channel();
+        let asked = Asked::Inspect { ask, what, reply };
+        self.ask(stem, asked, answer).await
+    }
+
+    async fn ask<T>(
+        &self,
+        stem: &str,
+        asked: Asked,
+        answer: oneshot::Receiver<Result<T, String>>,
+    ) -> Result<T, String> {
+        let request = Request {
             stem: stem.to_string(),
-            selector,
-            reply,
-        });
-        if asked.is_err() {
+            asked,
+        };
+        if self.requests.send(request).is_err() {
             return Err("the browser bridge stopped".into());
         }
-        match tokio::time::timeout(SHOT_TIME, answer).await {
+        match tokio::time::timeout(ASK_TIME, answer).await {
             Ok(Ok(r)) => r,
             Ok(Err(_)) => Err("the browser bridge lost the connection to the browser".into()),
             Err(_) => Err(format!(
-                "the browser took more than {}s to take it",
-                SHOT_TIME.as_secs()
+                "the browser took more than {}s to answer",
+                ASK_TIME.as_secs()
             )),
         }
     }
@@ -98,14 +149,14 @@ pub fn spawn(
 async fn run(
     endpoint: String,
     report: Report,
-    mut requests: mpsc::UnboundedReceiver<ShotRequest>,
+    mut requests: mpsc::UnboundedReceiver<Request>,
     shutdown: CancellationToken,
 ) {
     let mut warned = false;
-    let away = |r: ShotRequest| {
-        let _ = r.reply.send(Err(format!(
+    let away = |r: Request| {
+        r.asked.refuse(format!(
             "the browser bridge is not connected to {endpoint} (is that browser running?)"
-        )));
+        ));
     };
     loop {
         let attempt = async {
@@ -196,7 +247,7 @@ impl<'a> Bridge<'a> {
     async fn serve(
         mut self,
         mut events: mpsc::UnboundedReceiver<CdpEvent>,
-        requests: &mut mpsc::UnboundedReceiver<ShotRequest>,
+        requests: &mut mpsc::UnboundedReceiver<Request>,
         shutdown: &CancellationToken,
     ) {
         // Pages open now and later, flattened: every target's session
@@ -217,7 +268,7 @@ impl<'a> Bridge<'a> {
                 Some(Ok((session, place, stem))) = self.lookups.join_next(), if !self.lookups.is_empty() => {
                     self.on_lookup(session, place, stem);
                 }
-                Some(r) = requests.recv() => self.shoot(r),
+                Some(r) = requests.recv() => self.answer(r),
             }
         }
     }
@@ -331,9 +382,10 @@ impl<'a> Bridge<'a> {
         });
     }
 
-    /// Takes a screenshot as its own task: finds the realm's page (by
-    /// the marker, when no event of it came yet), its clip, the picture.
-    fn shoot(&mut self, r: ShotRequest) {
+    /// Answers a request as its own task: finds the realm's page (by the
+    /// marker, when no event of it came yet), then takes the screenshot
+    /// or makes the inspection there.
+    fn answer(&mut self, r: Request) {
         let commands = self.commands.clone();
         let known = self.targets.session_of(&r.stem).map(str::to_string);
         let pages = self.targets.pages();
@@ -342,11 +394,17 @@ impl<'a> Bridge<'a> {
                 Some(s) => Some(s),
                 None => find_page(&commands, pages, &r.stem).await,
             };
-            let shot = match session {
-                Some(s) => take(&commands, &s, r.selector.as_deref()).await,
-                None => Err("the browser bridge sees no page of this realm in its browser (a worker, or a page of another browser?)".into()),
+            let Some(s) = session else {
+                return r.asked.refuse("the browser bridge sees no page of this realm in its browser (a worker, an iframe, or a page of another browser?)".into());
             };
-            let _ = r.reply.send(shot);
+            match r.asked {
+                Asked::Shot { selector, reply } => {
+                    let _ = reply.send(take(&commands, &s, selector.as_deref()).await);
+                }
+                Asked::Inspect { ask, what, reply } => {
+                    let _ = reply.send(inspect::answer(&commands, &s, ask, what).await);
+                }
+            }
         });
     }
 

@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, JobError, JobId, JobProgress, JobResult, Outcome, RealmImage,
-    RealmKind, ScreenshotAnswer, ScreenshotAsk, Value, MAX_IMAGE_BYTES,
+    BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobProgress, JobResult,
+    Outcome, RealmImage, RealmKind, ScreenshotAnswer, ScreenshotAsk, Value, MAX_IMAGE_BYTES,
 };
 use std::sync::Arc;
 
@@ -350,6 +350,12 @@ impl LogTask {
             LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
             LogMsg::Screenshot(ask) => self.screenshot(ask),
             LogMsg::Shot { ask, taken } => self.shot(ask, taken),
+            LogMsg::Inspect(ask) => self.inspect(ask),
+            LogMsg::Inspected(answer) => {
+                if let Some(link) = &self.link {
+                    let _ = link.tx.try_send(HubMsg::Inspected(answer));
+                }
+            }
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
@@ -388,6 +394,38 @@ impl LogTask {
         tokio::spawn(async move {
             let taken = cdp.screenshot(&stem, ask.selector.clone()).await;
             let _ = back.send(LogMsg::Shot { ask, taken });
+        });
+    }
+
+    /// `getEventListeners` / `queryObjects`: the bridge answers on its own
+    /// task, and the answer goes to the realm through this inbox
+    /// ([`LogMsg::Inspected`]), in order with what it sends it.
+    fn inspect(&mut self, ask: InspectAsk) {
+        let helper = ask.what.helper();
+        let refuse = |why: String| {
+            LogMsg::Inspected(InspectAnswer {
+                ask: ask.ask,
+                error: Some(why),
+            })
+        };
+        let back = self.inbox.as_ref().and_then(|w| w.upgrade());
+        let (Some(back), Some(cdp)) = (back, self.settings.cdp.clone()) else {
+            self.on(refuse(format!("{helper}() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)")));
+            return;
+        };
+        if self.kind != RealmKind::Page {
+            self.on(refuse(format!(
+                "{helper}() works in pages: the browser bridge reaches a page's own realm only"
+            )));
+            return;
+        }
+        let stem = self.stem.clone();
+        tokio::spawn(async move {
+            let error = cdp.inspect(&stem, ask.ask, ask.what).await.err();
+            let _ = back.send(LogMsg::Inspected(InspectAnswer {
+                ask: ask.ask,
+                error,
+            }));
         });
     }
 

@@ -2,7 +2,9 @@
 //! and of the log tasks. A leaf of its own, so that the tasks depend on
 //! these messages and not on each other.
 
-use daebug_protocol::{HubMsg, JobId, RealmImage, RealmKind, ScreenshotAsk};
+use daebug_protocol::{
+    HubMsg, InspectAnswer, InspectAsk, JobId, RealmImage, RealmKind, ScreenshotAsk,
+};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -150,6 +152,11 @@ pub enum LogMsg {
         ask: ScreenshotAsk,
         taken: Result<Vec<u8>, String>,
     },
+    /// The realm asks the browser bridge (`getEventListeners`,
+    /// `queryObjects`).
+    Inspect(InspectAsk),
+    /// The bridge answered it: the realm hears.
+    Inspected(InspectAnswer),
 }
 
 /// How many messages of its realm a log task holds unread. A realm that

@@ -221,6 +221,9 @@ where
                         Ok(RealmMsg::Screenshot(ask)) => {
                             let _ = log.tx.send(LogMsg::Screenshot(ask));
                         }
+                        Ok(RealmMsg::Inspect(ask)) => {
+                            let _ = log.tx.send(LogMsg::Inspect(ask));
+                        }
                         Ok(RealmMsg::Exiting { code }) => {
                             let how = format!("code {code}");
                             let _ = log.tx.send(LogMsg::Exiting { conn, how });
@@ -377,6 +380,7 @@ fn input_of(msg: RealmMsg) -> Option<Input> {
         | RealmMsg::Reloading
         | RealmMsg::Image(_)
         | RealmMsg::Screenshot(_)
+        | RealmMsg::Inspect(_)
         | RealmMsg::Exiting { .. }
         | RealmMsg::Flush { .. } => return None,
     })

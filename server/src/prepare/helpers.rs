@@ -38,11 +38,8 @@ pub const HELPER: &str = "$daebug$helper";
 /// The helpers this block put on the global object.
 const INSTALLED: &str = "$daebug$installed";
 
-/// The message of a helper that needs the browser bridge.
-const NEEDS_CDP: &str = "needs the browser bridge (start the hub with --cdp <a Chromium's DevTools URL>, docs/browser-bridge.md), and this daebug does not ask it yet";
-
 /// Each helper's name and its value in the realm (`%G` stands for the
-/// global object, `%C` for [`NEEDS_CDP`], `%E` for [`EVENT_GROUPS`]);
+/// global object, `%E` for [`EVENT_GROUPS`]);
 /// `undefined` where it does not apply.
 const HELPERS: &[(&str, &str)] = &[
     (
@@ -92,13 +89,15 @@ const HELPERS: &[(&str, &str)] = &[
         "copy",
         "(value) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.copy) throw new Error(\"copy: this realm's adapter is older than its hub; reload it\"); t.copy(value) }",
     ),
+    // Asked of the hub's browser bridge (`--cdp`): a promise (DevTools
+    // answers at once; here the answer crosses the hub).
     (
         "getEventListeners",
-        "%G.document ? (target) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.listeners) throw new Error(\"getEventListeners %C\"); return t.listeners(target) } : undefined",
+        "%G.document ? (target) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.listeners) throw new Error(\"getEventListeners: this realm's adapter is older than its hub; reload it\"); return t.listeners(target) } : undefined",
     ),
     (
         "queryObjects",
-        "(constructor) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.objects) throw new Error(\"queryObjects %C\"); return t.objects(constructor) }",
+        "(constructor) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.objects) throw new Error(\"queryObjects: this realm's adapter is older than its hub; reload it\"); return t.objects(constructor) }",
     ),
     // DevTools' pausing and revealing helpers: daebug never pauses a realm.
     (
@@ -155,10 +154,7 @@ pub fn install(free: &[&str]) -> String {
             let value = value.replace("%G", GLOBAL);
             out.push_str(&format!(" {REGISTRY}.get[{quoted}] ??= () => {value};"));
         } else if let Some((_, value)) = HELPERS.iter().find(|(n, _)| n == name) {
-            let value = value
-                .replace("%G", GLOBAL)
-                .replace("%C", NEEDS_CDP)
-                .replace("%E", EVENT_GROUPS);
+            let value = value.replace("%G", GLOBAL).replace("%E", EVENT_GROUPS);
             out.push_str(&format!(
                 " {REGISTRY}.get[{quoted}] ??= ((value) => () => value)({value});"
             ));
@@ -213,7 +209,7 @@ mod tests {
         assert!(d.contains("$daebug$helpers.get[\"$_\"] ??= () => $daebug$global[Symbol.for(\"daebug.last\")];"), "{d}");
         assert!(d.contains("[\"$$\",\"keys\",\"$_\"].filter("), "{d}");
         assert!(!d.contains("get[\"$\"]"), "{d}");
-        assert!(!d.contains("%G") && !d.contains("%C"), "{d}");
+        assert!(!d.contains("%G"), "{d}");
         let events = install(&["monitorEvents", "unmonitorEvents"]);
         assert_eq!(events.matches("pointerdown").count(), 2, "{events}");
         assert!(!events.contains("%E"), "{events}");
@@ -221,8 +217,9 @@ mod tests {
     }
 
     #[test]
-    fn a_helper_that_needs_the_bridge_names_the_flag() {
+    fn the_bridge_helpers_ask_the_toolkit() {
         let d = install(&["getEventListeners", "queryObjects"]);
-        assert_eq!(d.matches("start the hub with --cdp").count(), 2, "{d}");
+        assert!(d.contains("return t.listeners(target)"), "{d}");
+        assert!(d.contains("return t.objects(constructor)"), "{d}");
     }
 }

@@ -1889,3 +1889,27 @@ rl + 1
 
 // --- arguments-in-method
 ({ m() { return arguments[0] } }).m('first')
+
+// --- helper-get-event-listeners-add
+document.querySelector('#save').addEventListener('click', function onSave() {}, { capture: true, passive: true });
+document.querySelector('#save').addEventListener('keydown', () => {});
+'added'
+
+// --- helper-get-event-listeners-found
+const saveListeners = await getEventListeners(document.querySelector('#save'));
+[Object.keys(saveListeners), saveListeners.click.length, saveListeners.click[0].listener.name, saveListeners.click[0].useCapture, saveListeners.click[0].passive, saveListeners.click[0].once, saveListeners.click[0].type]
+
+// --- helper-get-event-listeners-is-the-function
+(await getEventListeners(document.querySelector('#save'))).keydown[0].listener.toString()
+
+// --- helper-get-event-listeners-window
+Array.isArray((await getEventListeners(window)).click ?? [])
+
+// --- helper-query-objects-class
+class Probe1 {}
+globalThis.keptProbes = [new Probe1(), new Probe1()];
+typeof queryObjects(Probe1)
+
+// --- helper-query-objects-count
+const probesFound = await queryObjects(Probe1);
+Array.isArray(probesFound) ? probesFound.length : typeof probesFound
