@@ -4,6 +4,8 @@
 //! position map out.
 //!
 //! Layout:
+//! - [`reading`]: the one rule: a block is the body of a REPL-mode script,
+//!   parsed as the body of an async function (module syntax: a module).
 //! - [`splice`]: edits as data and the map they leave.
 //! - [`strip`]: TypeScript types blanked out (positions kept).
 //! - [`rewrite`]: completion value, persistent bindings, imports.
@@ -22,13 +24,12 @@
 pub mod cell;
 pub mod deep;
 pub mod helpers;
+pub mod reading;
 pub mod rewrite;
 pub mod splice;
 pub mod strip;
 
 use oxc_allocator::Allocator;
-use oxc_parser::{ParseOptions, Parser};
-use oxc_span::SourceType;
 
 use daebug_protocol::{JobError, JobId};
 
@@ -100,56 +101,15 @@ pub fn prepare(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErro
 
 /// [`prepare`] on the caller's stack.
 fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobError> {
-    let source_type = match lang {
-        Lang::Js => SourceType::unambiguous(),
-        Lang::Ts => SourceType::ts().with_unambiguous(true),
-    };
-    // A block that is one object literal (`{ a: 1 }`) means the object, as
-    // in a console, not a block statement with a label.
-    let wrapped = object_literal(source, source_type);
-    let (text, prefix_len) = match &wrapped {
-        Some(w) => (w.as_str(), 1usize),
-        None => (source, 0),
-    };
     let allocator = Allocator::default();
-    let mut parsed = parse(&allocator, text, source_type);
-    // A console (V8's REPL mode) reads `await` at the top level as the
-    // keyword, always. oxc reads a block without `import`/`export` as a
-    // script, where `await (p)`, `await\nf()` or `let [a] = await ([1])`
-    // read `await` as a name (or fail): such a block is read as a module
-    // instead whenever that reads cleanly (a block that needs sloppy
-    // syntax as well stays a script).
-    if parsed.program.source_type.is_script()
-        && mentions_await(text)
-        && (!parsed.diagnostics.is_empty() || await_as_name(&parsed.program))
-    {
-        let module_type = match lang {
-            Lang::Js => SourceType::mjs(),
-            Lang::Ts => SourceType::ts().with_module(true),
-        };
-        let module = parse(&allocator, text, module_type);
-        let clean = !module.panicked
-            && module.diagnostics.is_empty()
-            && oxc_semantic::SemanticBuilder::new()
-                .with_check_syntax_error(true)
-                .build(&module.program)
-                .diagnostics
-                .is_empty();
-        if clean {
-            parsed = module;
-        }
-    }
+    let reading =
+        reading::read(&allocator, source, lang).map_err(|(d, at)| diagnostic(source, &d, at))?;
+    let (text, at) = (reading.text, reading.source_at);
     let semantic = oxc_semantic::SemanticBuilder::new()
         .with_check_syntax_error(true)
-        .build(&parsed.program);
-    let first = parsed.diagnostics.first().or(semantic.diagnostics.first());
-    if let Some(d) = first {
-        // oxc reads a block with top-level `await` or `import` as a module
-        // (strict) and one without as a script (no `await`, no top-level
-        // `using`); the realm runs it as a sloppy async function body.
-        if parsed.panicked || !parses_as_function_body(text, lang) {
-            return Err(diagnostic(source, d, prefix_len));
-        }
+        .build(&reading.program);
+    if let Some(d) = semantic.diagnostics.first() {
+        return Err(diagnostic(source, d, at));
     }
     // Names the block uses but does not declare: earlier blocks' bindings,
     // or globals.
@@ -162,125 +122,27 @@ fn prepare_here(source: &str, lang: Lang, job: JobId) -> Result<Prepared, JobErr
         .collect();
     free.sort_unstable();
     let mut splices = Splices::new();
-    if let Err(e) = strip::strip_types(&parsed.program, text, &mut splices) {
-        return Err(syntax_error(
-            source,
-            e.at.saturating_sub(prefix_len),
-            &e.message,
-        ));
+    // The function the block was read in is not part of the code run.
+    splices.replace(0, reading.start, "");
+    splices.replace(reading.end, text.len(), "");
+    if let Err(e) = strip::strip_types(&reading.program, text, &mut splices) {
+        return Err(syntax_error(source, e.at.saturating_sub(at), &e.message));
     }
+    let (body, directives) = reading.body();
     let globals = rewrite::rewrite(
-        &parsed.program,
+        body,
+        directives,
         &semantic.semantic,
         &free,
         text,
         &mut splices,
     )
-    .map_err(|e| syntax_error(source, e.at.saturating_sub(prefix_len), &e.message))?;
+    .map_err(|e| syntax_error(source, e.at.saturating_sub(at), &e.message))?;
     let (body, splice_map) = splices.apply(text);
 
     let (code, copies) = assemble(&globals, &free, &body, job);
-    let map = CellMap::new(&code, &copies, splice_map, source, prefix_len);
+    let map = CellMap::new(&code, &copies, splice_map, source, at);
     Ok(Prepared { code, map })
-}
-
-fn parse<'a>(
-    allocator: &'a Allocator,
-    text: &'a str,
-    source_type: SourceType,
-) -> oxc_parser::ParserReturn<'a> {
-    Parser::new(allocator, text, source_type)
-        .with_options(ParseOptions {
-            allow_return_outside_function: true,
-            parse_regular_expression: true,
-            ..ParseOptions::default()
-        })
-        .parse()
-}
-
-/// Whether `text` is free of errors as the body of a sloppy async function,
-/// which is how the realm runs it (a block with `import` never is).
-fn parses_as_function_body(text: &str, lang: Lang) -> bool {
-    let source_type = match lang {
-        Lang::Js => SourceType::script(),
-        Lang::Ts => SourceType::ts().with_script(true),
-    };
-    let wrapped = format!("(async function () {{\n{text}\n}})");
-    let allocator = Allocator::default();
-    let parsed = parse(&allocator, &wrapped, source_type);
-    parsed.diagnostics.is_empty()
-        && oxc_semantic::SemanticBuilder::new()
-            .with_check_syntax_error(true)
-            .build(&parsed.program)
-            .diagnostics
-            .is_empty()
-}
-
-/// Whether `text` has the word `await` (a cheap test before a second
-/// parse; a comment or string holding it only costs that parse).
-fn mentions_await(text: &str) -> bool {
-    text.match_indices("await").any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + 5..].chars().next();
-        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
-        !word(before) && !word(after)
-    })
-}
-
-/// Whether a script reads `await` as a name outside any function (where
-/// a console reads the keyword).
-fn await_as_name(program: &oxc_ast::ast::Program<'_>) -> bool {
-    use oxc_ast_visit::{walk, Visit};
-    use oxc_syntax::scope::ScopeFlags;
-    #[derive(Default)]
-    struct Finder {
-        depth: usize,
-        found: bool,
-    }
-    impl<'a> Visit<'a> for Finder {
-        fn visit_function(&mut self, it: &oxc_ast::ast::Function<'a>, flags: ScopeFlags) {
-            self.depth += 1;
-            walk::walk_function(self, it, flags);
-            self.depth -= 1;
-        }
-        fn visit_arrow_function_expression(
-            &mut self,
-            it: &oxc_ast::ast::ArrowFunctionExpression<'a>,
-        ) {
-            self.depth += 1;
-            walk::walk_arrow_function_expression(self, it);
-            self.depth -= 1;
-        }
-        fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
-            self.found |= self.depth == 0 && it.name == "await";
-        }
-        fn visit_binding_identifier(&mut self, it: &oxc_ast::ast::BindingIdentifier<'a>) {
-            self.found |= self.depth == 0 && it.name == "await";
-        }
-        fn visit_label_identifier(&mut self, it: &oxc_ast::ast::LabelIdentifier<'a>) {
-            self.found |= self.depth == 0 && it.name == "await";
-        }
-    }
-    let mut f = Finder::default();
-    f.visit_program(program);
-    f.found
-}
-
-/// `(source)` when the block is one object literal and nothing else.
-fn object_literal(source: &str, source_type: SourceType) -> Option<String> {
-    let t = source.trim();
-    if !(t.starts_with('{') && t.ends_with('}')) {
-        return None;
-    }
-    let wrapped = format!("({source})");
-    let allocator = Allocator::default();
-    let parsed = parse(&allocator, &wrapped, source_type);
-    let one_expression = parsed.program.body.len() == 1
-        && matches!(
-            parsed.program.body[0],
-            oxc_ast::ast::Statement::ExpressionStatement(_)
-        );
-    (parsed.diagnostics.is_empty() && one_expression).then_some(wrapped)
 }
 
 /// The prepared code around the block's (edited) text, and where copies of

@@ -1913,3 +1913,18 @@ typeof queryObjects(Probe1)
 // --- helper-query-objects-count
 const probesFound = await queryObjects(Probe1);
 Array.isArray(probesFound) ? probesFound.length : typeof probesFound
+
+// --- await-with-sloppy-with
+with ({ wv: 1 }) { await null; wv + 1 }
+
+// --- await-with-legacy-octal
+010 + await Promise.resolve(1)
+
+// --- await-with-yield-as-name
+var yieldName = 0, yield = 3;
+await null;
+yield
+
+// --- await-in-nested-plain-function-is-a-name
+function awaitName() { var await = 4; return await }
+awaitName()

@@ -3,7 +3,7 @@
 //! names that may resolve through `with` are called without the scope
 //! object as `this`.
 
-use oxc_ast::ast::{Declaration, Expression, IdentifierReference, Program};
+use oxc_ast::ast::{Declaration, Expression, IdentifierReference, Statement};
 use oxc_semantic::Semantic;
 
 use super::{references_to, top_level_declaration, Rewriter, GLOBAL, SCOPE};
@@ -15,10 +15,10 @@ impl Rewriter<'_> {
     /// block's closures call. Marks those references for the walk.
     pub(super) fn mark_function_references(
         &mut self,
-        program: &Program<'_>,
+        body: &[Statement<'_>],
         semantic: &Semantic<'_>,
     ) {
-        for d in program.body.iter().filter_map(top_level_declaration) {
+        for d in body.iter().filter_map(top_level_declaration) {
             if let Declaration::FunctionDeclaration(f) = d {
                 if let (Some(id), Some(_)) = (&f.id, &f.body) {
                     let ids = references_to(semantic, id);

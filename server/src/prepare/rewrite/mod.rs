@@ -27,8 +27,8 @@
 //! and the completion value.
 
 use oxc_ast::ast::{
-    BindingPattern, Declaration, ExportDefaultDeclarationKind, Expression, ImportExpression,
-    ImportMeta, Program, Statement, VariableDeclaration, VariableDeclarationKind,
+    BindingPattern, Declaration, Directive, ExportDefaultDeclarationKind, Expression,
+    ImportExpression, ImportMeta, Statement, VariableDeclaration, VariableDeclarationKind,
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_span::GetSpan;
@@ -81,11 +81,13 @@ pub struct Globals {
     pub functions: Vec<String>,
 }
 
-/// Records the console rewrite of `program` (parsed from `source`, with
-/// its `semantic` analysis) in `splices`. `free` lists the names the block
+/// Records the console rewrite of the block's top-level statements `body`
+/// and `directives` (parsed from `source`, with its `semantic` analysis;
+/// see `prepare::reading`) in `splices`. `free` lists the names the block
 /// uses without declaring them.
-pub fn rewrite(
-    program: &Program<'_>,
+pub fn rewrite<'a>(
+    body: &oxc_allocator::Vec<'a, Statement<'a>>,
+    directives: &[Directive<'a>],
     semantic: &Semantic<'_>,
     free: &[&str],
     source: &str,
@@ -97,7 +99,6 @@ pub fn rewrite(
         free,
         globals: Globals::default(),
         refused: None,
-        function_depth: 0,
         shorthands: HashSet::new(),
         function_references: HashSet::new(),
         imports: 0,
@@ -111,23 +112,14 @@ pub fn rewrite(
         lexical_references: HashSet::new(),
         handled: HashSet::new(),
     };
-    r.globals.strict = program
-        .directives
-        .iter()
-        .any(|d| d.directive == "use strict");
-    // `#!` is only allowed at the very start of a script; here the block is
-    // a function body.
-    if let Some(h) = &program.hashbang {
-        r.splices
-            .blank(source, h.span.start as usize, h.span.end as usize);
-    }
-    for statement in &program.body {
+    r.globals.strict = directives.iter().any(|d| d.directive == "use strict");
+    for statement in body {
         r.top_level(statement);
     }
-    r.completion(&program.body, &program.directives);
-    r.mark_function_references(program, semantic);
-    r.mark_lexical_references(program, semantic);
-    r.visit_program(program);
+    r.completion(body, directives);
+    r.mark_function_references(body, semantic);
+    r.mark_lexical_references(body, semantic);
+    r.visit_statements(body);
     match r.refused {
         Some(refused) => Err(refused),
         None => Ok(r.globals),
@@ -146,9 +138,6 @@ struct Rewriter<'s> {
     /// The names the block uses without declaring them (they may resolve
     /// through `with` to the realm scope).
     free: &'s [&'s str],
-    /// How many functions the walk is inside (an `await` name is fine in a
-    /// plain function of the block).
-    function_depth: usize,
     /// Where shorthand properties (`{ f }`) name a value, so a rewritten
     /// reference keeps its key.
     shorthands: HashSet<u32>,
@@ -186,15 +175,6 @@ struct Rewriter<'s> {
 }
 
 impl Rewriter<'_> {
-    fn await_as_name(&mut self, name: &str, at: u32) {
-        if name == "await" && self.function_depth == 0 {
-            self.refuse(
-                at,
-                "`await` cannot be a name in a block: a block runs as the body of an async function, where it is a keyword",
-            );
-        }
-    }
-
     fn refuse(&mut self, at: u32, message: impl Into<String>) {
         self.refused.get_or_insert(Refused {
             at: at as usize,
@@ -371,11 +351,9 @@ impl Rewriter<'_> {
 
 impl<'a> Visit<'a> for Rewriter<'_> {
     fn visit_function(&mut self, it: &oxc_ast::ast::Function<'a>, flags: ScopeFlags) {
-        self.function_depth += 1;
         self.plain_function_depth += 1;
         self.closure_depth += 1;
         walk::walk_function(self, it, flags);
-        self.function_depth -= 1;
         self.plain_function_depth -= 1;
         self.closure_depth -= 1;
     }
@@ -388,10 +366,7 @@ impl<'a> Visit<'a> for Rewriter<'_> {
         self.closure_depth -= 1;
     }
 
-    /// The parser read the block as a script, where `await` can be a name;
-    /// the block runs as an async function body, where it cannot.
     fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
-        self.await_as_name(it.name.as_str(), it.span.start);
         if self.handled.contains(&it.span.start) {
             return;
         }
@@ -412,14 +387,6 @@ impl<'a> Visit<'a> for Rewriter<'_> {
     fn visit_unary_expression(&mut self, it: &oxc_ast::ast::UnaryExpression<'a>) {
         self.unary(it);
         walk::walk_unary_expression(self, it);
-    }
-
-    fn visit_binding_identifier(&mut self, it: &oxc_ast::ast::BindingIdentifier<'a>) {
-        self.await_as_name(it.name.as_str(), it.span.start);
-    }
-
-    fn visit_label_identifier(&mut self, it: &oxc_ast::ast::LabelIdentifier<'a>) {
-        self.await_as_name(it.name.as_str(), it.span.start);
     }
 
     /// `import(x)` → `import($resolve(x))`, anywhere in the block.
@@ -460,12 +427,8 @@ impl<'a> Visit<'a> for Rewriter<'_> {
     }
 
     fn visit_arrow_function_expression(&mut self, it: &oxc_ast::ast::ArrowFunctionExpression<'a>) {
-        // `await` is a name again in a plain arrow's body.
-        let plain = !it.r#async;
-        self.function_depth += usize::from(plain);
         self.closure_depth += 1;
         walk::walk_arrow_function_expression(self, it);
-        self.function_depth -= usize::from(plain);
         self.closure_depth -= 1;
     }
 

@@ -4,7 +4,7 @@
 //! every earlier closure reads).
 
 use oxc_ast::ast::{
-    Declaration, Expression, IdentifierReference, Program, UnaryExpression, UnaryOperator,
+    Declaration, Expression, IdentifierReference, Statement, UnaryExpression, UnaryOperator,
     VariableDeclarationKind,
 };
 use oxc_semantic::Semantic;
@@ -21,10 +21,10 @@ impl Rewriter<'_> {
     /// name means that class, in a console too.)
     pub(super) fn mark_lexical_references(
         &mut self,
-        program: &Program<'_>,
+        body: &[Statement<'_>],
         semantic: &Semantic<'_>,
     ) {
-        for d in program.body.iter().filter_map(top_level_declaration) {
+        for d in body.iter().filter_map(top_level_declaration) {
             let Declaration::VariableDeclaration(d) = d else {
                 continue;
             };

@@ -4,7 +4,7 @@
 
 use super::*;
 // Blocks are parsed here as the hub parses them.
-use super::super::parse;
+use super::super::reading::parse;
 use oxc_allocator::Allocator;
 use oxc_span::SourceType;
 
