@@ -52,6 +52,7 @@ use tokio::time::Instant;
 
 use super::fsio::{exchange, remove_quietly, same_inode, write_temp_after};
 use super::history::{head_end, link_line, MIN_HISTORY, ROTATE_AT};
+use super::in_place::{self, InPlace};
 use super::window::{
     already_holds, anchor, appended, rewrite, touches_first_line, Anchor, LateWrite, Seen,
 };
@@ -487,7 +488,14 @@ impl LogFile {
     /// Reads the file: from the anchor on when `window` is allowed and the
     /// anchor's lines are still in place, else whole.
     fn read(&self, window: bool) -> io::Result<Read0> {
-        let mut f = match File::open(&self.path) {
+        // Open for writing too, when allowed: the changed tail may then be
+        // written through this handle, in place (`in_place.rs`).
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.path)
+            .or_else(|_| File::open(&self.path));
+        let mut f = match opened {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Ok(Read0 {
@@ -527,6 +535,17 @@ impl LogFile {
     /// the agent changed the file meanwhile: nothing of theirs was
     /// overwritten, and `newer` is their text to run the input on again.
     fn replace(&mut self, read: &Read0, new: &Seen) -> io::Result<Option<Read0>> {
+        // Only the changed tail, in place, when no one else can write.
+        if let Source::Open(file) = &read.source {
+            match in_place::write(file, &self.path, &read.seen, new)? {
+                InPlace::Written(_, after) => {
+                    self.written = Some(stamp_of(&after));
+                    return Ok(None);
+                }
+                InPlace::Changed => return self.read(true).map(Some),
+                InPlace::NotNow => {}
+            }
+        }
         // The bytes before a window come from the file that was read.
         let before = match &read.source {
             Source::Open(file) if new.base > 0 => Some((file, new.base as u64)),
@@ -895,7 +914,10 @@ struct Stamp {
 }
 
 fn stamp(path: &Path) -> Option<Stamp> {
-    let m = std::fs::metadata(path).ok()?;
+    Some(stamp_of(&std::fs::metadata(path).ok()?))
+}
+
+fn stamp_of(m: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
     let (dev, ino) = {
         use std::os::unix::fs::MetadataExt;
@@ -903,12 +925,12 @@ fn stamp(path: &Path) -> Option<Stamp> {
     };
     #[cfg(not(unix))]
     let (dev, ino) = (0, 0);
-    Some(Stamp {
+    Stamp {
         dev,
         ino,
         len: m.len(),
         modified: m.modified().ok(),
-    })
+    }
 }
 
 /// Whether `path` still names `file` at the length it was read.

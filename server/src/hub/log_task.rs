@@ -1146,6 +1146,10 @@ mod tests {
         let (mut task, rx) = task(path.clone(), Config::default());
         task.feed(Input::Startup);
         std::fs::write(&path, format!("{text}\n```js\n1+1\n```\n")).unwrap();
+        // A reader keeps the log open, so the hub cannot write in place
+        // (`in_place.rs`) and swaps a whole file, whose copy the race
+        // needs.
+        let _reader = std::fs::File::open(&path).unwrap();
         // The agent starts its next whole-file write (truncate, then
         // write) right when the job reaches the realm.
         let p = path.clone();

@@ -21,6 +21,7 @@ pub mod flood;
 pub mod fsio;
 pub mod history;
 pub mod image_file;
+pub mod in_place;
 pub mod log_file;
 pub mod log_task;
 pub mod messages;
