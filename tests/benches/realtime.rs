@@ -21,6 +21,9 @@ mod bridge;
 #[path = "realtime/node.rs"]
 mod node_realms;
 
+#[path = "realtime/volume.rs"]
+mod volume;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -73,13 +76,14 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 15] = [
+    let scenarios: [(&str, Scenario); 16] = [
         ("latency", latency),
         ("doors", doors::doors),
         ("engines", engines),
         ("navigation_mid_job", navigation_mid_job),
         ("large_log", large_log),
         ("flood_into_large_log", flood_into_large_log),
+        ("write_volume", volume::write_volume),
         ("many_realms", many_realms),
         ("console_flood", console_flood),
         ("request_hooks", request_hooks),

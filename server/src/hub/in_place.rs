@@ -53,7 +53,7 @@ pub fn write(file: &File, path: &Path, read: &Seen, new: &Seen) -> io::Result<In
     if new.base != read.base {
         return Ok(InPlace::NotNow);
     }
-    let Some(lease) = Lease::take(file) else {
+    let Some(lease) = Lease::take_soon(file) else {
         return Ok(InPlace::NotNow);
     };
     // The path still names the file, at the length that was read.
@@ -139,7 +139,24 @@ struct Lease<'f> {
     file: &'f File,
 }
 
+/// Tries for a lease this many times, [`LEASE_RETRY`] apart: a reader
+/// that has the file open for a moment (a poll of its tail, a door's
+/// read) is gone by then; one that keeps it open (`tail -f`) costs each
+/// write this wait, then the whole-file swap.
+const LEASE_TRIES: usize = 5;
+const LEASE_RETRY: std::time::Duration = std::time::Duration::from_micros(50);
+
 impl<'f> Lease<'f> {
+    fn take_soon(file: &'f File) -> Option<Lease<'f>> {
+        for _ in 1..LEASE_TRIES {
+            if let Some(lease) = Lease::take(file) {
+                return Some(lease);
+            }
+            std::thread::sleep(LEASE_RETRY);
+        }
+        Lease::take(file)
+    }
+
     #[cfg(target_os = "linux")]
     fn take(file: &'f File) -> Option<Lease<'f>> {
         use std::os::fd::AsRawFd;
