@@ -7,14 +7,10 @@
 //! The heart of the hub is a pure, sans-IO log engine; everything that
 //! touches the outside world (files, sockets, clocks) wraps around it.
 //!
-//! - [`engine`]: the pure log engine. Given a log's text, an input (file
-//!   changed, job started, progress, result, timeout, tick) and `now`, it
-//!   returns edits to the text and effects (dispatch, cancel, wake-at). No
-//!   filesystem, no clock, no tokio; tested with before/after fixtures.
-//! - [`prepare`]: pure as well: a block's source → the code its realm runs
-//!   (parsed with oxc, types stripped, rewritten to behave like a console),
-//!   or the syntax error to answer at once; and the map back from the
-//!   prepared code's positions to the block's, for stack traces.
+//! - [`engine`], [`prepare`], [`lang`]: the pure parts, in the crate
+//!   `daebug-core` (`server/core/`): the log engine (text, input and `now`
+//!   in; edits and effects out) and the block preparer. No filesystem, no
+//!   clock, no tokio, which that crate's dependencies make certain.
 //! - [`hub`]: the shell: one task per log file owning its engine, one per
 //!   realm WebSocket, the directory of realms and the registry, the file
 //!   watcher.
@@ -32,12 +28,14 @@
 pub mod cdp;
 pub mod config;
 pub mod doors;
-pub mod engine;
 pub mod http;
 pub mod hub;
-pub mod lang;
-pub mod prepare;
 pub mod sourcemap;
+
+// The pure per-log behaviour lives in its own crate, so the compiler
+// keeps it free of tokio, files and clocks; the hub uses it by the same
+// paths it always had.
+pub use daebug_core::{engine, lang, prepare};
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubError};

@@ -374,7 +374,7 @@ fn agent_copy_of_footer_below_block() {
 
 /// The agent inserts its block just above the footer instead of below it
 /// (an edit tool anchoring on the footer). It never ran and nothing said
-/// why; it runs as if appended below (DESIGN.md section 8).
+/// why; it runs as if appended below (docs/log-format.md, "Stale saves").
 #[test]
 fn block_inserted_above_footer_runs() {
     let mut h = H::new();

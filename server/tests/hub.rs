@@ -971,7 +971,7 @@ async fn a_job_that_timed_out_while_the_realm_was_away_is_cancelled_when_it_retu
     }
 }
 
-/// DESIGN §8: a block written into `debug.md` does not run there; it is
+/// docs/log-format.md, "The registry": a block written into `debug.md` does not run there; it is
 /// answered with a note naming the page logs, and kept when the registry
 /// is written again (another realm connects).
 #[tokio::test]

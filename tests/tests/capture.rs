@@ -1,4 +1,4 @@
-//! DESIGN §7, capture: what the page and the browser see reaches the log,
+//! Capture (README, "What the log shows besides replies"): what the page and the browser see reaches the log,
 //! from the page's first line on. Real hub, headless Chromium, pages and
 //! module workers.
 

@@ -1,4 +1,4 @@
-//! Blocks behave as the browser console (DESIGN §12), checked against the
+//! Blocks behave as the browser console (docs/log-format.md, "Evaluation"), checked against the
 //! console itself: every snippet of `console/corpus.js`, in order, runs in
 //! one page through daebug (a block appended to its log) and in a second
 //! tab of the same page through DevTools' own console mode
@@ -34,11 +34,11 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Console</title></head><b
 const DIFFERENT: &[(&str, &str)] = &[
     (
         "error-syntax-static-import",
-        "DESIGN §3, kept: a static `import` runs as `await import()`, so a missing module fails when it runs (TypeError), not as a SyntaxError",
+        "kept (README, log-format \"Evaluation\"): a static `import` runs as `await import()`, so a missing module fails when it runs (TypeError), not as a SyntaxError",
     ),
     (
         "error-value-not-thrown",
-        "DESIGN §7, kept: a block's own frames read `<cell>:L:C` (the console writes `<anonymous>`)",
+        "kept (log-format, \"Stacks\"): a block's own frames read `<cell>:L:C` (the console writes `<anonymous>`)",
     ),
     (
         "helper-query-objects-class",
@@ -54,7 +54,7 @@ const DIFFERENT: &[(&str, &str)] = &[
     ),
     (
         "odd-return-top-level",
-        "DESIGN §12, kept: a top-level `return` ends the block with its value",
+        "kept (README): a top-level `return` ends the block with its value",
     ),
 ];
 

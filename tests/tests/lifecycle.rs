@@ -339,7 +339,7 @@ fn a_large_log_keeps_its_history_and_runs_jobs_at_its_end() {
     assert_eq!(log.replies(&text), 3, "each block ran once");
 }
 
-/// DESIGN §8, cancel: a line `cancel` appended while a never-settling block
+/// docs/log-format.md, "Cancel": a line `cancel` appended while a never-settling block
 /// runs ends the wait at once; the realm takes the next block.
 #[test]
 fn cancel_ends_a_never_settling_job_at_once() {
@@ -358,7 +358,7 @@ fn cancel_ends_a_never_settling_job_at_once() {
     assert!(text.contains("```JSON\n\"after cancel\"\n```"), "{text}");
 }
 
-/// DESIGN §8: an edit tool that anchors on the footer line replaces it
+/// docs/log-format.md, "Stale saves": an edit tool that anchors on the footer line replaces it
 /// with `block + footer`; the block runs once, as if appended below it.
 #[test]
 fn a_chunk_inserted_above_the_footer_runs_once() {

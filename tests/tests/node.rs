@@ -1,4 +1,4 @@
-//! Node processes as realms (DESIGN §11), with the real hub and a real
+//! Node processes as realms (README, "Connect … a Node process"), with the real hub and a real
 //! Node 22: `node --import ./debug/daebug-node.mjs app.js` as a user runs
 //! it. A server answers blocks about its own state; imports resolve as
 //! the entry's (`node:fs`, a package from its `node_modules`, a relative
@@ -178,7 +178,7 @@ fn a_server_answers_blocks_about_its_own_state() {
         "const r = daebug.realm; [before, r.kind, r.pid === process.pid, r.argv[1].endsWith('server.js'), r.stem.startsWith('server-')]",
     );
     assert!(reply.contains(r#"[4,"node",true,true,true]"#), "{reply}");
-    // The console's helpers that need no document (DESIGN §12).
+    // The console's helpers that need no document (docs/log-format.md, "Evaluation").
     let reply = ask(
         &log,
         "[typeof $, typeof $$, keys({ n: 1 }), values({ n: 2 }), $_]",

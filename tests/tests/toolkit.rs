@@ -90,7 +90,7 @@ fn wait_for_polls_a_function_in_a_module_worker() {
     assert!(reply.contains("daebug.reload() reloads a page"), "{reply}");
 }
 
-/// The console's command-line helpers (DESIGN §12) where they apply: in a
+/// The console's command-line helpers (docs/log-format.md, "Evaluation") where they apply: in a
 /// page all of them (its own `$` wins), in a module worker those that
 /// need no document (`$`, `$$`, `$x` are not there).
 #[test]

@@ -338,7 +338,7 @@ impl Hub {
                 hub_file.display()
             );
         }
-        // Node processes load the adapter through this file (DESIGN §11).
+        // Node processes load the adapter through this file (README, "Connect … a Node process").
         let secret = self.config.token.is_some();
         let debug_dir = self.root.join("debug");
         if let Err(e) = node_loader::write(&debug_dir, &self.script_url(), secret) {

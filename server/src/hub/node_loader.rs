@@ -1,5 +1,5 @@
 //! `debug/daebug-node.mjs`: what makes a Node process a realm
-//! (`node --import ./debug/daebug-node.mjs server.js`, DESIGN §11). The hub
+//! (`node --import ./debug/daebug-node.mjs server.js`, README, "Connect … a Node process"). The hub
 //! writes it at every start, with its own address (and token) in it, as it
 //! writes them into `/daebug.js` for a page; the file loads the adapter
 //! and its WebAssembly from the hub. `debug/` is never served, so the

@@ -1,5 +1,5 @@
-//! What the hub writes for the work it does (DESIGN §13, "writes follow
-//! the change"): bytes passed to `write` calls (`wchar`: the job sent to
+//! What the hub writes for the work it does (docs/log-format.md,
+//! "Writes that follow the change"): bytes passed to `write` calls (`wchar`: the job sent to
 //! the page included; a copy made inside the kernel, as the whole-file
 //! swap's copy of a log's start, is not counted) per `1+1` job, against
 //! what the job adds to its log, and per second while a page logs 20

@@ -1,4 +1,4 @@
-//! The console's command-line helpers (DESIGN §12): `$`, `$$`, `$x`,
+//! The console's command-line helpers (docs/log-format.md, "Evaluation"): `$`, `$$`, `$x`,
 //! `$_`, `$0`, `keys`, `values`, `dir`, `dirxml`, `table`, `clear`,
 //! `inspect`, `monitorEvents`, `unmonitorEvents`, `copy`,
 //! `getEventListeners`, `queryObjects`, `debug`, `undebug`, `monitor`,

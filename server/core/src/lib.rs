@@ -1,0 +1,19 @@
+//! daebug's per-log behaviour, pure (docs/architecture.md, "Code map").
+//!
+//! - [`engine`]: the log engine. Given a log's text, an input (file
+//!   changed, job started, progress, result, timeout, tick) and `now`, it
+//!   returns edits to the text and effects (dispatch, cancel, wake-at).
+//! - [`prepare`]: a block's source → the code its realm runs (parsed with
+//!   oxc, types stripped, rewritten to behave like a console), or the
+//!   syntax error to answer at once; and the map back from the prepared
+//!   code's positions to the block's, for stack traces.
+//! - [`lang`]: what a runnable fence is, as both of them see it.
+//!
+//! Architecture Invariant: this crate depends on no tokio, no filesystem
+//! and no clock; time comes in as `now`. Its manifest is the proof: none
+//! of those is a dependency. The hub (`daebug`) re-exports these modules
+//! under the same names.
+
+pub mod engine;
+pub mod lang;
+pub mod prepare;
