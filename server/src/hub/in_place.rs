@@ -50,7 +50,7 @@ pub enum InPlace {
 /// through, opened for writing), at `path`. `new` and `read` start at the
 /// same offset in the file.
 pub fn write(file: &File, path: &Path, read: &Seen, new: &Seen) -> io::Result<InPlace> {
-    if new.base != read.base {
+    if new.base != read.base || !writable(file) {
         return Ok(InPlace::NotNow);
     }
     let Some(lease) = Lease::take_soon(file) else {
@@ -87,6 +87,21 @@ fn first_difference(a: &str, b: &str) -> usize {
         n -= 1;
     }
     n
+}
+
+/// Whether `file` was opened for writing (the log is read through a
+/// read-only handle when the hub may not write it that way).
+#[cfg(unix)]
+fn writable(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `fcntl(F_GETFL)` on a descriptor this `File` owns.
+    let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
+    flags >= 0 && flags & libc::O_ACCMODE == libc::O_RDWR
+}
+
+#[cfg(not(unix))]
+fn writable(_: &File) -> bool {
+    false
 }
 
 /// Whether `path` names `file`, and both are `len` bytes long.
@@ -315,6 +330,17 @@ mod tests {
         drop(reader);
         let wrote = write(&file, &path, &seen(0, old), &seen(0, "a\n> reply\n")).unwrap();
         assert!(written(wrote).is_some());
+    }
+
+    #[test]
+    fn a_read_only_handle_swaps_instead() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = "a\n> footer\n";
+        let (path, _) = log(&dir, old);
+        let read_only = File::open(&path).unwrap();
+        let wrote = write(&read_only, &path, &seen(0, old), &seen(0, "a\n> reply\n")).unwrap();
+        assert!(matches!(wrote, InPlace::NotNow), "{wrote:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), old);
     }
 
     #[test]
