@@ -8,12 +8,16 @@
 //!   syntax error to answer at once; and the map back from the prepared
 //!   code's positions to the block's, for stack traces.
 //! - [`lang`]: what a runnable fence is, as both of them see it.
+//! - [`delivery`]: which job a realm was sent, and what waits for it.
+//! - [`flood`]: background events bounded on their way to a log.
 //!
 //! Architecture Invariant: this crate depends on no tokio, no filesystem
 //! and no clock; time comes in as `now`. Its manifest is the proof: none
 //! of those is a dependency. The hub (`daebug`) re-exports these modules
-//! under the same names.
+//! under the same paths (`daebug::engine`, `daebug::hub::delivery`, …).
 
+pub mod delivery;
 pub mod engine;
+pub mod flood;
 pub mod lang;
 pub mod prepare;

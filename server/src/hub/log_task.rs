@@ -234,7 +234,7 @@ impl LogTask {
         loop {
             let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
             let closing = self.closing.map(|(at, _)| at);
-            let flush = self.background.due();
+            let flush = self.background.due(pure_now()).map(Instant::from_std);
             let browser = self.browser.next_wake().map(Instant::from_std);
             tokio::select! {
                 biased;
@@ -533,8 +533,9 @@ impl LogTask {
         } = input
         {
             // Held for a write of many (see `flood`).
-            self.background.idle(now);
-            self.background.offer(events, dropped, limited, now);
+            self.background.idle(now.into_std());
+            self.background
+                .offer(events, dropped, limited, now.into_std());
             return;
         }
         // What the realm sent before this is written before it.
@@ -629,14 +630,14 @@ impl LogTask {
         } = input
         {
             let now = Instant::now();
-            self.background.idle(now);
-            self.background.offer(events, dropped, 0, now);
+            self.background.idle(now.into_std());
+            self.background.offer(events, dropped, 0, now.into_std());
         }
     }
 
     /// Writes the background events held, if any.
     fn flush_background(&mut self) {
-        if let Some(f) = self.background.take(Instant::now()) {
+        if let Some(f) = self.background.take(pure_now()) {
             self.feed(Input::Background {
                 events: f.events,
                 dropped: f.dropped,
@@ -705,7 +706,7 @@ impl LogTask {
         }
         let running = self.engine.running();
         self.delivery
-            .handle_attach(conn, &in_flight, running, Instant::now());
+            .handle_attach(conn, &in_flight, running, pure_now());
         self.deliver();
         self.feed(Input::Presence { away: None });
     }
@@ -815,7 +816,7 @@ impl LogTask {
                     if archived {
                         effects.retain(|e| !matches!(e, Effect::Archive { .. }));
                     }
-                    self.delivery.handle_written(&effects, Instant::now());
+                    self.delivery.handle_written(&effects, pure_now());
                     for effect in effects {
                         self.perform(effect);
                     }
@@ -867,7 +868,7 @@ impl LogTask {
                 }
             }
             let job = JobMsg::dispatched(w.effects());
-            step = match self.delivery.handle_decided(job, Instant::now()) {
+            step = match self.delivery.handle_decided(job, pure_now()) {
                 Early::SkipPast(job) => {
                     let skip = |e: &mut LogEngine| e.skip_jobs_through(job);
                     self.file.redo(&mut self.engine, w, skip, now)?
@@ -1015,6 +1016,12 @@ fn coalesce(
 }
 
 /// Sleeps until `at`; never resolves for `None` (the branch is disabled).
+/// Now, for the pure parts (`daebug-core` takes `std` instants): tokio's
+/// clock, so paused time in tests moves them too.
+fn pure_now() -> std::time::Instant {
+    Instant::now().into_std()
+}
+
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -1208,7 +1215,7 @@ mod tests {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
         task.link = Some(RealmLink { conn: 1, tx });
-        task.delivery.handle_attach(1, &[], None, Instant::now());
+        task.delivery.handle_attach(1, &[], None, pure_now());
         (task, rx)
     }
 

@@ -90,7 +90,7 @@ pub enum DirMsg {
 pub use crate::engine::effect::Answer as Answered;
 
 /// Identifies one WebSocket connection (a realm can reconnect).
-pub type ConnId = u64;
+pub use daebug_core::delivery::ConnId;
 
 /// What a log task is told.
 #[derive(Debug)]

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use daebug_protocol::BackgroundEvent;
-use tokio::time::Instant;
+use std::time::Instant;
 
 pub use crate::engine::render::EVENTS_PER_SECOND;
 
@@ -77,22 +77,23 @@ impl BackgroundGate {
         }
     }
 
-    /// When the held events should be written (`None`: nothing held).
-    pub fn due(&self) -> Option<Instant> {
+    /// When the held events should be written (`None`: nothing held);
+    /// `now` when the first batch after a quiet spell waits.
+    pub fn due(&self, now: Instant) -> Option<Instant> {
         if self.held.is_empty() && self.dropped == 0 && self.limited == 0 && self.over_rate == 0 {
             return None;
         }
         Some(match self.last_flush {
             Some(at) => at + FLUSH_EVERY,
             // The first batch after a quiet spell goes at once.
-            None => Instant::now(),
+            None => now,
         })
     }
 
     /// Takes what is held (for a write now: when due, or before another
     /// input of the realm, so the log keeps the order things happened in).
     pub fn take(&mut self, now: Instant) -> Option<Flush> {
-        self.due()?;
+        self.due(now)?;
         self.last_flush = Some(now);
         Some(Flush {
             events: std::mem::take(&mut self.held),
@@ -138,7 +139,7 @@ mod tests {
         // The next second keeps 200 again.
         let t1 = t0 + Duration::from_secs(1);
         g.offer((0..300).map(event).collect(), 0, 0, t1);
-        assert_eq!(g.due(), Some(t0 + FLUSH_EVERY));
+        assert_eq!(g.due(t1), Some(t0 + FLUSH_EVERY));
         let f = g.take(t1).unwrap();
         assert_eq!((f.events.len(), f.over_rate), (200, 100));
         assert!(g.take(t1).is_none(), "nothing held");
@@ -148,15 +149,17 @@ mod tests {
     fn writes_are_spaced_and_a_lone_event_goes_at_once() {
         let t0 = Instant::now();
         let mut g = BackgroundGate::default();
-        assert_eq!(g.due(), None);
+        assert_eq!(g.due(t0), None);
         g.offer(vec![event(1)], 0, 0, t0);
-        assert!(g.due().unwrap() <= Instant::now());
+        assert_eq!(g.due(t0), Some(t0));
         g.take(t0).unwrap();
-        g.offer(vec![event(2)], 0, 0, t0 + Duration::from_millis(10));
-        assert_eq!(g.due(), Some(t0 + FLUSH_EVERY));
+        let t1 = t0 + Duration::from_millis(10);
+        g.offer(vec![event(2)], 0, 0, t1);
+        assert_eq!(g.due(t1), Some(t0 + FLUSH_EVERY));
         g.take(t0 + FLUSH_EVERY).unwrap();
-        g.idle(t0 + FLUSH_EVERY * 3);
-        g.offer(vec![event(3)], 0, 0, t0 + FLUSH_EVERY * 3);
-        assert!(g.due().unwrap() <= Instant::now());
+        let t3 = t0 + FLUSH_EVERY * 3;
+        g.idle(t3);
+        g.offer(vec![event(3)], 0, 0, t3);
+        assert_eq!(g.due(t3), Some(t3));
     }
 }

@@ -17,10 +17,12 @@
 use std::collections::VecDeque;
 
 use daebug_protocol::{HubMsg, JobId};
-use tokio::time::Instant;
+use std::time::Instant;
 
-use super::messages::ConnId;
 use crate::engine::Effect;
+
+/// A realm connection's number, as the hub gives them.
+pub type ConnId = u64;
 
 /// A job as the realm receives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
