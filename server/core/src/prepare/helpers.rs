@@ -23,7 +23,7 @@
 //! in the adapter: only the blocks that use a helper carry it, and the
 //! adapter stays under its size budget.
 
-use super::rewrite::{GLOBAL, SCOPE};
+use super::names::{GLOBAL, HELPER, SCOPE};
 
 /// Where the realm keeps the previous block's value (`$_`) and the last
 /// element a block returned or `inspect` was given (`$0`).
@@ -33,8 +33,6 @@ pub const ELEMENT: &str = "daebug.$0";
 /// The realm's helpers and how many running blocks put each on the
 /// global object (`Symbol.for` key on the global).
 const REGISTRY: &str = "$daebug$helpers";
-/// What a function of the block calls to read a helper.
-pub const HELPER: &str = "$daebug$helper";
 /// The helpers this block put on the global object.
 const INSTALLED: &str = "$daebug$installed";
 

@@ -24,6 +24,7 @@
 pub mod cell;
 pub mod deep;
 pub mod helpers;
+pub mod names;
 pub mod reading;
 pub mod rewrite;
 pub mod splice;
@@ -36,7 +37,7 @@ use daebug_protocol::{JobError, JobId};
 pub use cell::CellMap;
 
 use crate::lang::Lang;
-use rewrite::{EXPORT, FUNCTION, GLOBAL, RESOLVE, RESULT, SCOPE};
+use names::{EXPORT, FUNCTION, GLOBAL, RESOLVE, RESULT, SCOPE};
 use splice::Splices;
 
 /// A block ready to send to its realm.

@@ -47,14 +47,7 @@ mod imports;
 mod scope;
 mod vars;
 
-/// Names the prepared code gives its own helpers. `$` keeps them out of the
-/// way of ordinary code; they live in the wrapper function, outside `with`.
-pub const SCOPE: &str = "$daebug$scope";
-pub const GLOBAL: &str = "$daebug$global";
-pub const EXPORT: &str = "$daebug$export";
-pub const RESOLVE: &str = "$daebug$resolve";
-pub const RESULT: &str = "$daebug$result";
-pub const FUNCTION: &str = "$daebug$function";
+pub use super::names::{EXPORT, FUNCTION, GLOBAL, RESOLVE, RESULT, SCOPE};
 
 /// Something the console rewrite cannot give a meaning to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use oxc_ast::ast::{
 };
 use oxc_semantic::Semantic;
 
-use super::super::helpers::HELPER;
+use super::super::names::HELPER;
 use super::{references_to, top_level_declaration, Rewriter, GLOBAL, SCOPE};
 
 impl Rewriter<'_> {
@@ -64,7 +64,7 @@ impl Rewriter<'_> {
     }
 
     /// Whether `it` reads a console helper inside a function (see
-    /// `prepare::helpers`, [`super::super::helpers::HELPER`]).
+    /// `prepare::helpers`, [`HELPER`]).
     pub(super) fn through_helper_here(&self, it: &IdentifierReference<'_>) -> bool {
         self.closure_depth > 0
             && it
