@@ -10,6 +10,7 @@
 //! - [`lang`]: what a runnable fence is, as both of them see it.
 //! - [`delivery`]: which job a realm was sent, and what waits for it.
 //! - [`flood`]: background events bounded on their way to a log.
+//! - [`presence`]: which connection serves a log, and its `closed` line.
 //!
 //! Architecture Invariant: this crate depends on no tokio, no filesystem
 //! and no clock; time comes in as `now`. Its manifest is the proof: none
@@ -21,3 +22,4 @@ pub mod engine;
 pub mod flood;
 pub mod lang;
 pub mod prepare;
+pub mod presence;

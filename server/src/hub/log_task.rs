@@ -35,9 +35,10 @@ use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
 use crate::doors::api::HubEvent;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
-use crate::engine::{ClockTime, Config, Effect, Input, LogEngine};
+use crate::engine::{Config, Effect, Input, LogEngine};
 use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
+use daebug_core::presence::{kind_name, Presence, Said};
 
 /// When to look into the file a write replaced, after the write: late
 /// writes through old handles are rescued (see [`LogFile::rescue`]).
@@ -102,8 +103,10 @@ struct LogTask {
     /// Whether the last attempt failed (an error is logged once per run
     /// of failures, not once per retry).
     failing: bool,
-    /// Whether the realm is a page or a worker, for the notes in the log.
-    kind: RealmKind,
+    /// Which connection serves the log, and its `closed` line once it
+    /// left (`daebug-core`'s presence machine).
+    presence: Presence,
+    /// Where jobs and answers go: the serving connection.
     link: Option<RealmLink>,
     /// Which job the realm has, waits for, or got ahead of its write.
     delivery: Delivery,
@@ -119,12 +122,6 @@ struct LogTask {
     /// The browser bridge's lines, waiting to be told apart from what the
     /// adapter reported.
     browser: BrowserSeen,
-    /// The realm left: when its `closed` line is due unless a new
-    /// document connects first, and when it left.
-    closing: Option<(Instant, ClockTime)>,
-    /// The Node process said it exited, and the log says so: no `closed`
-    /// line when its socket then closes.
-    exited: bool,
     /// Realms waiting to hear that what they sent is written.
     flushes: Vec<(u64, mpsc::Sender<HubMsg>)>,
     /// Blocks other doors submitted, by ticket: who waits for the reply.
@@ -138,14 +135,6 @@ struct LogTask {
     /// Where the realm's pictures are saved.
     images: ImageFiles,
 }
-
-/// How long a page that said it is leaving has to connect its next
-/// document before its log says `closed`.
-const LEAVING_GRACE: Duration = Duration::from_secs(5);
-/// The same for a connection that closed without a word (a worker goes
-/// with its page; a dropped socket): longer than the adapter's longest
-/// wait between reconnects (10 s), so a reconnect is not taken for a close.
-const DROPPED_GRACE: Duration = Duration::from_secs(12);
 
 /// Starts the task of `debug/<stem>.md`; it runs until shutdown.
 /// `first` is handled before the log is first read (the attach of the
@@ -204,15 +193,13 @@ impl LogTask {
             failing: false,
             rescue_at: None,
             rescue_step: 0,
-            kind,
+            presence: Presence::new(kind),
             link: None,
             delivery: Delivery::default(),
             wake: None,
             cells: Cells::default(),
             background: BackgroundGate::default(),
             browser: BrowserSeen::default(),
-            closing: None,
-            exited: false,
             flushes: Vec::new(),
             submitted: HashMap::new(),
             next_ticket: 1,
@@ -225,15 +212,16 @@ impl LogTask {
         if let Some(msg) = first {
             self.on(msg);
         }
-        if self.link.is_none() && !self.fan_out {
-            let away = self.away_note("disconnected");
-            self.feed(Input::Presence { away: Some(away) });
+        if !self.fan_out {
+            if let Some(said) = self.presence.handle_start() {
+                self.say(said);
+            }
         }
         self.feed(Input::Startup);
         let shutdown = self.settings.shutdown.clone();
         loop {
             let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
-            let closing = self.closing.map(|(at, _)| at);
+            let closing = self.presence.deadline().map(Instant::from_std);
             let flush = self.background.due(pure_now()).map(Instant::from_std);
             let browser = self.browser.next_wake().map(Instant::from_std);
             tokio::select! {
@@ -301,24 +289,19 @@ impl LogTask {
                 tx,
                 in_flight,
                 document,
-            } => {
-                self.closing = None;
-                self.exited = false;
-                self.attach(conn, kind, tx, in_flight, document)
-            }
+            } => self.attach(conn, kind, tx, in_flight, document),
             LogMsg::Detach { conn } => {
                 if self.delivery.handle_detach(conn) {
-                    self.leave(DROPPED_GRACE);
+                    let said = self.presence.handle_dropped(pure_now(), wall());
                     self.link = None;
-                    let away = self.away_note("disconnected");
-                    self.feed(Input::Presence { away: Some(away) });
+                    self.say(said);
                 }
             }
             LogMsg::Reloading { conn } => {
                 tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
                 self.delivery.handle_reloading(conn);
                 // Its door call is answered with the new document's line.
-                if self.link.as_ref().is_some_and(|l| l.conn == conn) {
+                if self.presence.serves(conn) {
                     self.feed(Input::Reloading);
                 }
             }
@@ -359,16 +342,9 @@ impl LogTask {
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
-                if self.link.as_ref().is_none_or(|l| l.conn != conn) {
-                    return;
+                if let Some(said) = self.presence.handle_responsive(conn, responsive) {
+                    self.say(said);
                 }
-                let away = (!responsive).then(|| {
-                    format!(
-                        "the {} stopped answering (busy in a loop?); still waiting",
-                        kind_name(self.kind)
-                    )
-                });
-                self.feed(Input::Presence { away });
             }
         }
     }
@@ -386,7 +362,7 @@ impl LogTask {
             self.on(refuse(why));
             return;
         };
-        if self.kind == RealmKind::Worker {
+        if self.presence.kind() == RealmKind::Worker {
             self.on(refuse("a worker has no pixels of its own: take the screenshot in its page, or daebug.image() of an OffscreenCanvas"));
             return;
         }
@@ -413,7 +389,7 @@ impl LogTask {
             self.on(refuse(format!("{helper}() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)")));
             return;
         };
-        if self.kind != RealmKind::Page {
+        if self.presence.kind() != RealmKind::Page {
             self.on(refuse(format!(
                 "{helper}() works in pages: the browser bridge reaches a page's own realm only"
             )));
@@ -560,13 +536,9 @@ impl LogTask {
         // The document is gone: nothing more goes to its connection; a
         // job waits for the next document.
         if left {
-            self.leave(LEAVING_GRACE);
+            let said = self.presence.handle_left(pure_now(), wall());
             self.link = None;
-            let away = match self.kind {
-                RealmKind::Node => self.away_note("exited"),
-                _ => self.away_note("navigated away or closed"),
-            };
-            self.feed(Input::Presence { away: Some(away) });
+            self.say(said);
         }
     }
 
@@ -574,50 +546,31 @@ impl LogTask {
     /// and the log says it exited, now (a `closed` line never follows:
     /// its socket's close is that same end).
     fn exiting(&mut self, conn: ConnId, how: String) {
-        if self.link.as_ref().is_none_or(|l| l.conn != conn) {
+        let Some((left, line)) = self.presence.handle_exiting(conn, &how) else {
             return;
-        }
-        self.flush_background();
-        let what = match how.as_str() {
-            "" => "the process exited".to_string(),
-            how => format!("the process exited ({how})"),
         };
-        self.on_realm(Input::Left { what });
-        self.exited = true;
-        self.closing = None;
-        self.feed(Input::Lifecycle {
-            what: Lifecycle::Exited,
-            url: how,
-            at: None,
-        });
+        self.flush_background();
+        self.on_realm(Input::Left { what: left });
+        self.say(line);
     }
 
-    /// The realm left: unless a document connects within `grace`, its
-    /// log says it closed (at the time it left). A page that said it is
-    /// leaving keeps its shorter grace when its socket then closes. A
-    /// process that said it exited has its line already.
-    fn leave(&mut self, grace: Duration) {
-        if self.exited {
-            return;
-        }
-        if self.closing.is_none() {
-            self.closing = Some((Instant::now() + grace, wall()));
-        }
-    }
-
-    /// No document came back within the grace. A Node process that went
-    /// without a word (a signal, a crash of Node itself) exited.
+    /// No document came back within the grace: the `closed` line (a Node
+    /// process gone without a word: `exited`).
     fn closed(&mut self) {
-        if let Some((_, at)) = self.closing.take() {
-            let what = match self.kind {
-                RealmKind::Node => Lifecycle::Exited,
-                _ => Lifecycle::Closed,
-            };
-            self.feed(Input::Lifecycle {
+        if let Some(said) = self.presence.poll_closed(pure_now()) {
+            self.say(said);
+        }
+    }
+
+    /// What the presence machine says, to the engine.
+    fn say(&mut self, said: Said) {
+        match said {
+            Said::Away(away) => self.feed(Input::Presence { away }),
+            Said::Line { what, how, at } => self.feed(Input::Lifecycle {
                 what,
-                url: String::new(),
-                at: Some(at.to_string()),
-            });
+                url: how,
+                at: at.map(|t| t.to_string()),
+            }),
         }
     }
 
@@ -692,7 +645,7 @@ impl LogTask {
         in_flight: Vec<JobId>,
         document: Option<(Lifecycle, String)>,
     ) {
-        self.kind = kind;
+        self.presence.handle_attach(conn, kind);
         self.link = Some(RealmLink { conn, tx });
         if let Some((what, url)) = document {
             // Before the jobs: preludes rerun on this connection first,
@@ -708,7 +661,8 @@ impl LogTask {
         self.delivery
             .handle_attach(conn, &in_flight, running, pure_now());
         self.deliver();
-        self.feed(Input::Presence { away: None });
+        let back = self.presence.back();
+        self.say(back);
     }
 
     /// Performs what delivery decided: sends, and results for lost jobs.
@@ -728,7 +682,7 @@ impl LogTask {
                     }
                 }
                 Delivered::Lost { job, duration_ms } => {
-                    let what = kind_name(self.kind);
+                    let what = kind_name(self.presence.kind());
                     self.feed(Input::Result(JobResult {
                         job,
                         outcome: Outcome::Error(JobError {
@@ -747,13 +701,6 @@ impl LogTask {
                 Delivered::SkipPast(job) => self.engine.skip_jobs_through(job),
             }
         }
-    }
-
-    fn away_note(&self, what: &str) -> String {
-        format!(
-            "{} {what}, waiting for it to come back",
-            kind_name(self.kind)
-        )
     }
 
     /// Queues one input behind any that wait, then applies what it can.
@@ -1107,20 +1054,13 @@ fn for_each_stack(input: &mut Input, mut f: impl FnMut(&mut String, Option<u64>)
     }
 }
 
-fn kind_name(kind: RealmKind) -> &'static str {
-    match kind {
-        RealmKind::Page => "page",
-        RealmKind::Worker => "worker",
-        RealmKind::Node => "process",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::io::Write;
 
     use super::*;
     use crate::engine::template;
+    use daebug_core::presence::{DROPPED_GRACE, LEAVING_GRACE};
 
     /// A job sent early for a run the file did not keep is cancelled, and
     /// its id is not handed to another dispatch: the realm runs an id once
@@ -1269,14 +1209,14 @@ mod tests {
         std::fs::write(&path, template::new_log("shop-3f2a")).unwrap();
         let (mut task, _rx) = task(path.clone(), Config::default());
         task.feed(Input::Startup);
-        let left = Instant::now();
+        let left = pure_now();
         task.on_realm(Input::Left {
             what: "the page navigated to http://h/".into(),
         });
-        assert_eq!(task.closing.map(|(at, _)| at), Some(left + LEAVING_GRACE));
+        assert_eq!(task.presence.deadline(), Some(left + LEAVING_GRACE));
         tokio::time::advance(Duration::from_secs(1)).await;
         task.on(LogMsg::Detach { conn: 1 });
-        assert_eq!(task.closing.map(|(at, _)| at), Some(left + LEAVING_GRACE));
+        assert_eq!(task.presence.deadline(), Some(left + LEAVING_GRACE));
         let (tx, _rx2) = mpsc::channel(16);
         task.on(LogMsg::Attach {
             conn: 2,
@@ -1285,14 +1225,19 @@ mod tests {
             in_flight: vec![],
             document: Some((Lifecycle::Reloaded, "http://h/".into())),
         });
-        assert_eq!(task.closing, None);
+        assert_eq!(task.presence.deadline(), None);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** reloaded at "), "{text}");
         assert!(!text.contains(" closed at "), "{text}");
         // A silent close: the longer grace, then the line, at the time it left.
-        let gone = Instant::now();
+        let gone = pure_now();
         task.on(LogMsg::Detach { conn: 2 });
-        assert_eq!(task.closing.map(|(at, _)| at), Some(gone + DROPPED_GRACE));
+        assert_eq!(task.presence.deadline(), Some(gone + DROPPED_GRACE));
+        // Not before the grace ran out.
+        task.closed();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(" closed at "), "{text}");
+        tokio::time::advance(DROPPED_GRACE).await;
         task.closed();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** closed at "), "{text}");
