@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use daebug_protocol::{
     BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobProgress, JobResult,
-    Outcome, RealmImage, RealmKind, ScreenshotAnswer, ScreenshotAsk, Value, MAX_IMAGE_BYTES,
+    Outcome, RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk, Value,
+    MAX_IMAGE_BYTES,
 };
 use std::sync::Arc;
 
@@ -31,7 +32,7 @@ use super::flood::BackgroundGate;
 use super::fsio::write_atomic;
 use super::image_file::{over_limit, ImageFiles, ImageMeta};
 use super::log_file::{Later, LogFile, Step};
-use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, REALM_INBOX};
+use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, RealmLetter, REALM_INBOX};
 use crate::doors::api::HubEvent;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
@@ -257,7 +258,7 @@ impl LogTask {
                             limited: 0,
                             over_rate: 0,
                         };
-                        self.load_maps_of(&input).await;
+                        self.load_maps_of(stacks(&input)).await;
                         self.on_browser(input);
                     }
                 }
@@ -281,8 +282,7 @@ impl LogTask {
         match msg {
             LogMsg::Changed => self.feed(Input::FileChanged),
             // The slot is given back when the message is handled.
-            LogMsg::Realm(input, _slot) => self.on_realm(input),
-            LogMsg::Image(image, _slot) => self.on_image(image),
+            LogMsg::FromRealm(letter) => self.on_letter(letter),
             LogMsg::Attach {
                 conn,
                 kind,
@@ -296,22 +296,6 @@ impl LogTask {
                     self.link = None;
                     self.say(said);
                 }
-            }
-            LogMsg::Reloading { conn } => {
-                tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
-                self.delivery.handle_reloading(conn);
-                // Its door call is answered with the new document's line.
-                if self.presence.serves(conn) {
-                    self.feed(Input::Reloading);
-                }
-            }
-            LogMsg::Exiting { conn, how } => self.exiting(conn, how),
-            LogMsg::Flush { seq, answer } => {
-                // Inputs before it were handled in order; what is held
-                // for a write of many goes now.
-                self.flush_background();
-                self.flushes.push((seq, answer));
-                self.answer_flushes();
             }
             LogMsg::Submit {
                 agent,
@@ -329,11 +313,16 @@ impl LogTask {
                     code,
                 });
             }
-            LogMsg::Hub(input) => self.feed(input),
+            LogMsg::Hub(input) => {
+                // A note about the realm's connection goes after what the
+                // realm sent before it.
+                if matches!(input, Input::HubNote { .. }) {
+                    self.flush_background();
+                }
+                self.feed(input)
+            }
             LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
-            LogMsg::Screenshot(ask) => self.screenshot(ask),
             LogMsg::Shot { ask, taken } => self.shot(ask, taken),
-            LogMsg::Inspect(ask) => self.inspect(ask),
             LogMsg::Inspected(answer) => {
                 if let Some(link) = &self.link {
                     let _ = link.tx.try_send(HubMsg::Inspected(answer));
@@ -447,6 +436,57 @@ impl LogTask {
 
     /// A picture a job made: saved now (the file is there before any
     /// reply links it), shown in the job's reply.
+    /// A realm's message: one arm per message of the wire.
+    fn on_letter(&mut self, letter: RealmLetter) {
+        let RealmLetter {
+            conn, msg, answer, ..
+        } = letter;
+        match msg {
+            RealmMsg::Started { job } => self.on_realm(Input::Started { job }),
+            RealmMsg::Progress(p) => self.on_realm(Input::Progress(p)),
+            RealmMsg::Result(r) => self.on_realm(Input::Result(r)),
+            RealmMsg::Background {
+                events,
+                dropped,
+                limited,
+            } => self.on_realm(Input::Background {
+                events,
+                dropped,
+                limited,
+                over_rate: 0,
+            }),
+            // Only a page says it is leaving (a worker goes with its page).
+            RealmMsg::Leaving { navigated_to } => self.on_realm(Input::Left {
+                what: match navigated_to {
+                    Some(url) => format!("the page navigated to {url}"),
+                    None => "the page was closed".into(),
+                },
+            }),
+            // A picture comes before its job's result (one channel).
+            RealmMsg::Image(image) => self.on_image(image),
+            RealmMsg::Screenshot(ask) => self.screenshot(ask),
+            RealmMsg::Inspect(ask) => self.inspect(ask),
+            RealmMsg::Reloading => {
+                tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
+                self.delivery.handle_reloading(conn);
+                // Its door call is answered with the new document's line.
+                if self.presence.serves(conn) {
+                    self.feed(Input::Reloading);
+                }
+            }
+            RealmMsg::Exiting { code } => self.exiting(conn, format!("code {code}")),
+            RealmMsg::Flush { seq } => {
+                // Inputs before it were handled in order; what is held
+                // for a write of many goes now.
+                self.flush_background();
+                self.flushes.push((seq, answer));
+                self.answer_flushes();
+            }
+            // The connection's own business (`realm.rs`).
+            RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => {}
+        }
+    }
+
     fn on_image(&mut self, image: RealmImage) {
         let picture = off_the_worker(true, || self.save_image(&image));
         let job = image.job;
@@ -605,15 +645,15 @@ impl LogTask {
     /// behind it wait in the inbox, so their order holds. Most messages
     /// name no unknown script and pass without IO.
     async fn load_maps(&self, msg: &LogMsg) {
-        if let LogMsg::Realm(input, _) = msg {
-            self.load_maps_of(input).await;
+        if let LogMsg::FromRealm(letter) = msg {
+            self.load_maps_of(realm_stacks(&letter.msg)).await;
         }
     }
 
-    /// The same for one input.
-    async fn load_maps_of(&self, input: &Input) {
+    /// The same for the stacks of one message.
+    async fn load_maps_of(&self, stacks: Vec<&str>) {
         let maps = &self.settings.sourcemaps;
-        let unknown = maps.unknown(stacks(input), std::time::Instant::now());
+        let unknown = maps.unknown(stacks, std::time::Instant::now());
         if !unknown.is_empty() {
             maps.load(unknown).await;
         }
@@ -947,13 +987,20 @@ fn coalesce(
     mut msg: LogMsg,
     inbox: &mut mpsc::UnboundedReceiver<LogMsg>,
 ) -> (LogMsg, Option<LogMsg>) {
-    while let LogMsg::Realm(Input::Progress(JobProgress { job, .. }), _) = &msg {
+    while let LogMsg::FromRealm(RealmLetter {
+        msg: RealmMsg::Progress(JobProgress { job, .. }),
+        ..
+    }) = &msg
+    {
         let job = *job;
         match inbox.try_recv() {
-            Ok(LogMsg::Realm(next @ Input::Progress(JobProgress { job: j, .. }), slot))
-                if j == job =>
-            {
-                msg = LogMsg::Realm(next, slot);
+            Ok(LogMsg::FromRealm(
+                next @ RealmLetter {
+                    msg: RealmMsg::Progress(JobProgress { job: j, .. }),
+                    ..
+                },
+            )) if j == job => {
+                msg = LogMsg::FromRealm(next);
             }
             Ok(other) => return (msg, Some(other)),
             Err(_) => break,
@@ -1002,27 +1049,37 @@ fn input_kind(input: &Input) -> &'static str {
 /// `console.error(err)` shows the error's stack in the text of its
 /// arguments).
 fn stacks(input: &Input) -> Vec<&str> {
-    fn events(events: &[BackgroundEvent]) -> Vec<&str> {
-        events
-            .iter()
-            .flat_map(|e| [Some(e.message.as_str()), e.stack.as_deref()])
-            .flatten()
-            .collect()
-    }
     match input {
-        Input::Result(r) => {
-            let mut all = events(&r.events);
-            match &r.outcome {
-                Outcome::Error(JobError { stack: Some(s), .. }) => all.push(s),
-                Outcome::Ok(Value::Text(t)) => all.push(t),
-                _ => {}
-            }
-            all
-        }
-        Input::Progress(p) => events(&p.events),
-        Input::Background { events: list, .. } => events(list),
+        Input::Result(r) => stacks_of(&r.events, Some(&r.outcome)),
+        Input::Progress(p) => stacks_of(&p.events, None),
+        Input::Background { events, .. } => stacks_of(events, None),
         _ => Vec::new(),
     }
+}
+
+/// The same for a realm's message, before it is an input.
+fn realm_stacks(msg: &RealmMsg) -> Vec<&str> {
+    match msg {
+        RealmMsg::Result(r) => stacks_of(&r.events, Some(&r.outcome)),
+        RealmMsg::Progress(p) => stacks_of(&p.events, None),
+        RealmMsg::Background { events, .. } => stacks_of(events, None),
+        _ => Vec::new(),
+    }
+}
+
+/// The stacks in `events` and in a result's `outcome`.
+fn stacks_of<'a>(events: &'a [BackgroundEvent], outcome: Option<&'a Outcome>) -> Vec<&'a str> {
+    let mut all: Vec<&str> = events
+        .iter()
+        .flat_map(|e| [Some(e.message.as_str()), e.stack.as_deref()])
+        .flatten()
+        .collect();
+    match outcome {
+        Some(Outcome::Error(JobError { stack: Some(s), .. })) => all.push(s),
+        Some(Outcome::Ok(Value::Text(t))) => all.push(t),
+        _ => {}
+    }
+    all
 }
 
 /// Calls `f` with each stack of a realm's message (see [`stacks`]) and the

@@ -2,9 +2,7 @@
 //! and of the log tasks. A leaf of its own, so that the tasks depend on
 //! these messages and not on each other.
 
-use daebug_protocol::{
-    HubMsg, InspectAnswer, InspectAsk, JobId, RealmImage, RealmKind, ScreenshotAsk,
-};
+use daebug_protocol::{HubMsg, InspectAnswer, JobId, RealmKind, RealmMsg, ScreenshotAsk};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -97,12 +95,10 @@ pub use daebug_core::delivery::ConnId;
 pub enum LogMsg {
     /// The watcher saw the file change.
     Changed,
-    /// A message from the realm about this log's jobs, holding one of the
-    /// log's [`REALM_INBOX`] slots until it is handled.
-    Realm(Input, OwnedSemaphorePermit),
-    /// A picture a job of the realm made (in order with its messages:
-    /// before the job's result); the log task saves it.
-    Image(RealmImage, OwnedSemaphorePermit),
+    /// A message of a realm connection serving this log, in the wire's
+    /// own type: it enters the log task once, and the task alone decides
+    /// what it means (one arm per message).
+    FromRealm(RealmLetter),
     /// A realm connection now serves this log.
     Attach {
         conn: ConnId,
@@ -117,18 +113,6 @@ pub enum LogMsg {
     },
     /// That connection closed.
     Detach { conn: ConnId },
-    /// That page reloads after its next result (`daebug.reload()`): no
-    /// job is sent on it any more.
-    Reloading { conn: ConnId },
-    /// That Node process is ending (`code 0`): the log
-    /// says it exited, now, and no `closed` line follows.
-    Exiting { conn: ConnId, how: String },
-    /// The realm waits for `HubMsg::Flushed { seq }` on `answer`: everything
-    /// it sent before is written (in order: one inbox).
-    Flush {
-        seq: u64,
-        answer: mpsc::Sender<HubMsg>,
-    },
     /// That connection stopped (or resumed) answering pings.
     Responsive { conn: ConnId, responsive: bool },
     /// Another door asks this log to run a block, written as if `agent`
@@ -145,17 +129,12 @@ pub enum LogMsg {
     /// What the browser bridge heard about this log's realm; written
     /// unless the adapter reported it too (`browser_seen.rs`).
     Browser(BrowserLine),
-    /// The realm asks for a screenshot (`daebug.screenshot()`).
-    Screenshot(ScreenshotAsk),
     /// The browser bridge took it (the PNG), or why not.
     Shot {
         ask: ScreenshotAsk,
         taken: Result<Vec<u8>, String>,
     },
-    /// The realm asks the browser bridge (`getEventListeners`,
-    /// `queryObjects`).
-    Inspect(InspectAsk),
-    /// The bridge answered it: the realm hears.
+    /// The bridge answered an `inspect`: the realm hears.
     Inspected(InspectAnswer),
 }
 
@@ -175,21 +154,50 @@ pub struct LogHandle {
     pub realm_slots: Arc<Semaphore>,
 }
 
-impl LogHandle {
-    /// Sends a realm's message, waiting while the log's slots are taken.
-    /// False when the log task is gone.
-    pub async fn realm(&self, input: Input) -> bool {
-        match self.realm_slots.clone().acquire_owned().await {
-            Ok(slot) => self.tx.send(LogMsg::Realm(input, slot)).is_ok(),
-            Err(_) => false,
-        }
-    }
+/// A realm's message on its way to its log.
+#[derive(Debug)]
+pub struct RealmLetter {
+    pub conn: ConnId,
+    pub msg: RealmMsg,
+    /// The connection, for what is answered to it alone (`flushed`).
+    pub answer: mpsc::Sender<HubMsg>,
+    /// One of the log's [`REALM_INBOX`] slots, held until the message is
+    /// handled, for what a realm can send without end (progress, results,
+    /// background events, pictures).
+    pub slot: Option<OwnedSemaphorePermit>,
+}
 
-    /// Sends a realm's picture, as [`LogHandle::realm`].
-    pub async fn image(&self, image: RealmImage) -> bool {
-        match self.realm_slots.clone().acquire_owned().await {
-            Ok(slot) => self.tx.send(LogMsg::Image(image, slot)).is_ok(),
-            Err(_) => false,
-        }
+impl LogHandle {
+    /// Sends a realm's message; one that can come without end waits while
+    /// the log's slots are taken. False when the log task is gone.
+    pub async fn from_realm(
+        &self,
+        conn: ConnId,
+        msg: RealmMsg,
+        answer: &mpsc::Sender<HubMsg>,
+    ) -> bool {
+        let bounded = matches!(
+            msg,
+            RealmMsg::Started { .. }
+                | RealmMsg::Progress(_)
+                | RealmMsg::Result(_)
+                | RealmMsg::Background { .. }
+                | RealmMsg::Leaving { .. }
+                | RealmMsg::Image(_)
+        );
+        let slot = match bounded {
+            true => match self.realm_slots.clone().acquire_owned().await {
+                Ok(slot) => Some(slot),
+                Err(_) => return false,
+            },
+            false => None,
+        };
+        let letter = RealmLetter {
+            conn,
+            msg,
+            answer: answer.clone(),
+            slot,
+        };
+        self.tx.send(LogMsg::FromRealm(letter)).is_ok()
     }
 }

@@ -193,9 +193,9 @@ where
                                 // the agent in the log: never a bare reset.
                                 let close = CloseFrame { code: close_code::SIZE, reason: why.clone().into() };
                                 let _ = sink.send(Message::Close(Some(close))).await;
-                                log.realm(Input::HubNote {
+                                let _ = log.tx.send(LogMsg::Hub(Input::HubNote {
                                     text: format!("the hub closed this realm's connection: {why} (WebSocket code 1009); it reconnects by itself"),
-                                }).await;
+                                }));
                                 linger(&state).await;
                             }
                             break;
@@ -210,37 +210,15 @@ where
                         Ok(RealmMsg::Pong { .. }) => {
                             let _ = state.directory.send(DirMsg::Seen { conn });
                         }
-                        // In order with the realm messages sent before it
-                        // (one channel), so ahead of the result that follows.
-                        Ok(RealmMsg::Reloading) => {
-                            let _ = log.tx.send(LogMsg::Reloading { conn });
+                        Ok(RealmMsg::Hello { .. }) => {
+                            let e = HubMsg::Error { message: "hello was already received on this connection".into() };
+                            let _ = send(&mut sink, &e).await;
                         }
-                        Ok(RealmMsg::Image(image)) => {
-                            log.image(image).await;
+                        // Everything else is the log's, in order (one
+                        // channel), in the wire's own type.
+                        Ok(msg) => {
+                            log.from_realm(conn, msg, &answer).await;
                         }
-                        Ok(RealmMsg::Screenshot(ask)) => {
-                            let _ = log.tx.send(LogMsg::Screenshot(ask));
-                        }
-                        Ok(RealmMsg::Inspect(ask)) => {
-                            let _ = log.tx.send(LogMsg::Inspect(ask));
-                        }
-                        Ok(RealmMsg::Exiting { code }) => {
-                            let how = format!("code {code}");
-                            let _ = log.tx.send(LogMsg::Exiting { conn, how });
-                        }
-                        Ok(RealmMsg::Flush { seq }) => {
-                            let _ = log.tx.send(LogMsg::Flush { seq, answer: answer.clone() });
-                        }
-                        Ok(msg) => match input_of(msg) {
-                            Some(input) => {
-                                // Waits while the log's inbox is full.
-                                log.realm(input).await;
-                            }
-                            None => {
-                                let e = HubMsg::Error { message: "hello was already received on this connection".into() };
-                                let _ = send(&mut sink, &e).await;
-                            }
-                        },
                         Err(e) => {
                             tracing::warn!(stem = %welcome.stem, "malformed message from realm: {e}");
                             let e = HubMsg::Error { message: format!("malformed message: {e}") };
@@ -349,40 +327,6 @@ fn too_big(error: &str, max: usize) -> Option<String> {
     Some(match size {
         Some(n) => format!("a message of {n} bytes is over the {limit} limit"),
         None => format!("a message is over the {limit} limit"),
-    })
-}
-
-/// The engine input a realm message stands for (`None` for hello/pong).
-fn input_of(msg: RealmMsg) -> Option<Input> {
-    Some(match msg {
-        RealmMsg::Started { job } => Input::Started { job },
-        RealmMsg::Progress(p) => Input::Progress(p),
-        RealmMsg::Result(r) => Input::Result(r),
-        RealmMsg::Background {
-            events,
-            dropped,
-            limited,
-        } => Input::Background {
-            events,
-            dropped,
-            limited,
-            over_rate: 0,
-        },
-        // Only a page says it is leaving (a worker goes with its page).
-        RealmMsg::Leaving { navigated_to } => Input::Left {
-            what: match navigated_to {
-                Some(url) => format!("the page navigated to {url}"),
-                None => "the page was closed".into(),
-            },
-        },
-        RealmMsg::Hello { .. }
-        | RealmMsg::Pong { .. }
-        | RealmMsg::Reloading
-        | RealmMsg::Image(_)
-        | RealmMsg::Screenshot(_)
-        | RealmMsg::Inspect(_)
-        | RealmMsg::Exiting { .. }
-        | RealmMsg::Flush { .. } => return None,
     })
 }
 
