@@ -24,6 +24,9 @@ mod node_realms;
 #[path = "realtime/volume.rs"]
 mod volume;
 
+#[path = "realtime/stages.rs"]
+mod stages;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -76,8 +79,9 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 16] = [
+    let scenarios: [(&str, Scenario); 17] = [
         ("latency", latency),
+        ("where_the_time_goes", stages::where_the_time_goes),
         ("doors", doors::doors),
         ("engines", engines),
         ("navigation_mid_job", navigation_mid_job),

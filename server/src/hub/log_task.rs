@@ -33,6 +33,7 @@ use super::fsio::write_atomic;
 use super::image_file::{over_limit, ImageFiles, ImageMeta};
 use super::log_file::{Later, LogFile, Step};
 use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, RealmLetter, REALM_INBOX};
+use super::timing::JobTimes;
 use crate::doors::api::HubEvent;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
@@ -123,6 +124,8 @@ struct LogTask {
     /// The browser bridge's lines, waiting to be told apart from what the
     /// adapter reported.
     browser: BrowserSeen,
+    /// Where a job's time went, when asked for (`timing.rs`).
+    timing: JobTimes,
     /// Realms waiting to hear that what they sent is written.
     flushes: Vec<(u64, mpsc::Sender<HubMsg>)>,
     /// Blocks other doors submitted, by ticket: who waits for the reply.
@@ -202,6 +205,7 @@ impl LogTask {
             background: BackgroundGate::default(),
             browser: BrowserSeen::default(),
             flushes: Vec::new(),
+            timing: JobTimes::default(),
             submitted: HashMap::new(),
             next_ticket: 1,
             fan_out: false,
@@ -280,7 +284,10 @@ impl LogTask {
 
     fn on(&mut self, msg: LogMsg) {
         match msg {
-            LogMsg::Changed => self.feed(Input::FileChanged),
+            LogMsg::Changed => {
+                self.timing.heard();
+                self.feed(Input::FileChanged)
+            }
             // The slot is given back when the message is handled.
             LogMsg::FromRealm(letter) => self.on_letter(letter),
             LogMsg::Attach {
@@ -444,7 +451,12 @@ impl LogTask {
         match msg {
             RealmMsg::Started { job } => self.on_realm(Input::Started { job }),
             RealmMsg::Progress(p) => self.on_realm(Input::Progress(p)),
-            RealmMsg::Result(r) => self.on_realm(Input::Result(r)),
+            RealmMsg::Result(r) => {
+                let job = r.job;
+                self.timing.result(job);
+                self.on_realm(Input::Result(r));
+                self.timing.written(job, &self.stem);
+            }
             RealmMsg::Background {
                 events,
                 dropped,
@@ -714,6 +726,9 @@ impl LogTask {
                         self.delivery.handle_send_failed(msg);
                         continue;
                     };
+                    if let HubMsg::Job { job, .. } = &msg {
+                        self.timing.sent(*job);
+                    }
                     if let Err(e) = link.tx.try_send(msg) {
                         // The connection is going away; its detach follows
                         // and a job waits (with its timeout) for the next.

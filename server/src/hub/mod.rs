@@ -28,6 +28,7 @@ pub mod messages;
 pub mod names;
 pub mod node_loader;
 pub mod realm;
+pub mod timing;
 pub mod watcher;
 pub mod window;
 

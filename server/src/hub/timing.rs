@@ -1,0 +1,73 @@
+//! Where a job's time goes in the hub, for the bench's "where the time
+//! goes" table (BENCH.md): with `RUST_LOG=daebug::timing=debug`, each
+//! job's reply written logs the wall-clock microseconds at which its log
+//! task heard the file change, sent the job, got the result and had the
+//! reply written. Off (the default), it costs one check an event.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use daebug_protocol::JobId;
+
+/// The moments of the jobs under way.
+#[derive(Debug, Default)]
+pub struct JobTimes {
+    /// The last file change the task heard.
+    heard: Option<u64>,
+    /// By job: heard, sent, result.
+    jobs: Vec<(JobId, Option<u64>, u64, Option<u64>)>,
+}
+
+fn on() -> bool {
+    tracing::enabled!(target: "daebug::timing", tracing::Level::DEBUG)
+}
+
+fn wall_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+impl JobTimes {
+    pub fn heard(&mut self) {
+        if on() {
+            self.heard = Some(wall_us());
+        }
+    }
+
+    pub fn sent(&mut self, job: JobId) {
+        if on() {
+            self.jobs.retain(|(j, ..)| *j != job);
+            self.jobs.push((job, self.heard.take(), wall_us(), None));
+            // A log whose jobs never answer keeps a handful at most.
+            if self.jobs.len() > 16 {
+                self.jobs.remove(0);
+            }
+        }
+    }
+
+    pub fn result(&mut self, job: JobId) {
+        if on() {
+            if let Some(j) = self.jobs.iter_mut().find(|(j, ..)| *j == job) {
+                j.3 = Some(wall_us());
+            }
+        }
+    }
+
+    pub fn written(&mut self, job: JobId, stem: &str) {
+        if !on() {
+            return;
+        }
+        let Some(i) = self.jobs.iter().position(|(j, ..)| *j == job) else {
+            return;
+        };
+        let (_, heard, sent, result) = self.jobs.remove(i);
+        tracing::debug!(
+            target: "daebug::timing",
+            "timing stem={stem} job={} heard={} sent={sent} result={} written={}",
+            job.0,
+            heard.unwrap_or(0),
+            result.unwrap_or(0),
+            wall_us()
+        );
+    }
+}
