@@ -59,7 +59,16 @@ pub fn where_the_time_goes(rows: &mut Vec<Row>) {
     let samples: Vec<Sample> = (0..WARM_UP + JOBS)
         .map(|n| timed_job(&log.path, &log.stem, n))
         .collect();
-    let hub = hub_times(&world.hub.output(), &log.stem);
+    // The hub's stderr is read by a thread of its own: the last lines may
+    // still be on their way.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let hub = loop {
+        let hub = hub_times(&world.hub.output(), &log.stem);
+        if hub.len() >= samples.len() || std::time::Instant::now() > deadline {
+            break hub;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5)); // the poll's resolution
+    };
     assert!(
         hub.len() >= samples.len(),
         "a timing line a job: {} of {}",
