@@ -23,6 +23,7 @@ use daebug::engine::{
     ClockTime, Config, Effect, Input, JobError, JobId, JobResult, LogEngine, Millis, Now, Outcome,
     Value,
 };
+use daebug::hub::delivery::Early;
 use daebug::hub::log_file::LogFile;
 use daebug::prepare::Verbatim;
 use daebug_protocol::{BackgroundEvent, EventType, Level};
@@ -177,7 +178,13 @@ impl World {
         let effects = self
             .hub
             .file
-            .transact(&mut self.hub.engine, &input, || now)
+            .transact(
+                &mut self.hub.engine,
+                |e| e,
+                &input,
+                || now,
+                |_, _| Early::Go,
+            )
             .expect("the transaction stands");
         if self.hub.file.window_base() > 0 {
             self.windowed += 1;

@@ -11,6 +11,9 @@
 //! - [`delivery`]: which job a realm was sent, and what waits for it.
 //! - [`flood`]: background events bounded on their way to a log.
 //! - [`presence`]: which connection serves a log, and its `closed` line.
+//! - [`intake`]: a log's inputs in the order they are applied.
+//! - [`log_core`]: one log's behaviour, the above together: what happened
+//!   in, inputs to run through the file and messages for the realm out.
 //!
 //! Architecture Invariant: this crate depends on no tokio, no filesystem
 //! and no clock; time comes in as `now`. Its manifest is the proof: none
@@ -20,6 +23,8 @@
 pub mod delivery;
 pub mod engine;
 pub mod flood;
+pub mod intake;
 pub mod lang;
+pub mod log_core;
 pub mod prepare;
 pub mod presence;

@@ -35,8 +35,7 @@
 //! hub. If they moved or changed (the agent edited above them), the file
 //! is read whole, as the first time.
 //!
-//! A transaction is a value the caller drives ([`LogFile::begin`], then
-//! [`LogFile::commit`] while a [`Step::Write`] comes back): between the
+//! A transaction is one loop ([`LogFile::transact`]): between the
 //! engine's run and its write the caller may act on the run's effects
 //! (send a job ahead of a large write), and effects are final only once a
 //! write stands, so a rerun never dispatches a job twice. An empty file is someone's write in progress
@@ -58,6 +57,7 @@ use super::window::{
 };
 use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, LogEngine, Now};
+use crate::hub::delivery::Early;
 
 /// How long an empty log must stay empty before the hub rewrites it.
 pub const SETTLE: Duration = Duration::from_millis(500);
@@ -78,9 +78,9 @@ pub enum Later {
     Failed(io::Error),
 }
 
-/// Where a transaction stands, see [`LogFile::begin`].
+/// Where a transaction stands, see [`LogFile::transact`].
 #[derive(Debug)]
-pub enum Step {
+enum Step {
     /// Done: the edits (if any) are on disk, and these are the effects.
     Done(Vec<Effect>),
     /// The engine ran and its edits are about to be written: the caller
@@ -92,7 +92,7 @@ pub enum Step {
 /// A run of the engine whose edits are not written yet. The engine as it
 /// was before the run is kept: a run that does not stand is undone.
 #[derive(Debug)]
-pub struct PendingWrite {
+struct PendingWrite {
     input: Input,
     read: Read0,
     new: Seen,
@@ -104,7 +104,7 @@ pub struct PendingWrite {
 
 impl PendingWrite {
     /// The effects of the run, before its write.
-    pub fn effects(&self) -> &[Effect] {
+    fn effects(&self) -> &[Effect] {
         &self.effects
     }
 }
@@ -194,7 +194,7 @@ impl LogFile {
     /// A run can be superseded (the file changed under the write, or the
     /// write failed), so what the caller acts on before a write it checks
     /// against the effects finally returned.
-    pub fn begin(
+    fn begin(
         &mut self,
         engine: &mut LogEngine,
         input: &Input,
@@ -224,27 +224,45 @@ impl LogFile {
         self.run(engine, input.clone(), read, 0, now)
     }
 
-    /// [`LogFile::begin`] and [`LogFile::commit`] until the write stands,
-    /// acting on nothing in between.
-    pub fn transact(
+    /// Runs `input` through the engine against the file until its write
+    /// stands (or there is nothing to write): the one transaction loop.
+    /// `before_write` sees each run's effects just before its write (to
+    /// write archives, or send a job ahead of it) and says whether to go
+    /// on, or to run the input again with job ids past one it already sent
+    /// for other code. `owner` holds the engine (`engine_of` finds it), so
+    /// `before_write` may use the rest of it.
+    ///
+    /// A run can be superseded (the file changed under the write, or the
+    /// write failed), so what `before_write` acts on it checks against the
+    /// effects finally returned.
+    pub fn transact<O>(
         &mut self,
-        engine: &mut LogEngine,
+        owner: &mut O,
+        engine_of: impl Fn(&mut O) -> &mut LogEngine,
         input: &Input,
         now: impl Fn() -> Now,
+        mut before_write: impl FnMut(&mut O, &[Effect]) -> Early,
     ) -> Result<Vec<Effect>, Later> {
-        let mut step = self.begin(engine, input, &now)?;
+        let mut step = self.begin(engine_of(owner), input, &now)?;
         loop {
-            match step {
+            let w = match step {
                 Step::Done(effects) => return Ok(effects),
-                Step::Write(w) => step = self.commit(engine, w, &now)?,
-            }
+                Step::Write(w) => w,
+            };
+            step = match before_write(owner, w.effects()) {
+                Early::SkipPast(job) => {
+                    let skip = |e: &mut LogEngine| e.skip_jobs_through(job);
+                    self.redo(engine_of(owner), w, skip, &now)?
+                }
+                Early::Go => self.commit(engine_of(owner), w, &now)?,
+            };
         }
     }
 
     /// Writes a pending run. [`Step::Done`] once it stands; another
     /// [`Step::Write`] when the agent changed the file meanwhile (nothing
     /// of theirs was overwritten: the input ran again on their text).
-    pub fn commit(
+    fn commit(
         &mut self,
         engine: &mut LogEngine,
         w: Box<PendingWrite>,
@@ -277,7 +295,7 @@ impl LogFile {
     /// Drops a pending run and runs the input again on the same text,
     /// after `change` (for example fresh job ids) is made to the engine as
     /// it was before the run.
-    pub fn redo(
+    fn redo(
         &mut self,
         engine: &mut LogEngine,
         w: Box<PendingWrite>,
@@ -956,7 +974,6 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
-    use crate::hub::delivery::Early;
 
     /// A transaction with `between` run before each write (where the log
     /// task sends a job ahead); `SkipPast` runs it again with fresh ids.
@@ -967,16 +984,18 @@ mod tests {
         now: impl Fn() -> Now,
         mut between: impl FnMut(&[Effect]) -> Early,
     ) -> Result<Vec<Effect>, Later> {
-        let mut step = file.begin(engine, input, &now)?;
-        loop {
-            let w = match step {
-                Step::Done(effects) => return Ok(effects),
-                Step::Write(w) => w,
-            };
-            step = match between(w.effects()) {
-                Early::SkipPast(job) => file.redo(engine, w, |e| e.skip_jobs_through(job), &now)?,
-                Early::Go => file.commit(engine, w, &now)?,
-            };
+        file.transact(engine, |e| e, input, now, |_, effects| between(effects))
+    }
+
+    impl LogFile {
+        /// A transaction that acts on nothing before its writes.
+        fn transact_plain(
+            &mut self,
+            engine: &mut LogEngine,
+            input: &Input,
+            now: impl Fn() -> Now,
+        ) -> Result<Vec<Effect>, Later> {
+            self.transact(engine, |e| e, input, now, |_, _| Early::Go)
         }
     }
     use crate::engine::{template, ClockTime, Config, Millis};
@@ -1081,11 +1100,12 @@ mod tests {
         let run = |file: &mut LogFile, engine: &mut LogEngine, code: &str, t: u64| {
             append(&file.path, &format!("\n```js\n{code}\n```\n"));
             let effects = file
-                .transact(engine, &Input::FileChanged, || at(t))
+                .transact_plain(engine, &Input::FileChanged, || at(t))
                 .unwrap();
             let ran = dispatches(&effects);
             if let Some(job) = engine.running() {
-                file.transact(engine, &result(job), || at(t + 1)).unwrap();
+                file.transact_plain(engine, &result(job), || at(t + 1))
+                    .unwrap();
             }
             ran
         };
@@ -1108,7 +1128,7 @@ mod tests {
         let raced = Cell::new(false);
         let path = file.path.clone();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || {
+            .transact_plain(&mut engine, &Input::FileChanged, || {
                 if !raced.replace(true) {
                     append(&path, "\nwritten meanwhile\n");
                 }
@@ -1136,7 +1156,7 @@ mod tests {
             .append(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0))
+        file.transact_plain(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert_eq!(file.last_seen.as_ref().unwrap().base > 0, windowed);
         // ...and writes after: the bytes land in the replaced file.
@@ -1168,7 +1188,7 @@ mod tests {
             .write(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0))
+        file.transact_plain(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         held.set_len(0).unwrap();
         file.rescue();
@@ -1200,7 +1220,7 @@ mod tests {
         // The agent reads the log back before the hub takes the block.
         let read = std::fs::read_to_string(&file.path).unwrap();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0))
+            .transact_plain(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         let job = effects
             .iter()
@@ -1214,7 +1234,8 @@ mod tests {
             .write(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &result(job), || at(5)).unwrap();
+        file.transact_plain(&mut engine, &result(job), || at(5))
+            .unwrap();
         held.set_len(0).unwrap();
         file.rescue();
         assert!(!file.has_late_save(), "an emptied file is a save under way");
@@ -1224,7 +1245,7 @@ mod tests {
         file.rescue();
         assert!(file.has_late_save());
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(10))
+            .transact_plain(&mut engine, &Input::FileChanged, || at(10))
             .unwrap();
         assert_eq!(dispatches(&effects), 1, "{effects:?}");
         let text = std::fs::read_to_string(&file.path).unwrap();
@@ -1248,7 +1269,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::write(&file.path, "").unwrap();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0))
+            .transact_plain(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert!(effects.is_empty());
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), "");
@@ -1265,13 +1286,14 @@ mod tests {
             limited: 0,
             over_rate: 0,
         };
-        match file.transact(&mut engine, &background, || at(0)) {
+        match file.transact_plain(&mut engine, &background, || at(0)) {
             Err(Later::Settling(_)) => {}
             other => panic!("expected to wait, got {other:?}"),
         }
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), "");
         file.empty_since = Some(Instant::now() - SETTLE);
-        file.transact(&mut engine, &background, || at(0)).unwrap();
+        file.transact_plain(&mut engine, &background, || at(0))
+            .unwrap();
         let text = std::fs::read_to_string(&file.path).unwrap();
         assert!(text.starts_with("# 👾 shop-3f2a"), "{text}");
         assert_eq!(text.matches("from a timer").count(), 1, "{text}");
@@ -1282,7 +1304,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::remove_file(&file.path).unwrap();
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0))
+            .transact_plain(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert!(effects.is_empty());
         assert!(!file.path.exists());
@@ -1293,7 +1315,7 @@ mod tests {
         let (_dir, mut file, mut engine) = setup();
         std::fs::write(&file.path, [b'#', 0xff, b'\n']).unwrap();
         assert!(matches!(
-            file.transact(&mut engine, &Input::FileChanged, || at(0)),
+            file.transact_plain(&mut engine, &Input::FileChanged, || at(0)),
             Err(Later::Failed(_))
         ));
         assert_eq!(std::fs::read(&file.path).unwrap(), [b'#', 0xff, b'\n']);
@@ -1307,7 +1329,7 @@ mod tests {
             history.push_str("Some earlier prose, long enough to matter.\n\n");
         }
         append(&file.path, &history);
-        file.transact(&mut engine, &Input::Startup, || at(0))
+        file.transact_plain(&mut engine, &Input::Startup, || at(0))
             .unwrap();
         (dir, file, engine)
     }
@@ -1334,7 +1356,7 @@ mod tests {
     ) -> usize {
         let before = std::fs::read_to_string(&file.path).unwrap();
         let expected = apply(&before, &oracle.handle(&before, input.clone(), at(5)).edits);
-        file.transact(engine, &input, || at(5)).unwrap();
+        file.transact_plain(engine, &input, || at(5)).unwrap();
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), expected);
         file.last_seen.as_ref().map_or(0, |s| s.base)
     }
@@ -1395,7 +1417,7 @@ mod tests {
             template::FOOTER
         );
         std::fs::write(&file.path, &before).unwrap();
-        file.transact(&mut engine, &Input::Startup, || at(0))
+        file.transact_plain(&mut engine, &Input::Startup, || at(0))
             .unwrap();
         assert_eq!(
             std::fs::read_to_string(&file.path).unwrap().len(),
@@ -1403,7 +1425,7 @@ mod tests {
         );
         append(&file.path, "\n```js\n1+1\n```\n");
         let effects = file
-            .transact(&mut engine, &Input::FileChanged, || at(0))
+            .transact_plain(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         assert_eq!(dispatches(&effects), 1);
         let log = std::fs::read_to_string(&file.path).unwrap();
@@ -1421,7 +1443,8 @@ mod tests {
         assert!(log.contains("> Earlier history of this log: [archive/shop-3f2a-history-1.md](archive/shop-3f2a-history-1.md) (4.0 MB, moved at 00:00:00)"), "{log}");
         assert!(log.starts_with(&before[..body - 1]), "{log}");
         let job = engine.running().unwrap();
-        file.transact(&mut engine, &result(job), || at(5)).unwrap();
+        file.transact_plain(&mut engine, &result(job), || at(5))
+            .unwrap();
         let log = std::fs::read_to_string(&file.path).unwrap();
         assert!(log.len() < 4096 && log.contains("```JSON\n2\n```"), "{log}");
         assert!(log.trim_end().ends_with(template::FOOTER), "{log}");
@@ -1502,7 +1525,7 @@ mod tests {
             .write(true)
             .open(&file.path)
             .unwrap();
-        file.transact(&mut engine, &Input::FileChanged, || at(0))
+        file.transact_plain(&mut engine, &Input::FileChanged, || at(0))
             .unwrap();
         let base = file.last_seen.as_ref().unwrap().base;
         assert!(base > 0, "windowed");
@@ -1513,7 +1536,7 @@ mod tests {
         file.rescue();
         // As the log task does: a save found there is read as a change.
         if file.has_late_save() {
-            file.transact(&mut engine, &Input::FileChanged, || at(0))
+            file.transact_plain(&mut engine, &Input::FileChanged, || at(0))
                 .unwrap();
         }
         let log = std::fs::read_to_string(&file.path).unwrap();
@@ -1552,7 +1575,7 @@ mod tests {
             history.push_str("Some earlier prose, with an accent: é\n");
         }
         append(&file.path, &history);
-        file.transact(&mut engine, &Input::Startup, || at(0))
+        file.transact_plain(&mut engine, &Input::Startup, || at(0))
             .unwrap();
         old_handle_rewrite(
             (dir, file, engine),
@@ -1589,7 +1612,7 @@ mod tests {
             &before,
             &oracle.handle(&before, Input::FileChanged, at(5)).edits,
         );
-        file.transact(&mut engine, &Input::FileChanged, || at(5))
+        file.transact_plain(&mut engine, &Input::FileChanged, || at(5))
             .unwrap();
         let got = std::fs::read_to_string(&file.path).unwrap();
         let base = file.last_seen.as_ref().unwrap().base;

@@ -1,23 +1,21 @@
-//! One task per chat log: it owns the log's [`LogEngine`], reads and
-//! writes `debug/<stem>.md`, and performs the engine's effects.
+//! One task per chat log: the IO shell of its [`LogCore`]. It reads and
+//! writes `debug/<stem>.md`, holds the realm connection's sender and the
+//! timers, and performs what the core decides.
 //!
 //! Everything that concerns one log arrives in its inbox (file changed,
 //! messages of its realm, the realm coming and going), so no lock guards a
-//! log's state: the task handles one input at a time, start to finish.
-//!
-//! The file side of each input (read, engine, careful write) is
-//! [`super::log_file`]. An input that cannot be applied now (the file is
-//! mid-write, or unreadable) waits in order in `deferred` and is tried
-//! again; later inputs queue behind it, so nothing is dropped or reordered.
+//! log's state: the task handles one message at a time, start to finish:
+//! it tells the core, then runs the inputs the core queued through the
+//! file ([`LogTask::drain`], the one transaction loop; the file side of
+//! each is [`super::log_file`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobProgress, JobResult,
-    Outcome, RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk, Value,
-    MAX_IMAGE_BYTES,
+    BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobProgress, Outcome,
+    RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk, Value, MAX_IMAGE_BYTES,
 };
 use std::sync::Arc;
 
@@ -27,20 +25,20 @@ use tokio_util::sync::CancellationToken;
 
 use super::browser_seen::BrowserSeen;
 use super::clock::{wall, Clock};
-use super::delivery::{Delivered, Delivery, Early, JobMsg};
-use super::flood::BackgroundGate;
+use super::delivery::Early;
 use super::fsio::write_atomic;
 use super::image_file::{over_limit, ImageFiles, ImageMeta};
-use super::log_file::{Later, LogFile, Step};
+use super::log_file::{Later, LogFile};
 use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, RealmLetter, REALM_INBOX};
 use super::timing::JobTimes;
 use crate::doors::api::HubEvent;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
-use crate::engine::{Config, Effect, Input, LogEngine};
+use crate::engine::{Config, Effect, Input};
 use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
-use daebug_core::presence::{kind_name, Presence, Said};
+use daebug_core::intake::{Deferral, Health};
+use daebug_core::log_core::{Aside, LogCore, ToRealm};
 
 /// When to look into the file a write replaced, after the write: late
 /// writes through old handles are rescued (see [`LogFile::rescue`]).
@@ -54,7 +52,7 @@ const RESCUE_CHECKS: [Duration; 4] = [
 /// How long to wait before trying again after a read or write failed.
 const RETRY_AFTER_ERROR: Duration = Duration::from_secs(1);
 
-/// The realm connection serving a log: where [`Delivered::Send`] goes.
+/// The realm connection serving a log: where [`ToRealm`] goes.
 #[derive(Debug)]
 struct RealmLink {
     conn: ConnId,
@@ -96,31 +94,19 @@ pub struct LogSettings {
 struct LogTask {
     stem: String,
     settings: LogSettings,
-    engine: LogEngine,
+    /// The log's behaviour: engine, delivery, presence, intake.
+    core: LogCore,
     file: LogFile,
-    /// Inputs not applied yet, oldest first.
-    deferred: VecDeque<Input>,
-    /// When to try `deferred` again.
-    retry: Option<Instant>,
-    /// Whether the last attempt failed (an error is logged once per run
-    /// of failures, not once per retry).
-    failing: bool,
-    /// Which connection serves the log, and its `closed` line once it
-    /// left (`daebug-core`'s presence machine).
-    presence: Presence,
-    /// Where jobs and answers go: the serving connection.
+    /// Where jobs and answers go: the serving connection (the core's
+    /// [`LogCore::serving`]).
     link: Option<RealmLink>,
-    /// Which job the realm has, waits for, or got ahead of its write.
-    delivery: Delivery,
-    /// When the engine wants its next tick (always its `next_wake`).
+    /// When the engine wants its next tick (always the core's `wake_at`).
     wake: Option<Instant>,
     /// The next look into the replaced file, and how many were done.
     rescue_at: Option<Instant>,
     rescue_step: usize,
     /// Position maps of recent jobs' prepared code, for their stacks.
     cells: Cells,
-    /// Background events waiting for their write (rate-limited, spaced).
-    background: BackgroundGate,
     /// The browser bridge's lines, waiting to be told apart from what the
     /// adapter reported.
     browser: BrowserSeen,
@@ -189,20 +175,14 @@ impl LogTask {
         LogTask {
             images: ImageFiles::new(&settings.dir, &stem),
             file: LogFile::new(settings.dir.join(format!("{stem}.md"))),
-            engine: LogEngine::new(stem.clone(), config),
+            core: LogCore::new(stem.clone(), kind, config),
             stem,
             settings,
-            deferred: VecDeque::new(),
-            retry: None,
-            failing: false,
             rescue_at: None,
             rescue_step: 0,
-            presence: Presence::new(kind),
             link: None,
-            delivery: Delivery::default(),
             wake: None,
             cells: Cells::default(),
-            background: BackgroundGate::default(),
             browser: BrowserSeen::default(),
             flushes: Vec::new(),
             timing: JobTimes::default(),
@@ -217,17 +197,14 @@ impl LogTask {
         if let Some(msg) = first {
             self.on(msg);
         }
-        if !self.fan_out {
-            if let Some(said) = self.presence.handle_start() {
-                self.say(said);
-            }
-        }
-        self.feed(Input::Startup);
+        self.core.handle_start(!self.fan_out);
+        self.drain();
         let shutdown = self.settings.shutdown.clone();
         loop {
-            let (wake, retry, rescue) = (self.wake, self.retry, self.rescue_at);
-            let closing = self.presence.deadline().map(Instant::from_std);
-            let flush = self.background.due(pure_now()).map(Instant::from_std);
+            let (wake, rescue) = (self.wake, self.rescue_at);
+            let retry = self.core.retry_at().map(Instant::from_std);
+            let closing = self.core.closing_at().map(Instant::from_std);
+            let flush = self.core.background_due(pure_now()).map(Instant::from_std);
             let browser = self.browser.next_wake().map(Instant::from_std);
             tokio::select! {
                 biased;
@@ -245,25 +222,30 @@ impl LogTask {
                     None => break,
                 },
                 () = sleep_until(retry), if retry.is_some() => {
-                    self.retry = None;
+                    self.core.handle_retry(pure_now());
                     self.drain();
                 }
                 () = sleep_until(wake), if wake.is_some() => self.feed(Input::Tick),
                 () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
-                () = sleep_until(flush), if flush.is_some() => self.flush_background(),
-                () = sleep_until(closing), if closing.is_some() => self.closed(),
+                () = sleep_until(flush), if flush.is_some() => {
+                    self.core.handle_background_due(pure_now());
+                    self.drain();
+                }
+                () = sleep_until(closing), if closing.is_some() => {
+                    self.core.handle_closing_due(pure_now());
+                    self.drain();
+                }
                 () = sleep_until(browser), if browser.is_some() => {
                     let (lines, dropped) = self.browser.poll(Instant::now().into_std());
                     if !lines.is_empty() || dropped > 0 {
                         let at = wall().to_string();
-                        let input = Input::Background {
-                            events: lines.into_iter().map(|l| l.into_event(at.clone())).collect(),
-                            dropped,
-                            limited: 0,
-                            over_rate: 0,
-                        };
-                        self.load_maps_of(stacks(&input)).await;
-                        self.on_browser(input);
+                        let mut events: Vec<BackgroundEvent> =
+                            lines.into_iter().map(|l| l.into_event(at.clone())).collect();
+                        self.load_maps_of(stacks_of(&events, None)).await;
+                        self.map_event_stacks(&mut events, None);
+                        // The bridge's lines the adapter did not report:
+                        // not the adapter's word, they settle no held line.
+                        self.core.handle_background(events, dropped, 0, pure_now());
                     }
                 }
             }
@@ -272,12 +254,14 @@ impl LogTask {
         while let Ok(msg) = inbox.try_recv() {
             self.on(msg);
         }
-        self.flush_background();
+        self.core.handle_background_due(pure_now());
+        self.drain();
         for (seq, answer) in self.flushes.drain(..) {
             let _ = answer.try_send(HubMsg::Flushed { seq });
         }
-        if !self.deferred.is_empty() {
-            tracing::warn!(stem = %self.stem, "stopping with {} input(s) not written: {:?}", self.deferred.len(), self.deferred.iter().map(input_kind).collect::<Vec<_>>());
+        if !self.core.is_settled() {
+            let waiting: Vec<&str> = self.core.waiting().map(input_kind).collect();
+            tracing::warn!(stem = %self.stem, "stopping with {} input(s) not written: {waiting:?}", waiting.len());
         }
         tracing::debug!(stem = %self.stem, "log task stopped");
     }
@@ -298,11 +282,10 @@ impl LogTask {
                 document,
             } => self.attach(conn, kind, tx, in_flight, document),
             LogMsg::Detach { conn } => {
-                if self.delivery.handle_detach(conn) {
-                    let said = self.presence.handle_dropped(pure_now(), wall());
+                if self.core.handle_detach(conn, pure_now(), wall()) {
                     self.link = None;
-                    self.say(said);
                 }
+                self.drain();
             }
             LogMsg::Submit {
                 agent,
@@ -320,14 +303,7 @@ impl LogTask {
                     code,
                 });
             }
-            LogMsg::Hub(input) => {
-                // A note about the realm's connection goes after what the
-                // realm sent before it.
-                if matches!(input, Input::HubNote { .. }) {
-                    self.flush_background();
-                }
-                self.feed(input)
-            }
+            LogMsg::Hub(input) => self.feed(input),
             LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
             LogMsg::Shot { ask, taken } => self.shot(ask, taken),
             LogMsg::Inspected(answer) => {
@@ -338,9 +314,8 @@ impl LogTask {
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
-                if let Some(said) = self.presence.handle_responsive(conn, responsive) {
-                    self.say(said);
-                }
+                self.core.handle_responsive(conn, responsive);
+                self.drain();
             }
         }
     }
@@ -358,7 +333,7 @@ impl LogTask {
             self.on(refuse(why));
             return;
         };
-        if self.presence.kind() == RealmKind::Worker {
+        if self.core.kind() == RealmKind::Worker {
             self.on(refuse("a worker has no pixels of its own: take the screenshot in its page, or daebug.image() of an OffscreenCanvas"));
             return;
         }
@@ -385,7 +360,7 @@ impl LogTask {
             self.on(refuse(format!("{helper}() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)")));
             return;
         };
-        if self.presence.kind() != RealmKind::Page {
+        if self.core.kind() != RealmKind::Page {
             self.on(refuse(format!(
                 "{helper}() works in pages: the browser bridge reaches a page's own realm only"
             )));
@@ -429,10 +404,8 @@ impl LogTask {
                     }
                     Picture::Refused { why, .. } => answer.error = Some(why.clone()),
                 }
-                self.feed(Input::Images {
-                    job: ask.job,
-                    pictures: vec![picture],
-                });
+                self.core.handle_pictures(ask.job, vec![picture]);
+                self.drain();
             }
             Err(why) => answer.error = Some(why),
         }
@@ -441,71 +414,68 @@ impl LogTask {
         }
     }
 
-    /// A picture a job made: saved now (the file is there before any
-    /// reply links it), shown in the job's reply.
-    /// A realm's message: one arm per message of the wire.
+    /// A realm's message, in the wire's type: its stacks mapped, then to
+    /// the core; what needs IO comes back as an [`Aside`].
     fn on_letter(&mut self, letter: RealmLetter) {
         let RealmLetter {
-            conn, msg, answer, ..
+            conn,
+            mut msg,
+            answer,
+            ..
         } = letter;
-        match msg {
-            RealmMsg::Started { job } => self.on_realm(Input::Started { job }),
-            RealmMsg::Progress(p) => self.on_realm(Input::Progress(p)),
-            RealmMsg::Result(r) => {
-                let job = r.job;
-                self.timing.result(job);
-                self.on_realm(Input::Result(r));
-                self.timing.written(job, &self.stem);
-            }
-            RealmMsg::Background {
-                events,
-                dropped,
-                limited,
-            } => self.on_realm(Input::Background {
-                events,
-                dropped,
-                limited,
-                over_rate: 0,
-            }),
-            // Only a page says it is leaving (a worker goes with its page).
-            RealmMsg::Leaving { navigated_to } => self.on_realm(Input::Left {
-                what: match navigated_to {
-                    Some(url) => format!("the page navigated to {url}"),
-                    None => "the page was closed".into(),
-                },
-            }),
-            // A picture comes before its job's result (one channel).
-            RealmMsg::Image(image) => self.on_image(image),
-            RealmMsg::Screenshot(ask) => self.screenshot(ask),
-            RealmMsg::Inspect(ask) => self.inspect(ask),
+        self.map_stacks(&mut msg);
+        // What the adapter reported, for the bridge's lines to be told
+        // apart from (kept only when the hub has a bridge).
+        let told = match &msg {
+            RealmMsg::Background { events, .. } => Some(events.as_slice()),
+            RealmMsg::Progress(p) => Some(p.events.as_slice()),
+            RealmMsg::Result(r) => Some(r.events.as_slice()),
+            _ => None,
+        };
+        if let Some(told) = told.filter(|_| self.settings.cdp.is_some()) {
+            self.browser.handle_adapter(told, pure_now());
+        }
+        let result = match &msg {
+            RealmMsg::Result(r) => Some(r.job),
             RealmMsg::Reloading => {
                 tracing::debug!(stem = %self.stem, conn, "the page reloads after its result");
-                self.delivery.handle_reloading(conn);
-                // Its door call is answered with the new document's line.
-                if self.presence.serves(conn) {
-                    self.feed(Input::Reloading);
-                }
+                None
             }
-            RealmMsg::Exiting { code } => self.exiting(conn, format!("code {code}")),
-            RealmMsg::Flush { seq } => {
-                // Inputs before it were handled in order; what is held
-                // for a write of many goes now.
-                self.flush_background();
-                self.flushes.push((seq, answer));
-                self.answer_flushes();
+            _ => None,
+        };
+        if let Some(job) = result {
+            self.timing.result(job);
+        }
+        let aside = self.core.handle_realm(conn, msg, pure_now(), wall());
+        self.forget_gone_link();
+        match aside {
+            None => {}
+            // Saved now: the file is there before any reply links it.
+            Some(Aside::Image(image)) => {
+                let job = image.job;
+                let picture = off_the_worker(true, || self.save_image(&image));
+                self.core.handle_pictures(job, vec![picture]);
             }
-            // The connection's own business (`realm.rs`).
-            RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => {}
+            Some(Aside::Screenshot(ask)) => self.screenshot(ask),
+            Some(Aside::Inspect(ask)) => self.inspect(ask),
+            Some(Aside::Flush(seq)) => self.flushes.push((seq, answer)),
+        }
+        self.drain();
+        if let Some(job) = result {
+            self.timing.written(job, &self.stem);
         }
     }
 
-    fn on_image(&mut self, image: RealmImage) {
-        let picture = off_the_worker(true, || self.save_image(&image));
-        let job = image.job;
-        self.feed(Input::Images {
-            job,
-            pictures: vec![picture],
-        });
+    /// The core no longer counts the connection as serving the log (its
+    /// document left): nothing more goes to it.
+    fn forget_gone_link(&mut self) {
+        if self
+            .link
+            .as_ref()
+            .is_some_and(|l| self.core.serving() != Some(l.conn))
+        {
+            self.link = None;
+        }
     }
 
     fn save_image(&mut self, image: &RealmImage) -> Picture {
@@ -538,120 +508,6 @@ impl LogTask {
         }
     }
 
-    /// A message of the realm about this log's jobs.
-    fn on_realm(&mut self, mut input: Input) {
-        self.map_stacks(&mut input);
-        let now = Instant::now();
-        // What the adapter reported, for the bridge's lines to be told
-        // apart from (kept only when the hub has a bridge).
-        let told = match &input {
-            Input::Background { events, .. } => Some(events.as_slice()),
-            Input::Progress(p) => Some(p.events.as_slice()),
-            Input::Result(r) => Some(r.events.as_slice()),
-            _ => None,
-        };
-        if let Some(told) = told.filter(|_| self.settings.cdp.is_some()) {
-            self.browser.handle_adapter(told, now.into_std());
-        }
-        if let Input::Background {
-            events,
-            dropped,
-            limited,
-            ..
-        } = input
-        {
-            // Held for a write of many (see `flood`).
-            self.background.idle(now.into_std());
-            self.background
-                .offer(events, dropped, limited, now.into_std());
-            return;
-        }
-        // What the realm sent before this is written before it.
-        self.flush_background();
-        let mut lost_with_it = true;
-        let left = match &input {
-            Input::Result(JobResult { job, .. }) => {
-                self.delivery.handle_result(*job);
-                false
-            }
-            Input::Left { .. } => {
-                // A job held for the next document (the page said it
-                // reloads) never reached this one: it is not lost with it.
-                lost_with_it = self.delivery.job_sent();
-                self.delivery.handle_left()
-            }
-            _ => false,
-        };
-        if lost_with_it {
-            self.feed(input);
-        }
-        // The document is gone: nothing more goes to its connection; a
-        // job waits for the next document.
-        if left {
-            let said = self.presence.handle_left(pure_now(), wall());
-            self.link = None;
-            self.say(said);
-        }
-    }
-
-    /// A Node process said it ends: a job it was running is lost with it,
-    /// and the log says it exited, now (a `closed` line never follows:
-    /// its socket's close is that same end).
-    fn exiting(&mut self, conn: ConnId, how: String) {
-        let Some((left, line)) = self.presence.handle_exiting(conn, &how) else {
-            return;
-        };
-        self.flush_background();
-        self.on_realm(Input::Left { what: left });
-        self.say(line);
-    }
-
-    /// No document came back within the grace: the `closed` line (a Node
-    /// process gone without a word: `exited`).
-    fn closed(&mut self) {
-        if let Some(said) = self.presence.poll_closed(pure_now()) {
-            self.say(said);
-        }
-    }
-
-    /// What the presence machine says, to the engine.
-    fn say(&mut self, said: Said) {
-        match said {
-            Said::Away(away) => self.feed(Input::Presence { away }),
-            Said::Line { what, how, at } => self.feed(Input::Lifecycle {
-                what,
-                url: how,
-                at: at.map(|t| t.to_string()),
-            }),
-        }
-    }
-
-    /// The bridge's lines the adapter did not report, as background
-    /// events (not the adapter's word: they settle no held line).
-    fn on_browser(&mut self, mut input: Input) {
-        self.map_stacks(&mut input);
-        if let Input::Background {
-            events, dropped, ..
-        } = input
-        {
-            let now = Instant::now();
-            self.background.idle(now.into_std());
-            self.background.offer(events, dropped, 0, now.into_std());
-        }
-    }
-
-    /// Writes the background events held, if any.
-    fn flush_background(&mut self) {
-        if let Some(f) = self.background.take(pure_now()) {
-            self.feed(Input::Background {
-                events: f.events,
-                dropped: f.dropped,
-                limited: f.limited,
-                over_rate: f.over_rate,
-            });
-        }
-    }
-
     /// Waits for the source maps a realm message's stacks need and the
     /// cache lacks (at most [`crate::sourcemap::LOAD_TIME`]); messages
     /// behind it wait in the inbox, so their order holds. Most messages
@@ -673,22 +529,33 @@ impl LogTask {
 
     /// Frames of evaluated code point at the blocks' own lines, daebug's
     /// own frames go, and page scripts' frames point at their sources.
-    fn map_stacks(&self, input: &mut Input) {
-        let cells = &self.cells;
-        let maps = &self.settings.sourcemaps;
-        let now = std::time::Instant::now();
-        // Text with nothing to rewrite is left as it is, uncopied.
-        let map = |stack: &mut String, current: Option<u64>| {
-            if stack.contains(crate::prepare::cell::CELL_PREFIX) {
-                *stack = cells.map_stack(stack, current);
-            }
-            if let std::borrow::Cow::Owned(mapped) = maps.map(stack, now) {
-                *stack = mapped;
-            }
-        };
-        for_each_stack(input, map);
+    fn map_stacks(&self, msg: &mut RealmMsg) {
+        for_each_stack(msg, |stack, current| self.map_stack(stack, current));
     }
 
+    /// [`LogTask::map_stacks`] for events outside a realm's message.
+    fn map_event_stacks(&self, events: &mut [BackgroundEvent], current: Option<u64>) {
+        for e in events {
+            self.map_stack(&mut e.message, current);
+            if let Some(stack) = e.stack.as_mut() {
+                self.map_stack(stack, current);
+            }
+        }
+    }
+
+    fn map_stack(&self, stack: &mut String, current: Option<u64>) {
+        // Text with nothing to rewrite is left as it is, uncopied.
+        if stack.contains(crate::prepare::cell::CELL_PREFIX) {
+            *stack = self.cells.map_stack(stack, current);
+        }
+        let now = std::time::Instant::now();
+        if let std::borrow::Cow::Owned(mapped) = self.settings.sourcemaps.map(stack, now) {
+            *stack = mapped;
+        }
+    }
+
+    /// A connection serves the log: the new document's line is written
+    /// first (preludes rerun on it), then the connection gets its jobs.
     fn attach(
         &mut self,
         conn: ConnId,
@@ -697,109 +564,38 @@ impl LogTask {
         in_flight: Vec<JobId>,
         document: Option<(Lifecycle, String)>,
     ) {
-        self.presence.handle_attach(conn, kind);
         self.link = Some(RealmLink { conn, tx });
-        if let Some((what, url)) = document {
-            // Before the jobs: preludes rerun on this connection first,
-            // and a job that waited for the realm runs in this document
-            // (its region says so).
-            self.feed(Input::Lifecycle {
-                what,
-                url,
-                at: None,
-            });
-        }
-        let running = self.engine.running();
-        self.delivery
-            .handle_attach(conn, &in_flight, running, pure_now());
-        self.deliver();
-        let back = self.presence.back();
-        self.say(back);
+        self.core.handle_attach(conn, kind, document);
+        self.drain();
+        self.core.handle_attached(conn, &in_flight, pure_now());
+        self.drain();
     }
 
-    /// Performs what delivery decided: sends, and results for lost jobs.
-    fn deliver(&mut self) {
-        while let Some(d) = self.delivery.poll() {
-            match d {
-                Delivered::Send { conn, msg } => {
-                    let Some(link) = self.link.as_ref().filter(|l| l.conn == conn) else {
-                        self.delivery.handle_send_failed(msg);
-                        continue;
-                    };
-                    if let HubMsg::Job { job, .. } = &msg {
-                        self.timing.sent(*job);
-                    }
-                    if let Err(e) = link.tx.try_send(msg) {
-                        // The connection is going away; its detach follows
-                        // and a job waits (with its timeout) for the next.
-                        tracing::warn!(stem = %self.stem, "realm connection busy or closed; job held");
-                        self.delivery.handle_send_failed(e.into_inner());
-                    }
-                }
-                Delivered::Lost { job, duration_ms } => {
-                    let what = kind_name(self.presence.kind());
-                    self.feed(Input::Result(JobResult {
-                        job,
-                        outcome: Outcome::Error(JobError {
-                            name: "Interrupted".into(),
-                            message: format!(
-                                "the {what} reloaded or reconnected while this block ran, so its result is lost; append the block again to re-run it"
-                            ),
-                            stack: None,
-                        }),
-                        events: Vec::new(),
-                        dropped: 0,
-                        limited: 0,
-                        duration_ms,
-                    }));
-                }
-                Delivered::SkipPast(job) => self.engine.skip_jobs_through(job),
-            }
-        }
-    }
-
-    /// Queues one input behind any that wait, then applies what it can.
+    /// Tells the core of one input, then applies what it can.
     fn feed(&mut self, input: Input) {
-        // One pending re-scan or tick covers any number of them.
-        let repeat = matches!(input, Input::FileChanged | Input::Tick)
-            && self
-                .deferred
-                .iter()
-                .any(|d| std::mem::discriminant(d) == std::mem::discriminant(&input));
-        // A waiting progress report is replaced by a newer one of its job
-        // (each carries all events so far).
-        if let Input::Progress(JobProgress { job, .. }) = &input {
-            if let Some(Input::Progress(JobProgress { job: j, .. })) = self.deferred.back() {
-                if j == job {
-                    self.deferred.pop_back();
-                }
-            }
-        }
-        if !repeat {
-            self.deferred.push_back(input);
-        }
+        self.core.handle_input(input, pure_now());
         self.drain();
     }
 
     /// Flushes are answered once nothing waits to be written (or at the
     /// task's end: the realm is told either way, and never waits on us).
     fn answer_flushes(&mut self) {
-        if self.deferred.is_empty() {
+        if self.core.is_settled() {
             for (seq, answer) in self.flushes.drain(..) {
                 let _ = answer.try_send(HubMsg::Flushed { seq });
             }
         }
     }
 
-    /// Applies waiting inputs in order until one has to wait again.
+    /// The one transaction loop: runs the inputs the core queued through
+    /// the file, in order, until one has to wait; performs their effects
+    /// and sends what the core gives.
     fn drain(&mut self) {
-        while let Some(input) = self.deferred.pop_front() {
+        send_out(&mut self.core, &self.link, &mut self.timing, &self.stem);
+        while let Some(input) = self.core.poll_input() {
             let large = self.file.is_large();
             let outcome = off_the_worker(large, || self.transaction(&input));
             let saved = matches!(input, Input::FileChanged);
-            if outcome.is_err() {
-                self.deferred.push_front(input);
-            }
             match outcome {
                 Ok((mut effects, archived, wrote)) => {
                     if wrote || saved {
@@ -810,42 +606,35 @@ impl LogTask {
                         self.rescue_step = 0;
                         self.rescue_at = Some(Instant::now() + RESCUE_CHECKS[0]);
                     }
-                    if self.failing {
-                        self.failing = false;
-                        tracing::info!(stem = %self.stem, "the log can be written again");
-                    }
                     // Archives of a write that stood were written before it.
                     if archived {
                         effects.retain(|e| !matches!(e, Effect::Archive { .. }));
                     }
-                    self.delivery.handle_written(&effects, pure_now());
+                    if self.core.handle_applied(&effects, pure_now()) == Health::Recovered {
+                        tracing::info!(stem = %self.stem, "the log can be written again");
+                    }
                     for effect in effects {
                         self.perform(effect);
                     }
-                    self.deliver();
+                    send_out(&mut self.core, &self.link, &mut self.timing, &self.stem);
                 }
                 Err(Later::Settling(at)) => {
-                    self.retry = Some(at);
+                    self.core
+                        .handle_deferred(input, Deferral::Settling(at.into_std()));
                     break;
                 }
                 Err(Later::Failed(e)) => {
-                    if !self.failing {
+                    let at = (Instant::now() + RETRY_AFTER_ERROR).into_std();
+                    if self.core.handle_deferred(input, Deferral::Failed(at)) == Health::Failing {
                         tracing::error!(stem = %self.stem, "{}: {e}; will try again", self.file.path.display());
-                        self.failing = true;
                     }
-                    self.retry = Some(Instant::now() + RETRY_AFTER_ERROR);
                     break;
                 }
             }
         }
         self.answer_flushes();
-        // While inputs wait, the retry timer drives; a tick now would only
-        // queue behind them (and a past deadline would fire at once).
         let clock = self.settings.clock;
-        self.wake = match self.deferred.is_empty() {
-            true => self.engine.next_wake().map(|at| clock.instant(at)),
-            false => None,
-        };
+        self.wake = self.core.wake_at().map(|at| clock.instant(at));
     }
 
     /// One input through the file. Between the engine's run and its write,
@@ -854,34 +643,31 @@ impl LogTask {
     /// whether archives were written, and whether the log was.
     fn transaction(&mut self, input: &Input) -> Result<(Vec<Effect>, bool, bool), Later> {
         let clock = self.settings.clock;
-        let now = || clock.now();
         let mut archived = false;
         let mut wrote = false;
-        let mut step = self.file.begin(&mut self.engine, input, now)?;
-        loop {
-            let w = match step {
-                Step::Done(effects) => return Ok((effects, archived, wrote)),
-                Step::Write(w) => w,
-            };
-            for effect in w.effects() {
-                if let Effect::Archive { path, text } = effect {
-                    write_archive(&self.settings.dir, &self.stem, path, text);
-                    archived = true;
+        let (dir, stem) = (&self.settings.dir, &self.stem);
+        let (link, timing) = (&self.link, &mut self.timing);
+        let effects = self.file.transact(
+            &mut self.core,
+            |core| &mut core.engine,
+            input,
+            || clock.now(),
+            |core, effects| {
+                for effect in effects {
+                    if let Effect::Archive { path, text } = effect {
+                        write_archive(dir, stem, path, text);
+                        archived = true;
+                    }
                 }
-            }
-            let job = JobMsg::dispatched(w.effects());
-            step = match self.delivery.handle_decided(job, pure_now()) {
-                Early::SkipPast(job) => {
-                    let skip = |e: &mut LogEngine| e.skip_jobs_through(job);
-                    self.file.redo(&mut self.engine, w, skip, now)?
-                }
-                Early::Go => {
-                    self.deliver();
+                let early = core.handle_decided(effects, pure_now());
+                if early == Early::Go {
+                    send_out(core, link, timing, stem);
                     wrote = true;
-                    self.file.commit(&mut self.engine, w, now)?
                 }
-            };
-        }
+                early
+            },
+        )?;
+        Ok((effects, archived, wrote))
     }
 
     /// One scheduled look into the file the last write replaced.
@@ -962,6 +748,26 @@ impl LogTask {
                     let _ = tx.send(answer);
                 }
             }
+        }
+    }
+}
+
+/// Sends what the core gives to the serving connection; a message for
+/// another connection, or one the connection cannot take now (it is going
+/// away; its detach follows), goes back to the core, which holds a job
+/// (with its timeout) for the next.
+fn send_out(core: &mut LogCore, link: &Option<RealmLink>, timing: &mut JobTimes, stem: &str) {
+    while let Some(ToRealm { conn, msg }) = core.poll_send() {
+        let Some(link) = link.as_ref().filter(|l| l.conn == conn) else {
+            core.handle_send_failed(msg);
+            continue;
+        };
+        if let HubMsg::Job { job, .. } = &msg {
+            timing.sent(*job);
+        }
+        if let Err(e) = link.tx.try_send(msg) {
+            tracing::warn!(stem, "realm connection busy or closed; job held");
+            core.handle_send_failed(e.into_inner());
         }
     }
 }
@@ -1063,16 +869,6 @@ fn input_kind(input: &Input) -> &'static str {
 /// inside a value shown as text, and the events' (also in their message:
 /// `console.error(err)` shows the error's stack in the text of its
 /// arguments).
-fn stacks(input: &Input) -> Vec<&str> {
-    match input {
-        Input::Result(r) => stacks_of(&r.events, Some(&r.outcome)),
-        Input::Progress(p) => stacks_of(&p.events, None),
-        Input::Background { events, .. } => stacks_of(events, None),
-        _ => Vec::new(),
-    }
-}
-
-/// The same for a realm's message, before it is an input.
 fn realm_stacks(msg: &RealmMsg) -> Vec<&str> {
     match msg {
         RealmMsg::Result(r) => stacks_of(&r.events, Some(&r.outcome)),
@@ -1097,9 +893,9 @@ fn stacks_of<'a>(events: &'a [BackgroundEvent], outcome: Option<&'a Outcome>) ->
     all
 }
 
-/// Calls `f` with each stack of a realm's message (see [`stacks`]) and the
-/// job it belongs to.
-fn for_each_stack(input: &mut Input, mut f: impl FnMut(&mut String, Option<u64>)) {
+/// Calls `f` with each stack of a realm's message (see [`realm_stacks`])
+/// and the job it belongs to.
+fn for_each_stack(msg: &mut RealmMsg, mut f: impl FnMut(&mut String, Option<u64>)) {
     let mut events = |events: &mut Vec<BackgroundEvent>, current: Option<u64>| {
         for e in events {
             f(&mut e.message, current);
@@ -1108,8 +904,8 @@ fn for_each_stack(input: &mut Input, mut f: impl FnMut(&mut String, Option<u64>)
             }
         }
     };
-    match input {
-        Input::Result(r) => {
+    match msg {
+        RealmMsg::Result(r) => {
             let job = Some(r.job.0);
             events(&mut r.events, job);
             match &mut r.outcome {
@@ -1120,8 +916,8 @@ fn for_each_stack(input: &mut Input, mut f: impl FnMut(&mut String, Option<u64>)
                 _ => {}
             }
         }
-        Input::Progress(p) => events(&mut p.events, Some(p.job.0)),
-        Input::Background { events: list, .. } => events(list, None),
+        RealmMsg::Progress(p) => events(&mut p.events, Some(p.job.0)),
+        RealmMsg::Background { events: list, .. } => events(list, None),
         _ => {}
     }
 }
@@ -1188,7 +984,7 @@ mod tests {
         let HubMsg::Job { job: first, .. } = first else {
             return Some(format!("expected a job, got {first:?}"));
         };
-        if task.engine.running().is_some() {
+        if task.core.engine.running().is_some() {
             return None;
         }
         // The agent's write completes, with the block's code changed.
@@ -1204,7 +1000,7 @@ mod tests {
         let cancelled = msgs
             .iter()
             .any(|m| matches!(m, HubMsg::Cancel { job } if *job == first));
-        let running = task.engine.running();
+        let running = task.core.engine.running();
         Some(match (lent, cancelled, running) {
             (false, true, Some(j)) if j != first => String::new(),
             _ => format!("first sent: {first}; then {msgs:?}; the log runs {running:?}"),
@@ -1227,7 +1023,8 @@ mod tests {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
         task.link = Some(RealmLink { conn: 1, tx });
-        task.delivery.handle_attach(1, &[], None, pure_now());
+        task.core.handle_attach(1, RealmKind::Page, None);
+        task.core.handle_attached(1, &[], pure_now());
         (task, rx)
     }
 
@@ -1252,10 +1049,10 @@ mod tests {
         f.write_all(b"\n```js\nawait new Promise(() => {})\n```\n\n> **agent** to shop-3f2a at 12:00:00\n\n```js\n2+2\n```\n")
             .unwrap();
         task.feed(Input::FileChanged);
-        let first = task.engine.running().expect("the first block runs");
+        let first = task.core.engine.running().expect("the first block runs");
         tokio::time::advance(Duration::from_millis(20)).await;
         task.feed(Input::Tick);
-        let second = task.engine.running().expect("the next request runs");
+        let second = task.core.engine.running().expect("the next request runs");
         assert_ne!(first, second);
         let mut msgs = Vec::new();
         while let Ok(m) = rx.try_recv() {
@@ -1282,13 +1079,18 @@ mod tests {
         let (mut task, _rx) = task(path.clone(), Config::default());
         task.feed(Input::Startup);
         let left = pure_now();
-        task.on_realm(Input::Left {
-            what: "the page navigated to http://h/".into(),
-        });
-        assert_eq!(task.presence.deadline(), Some(left + LEAVING_GRACE));
+        task.on(LogMsg::FromRealm(RealmLetter {
+            conn: 1,
+            msg: RealmMsg::Leaving {
+                navigated_to: Some("http://h/".into()),
+            },
+            answer: mpsc::channel(1).0,
+            slot: None,
+        }));
+        assert_eq!(task.core.closing_at(), Some(left + LEAVING_GRACE));
         tokio::time::advance(Duration::from_secs(1)).await;
         task.on(LogMsg::Detach { conn: 1 });
-        assert_eq!(task.presence.deadline(), Some(left + LEAVING_GRACE));
+        assert_eq!(task.core.closing_at(), Some(left + LEAVING_GRACE));
         let (tx, _rx2) = mpsc::channel(16);
         task.on(LogMsg::Attach {
             conn: 2,
@@ -1297,20 +1099,22 @@ mod tests {
             in_flight: vec![],
             document: Some((Lifecycle::Reloaded, "http://h/".into())),
         });
-        assert_eq!(task.presence.deadline(), None);
+        assert_eq!(task.core.closing_at(), None);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** reloaded at "), "{text}");
         assert!(!text.contains(" closed at "), "{text}");
         // A silent close: the longer grace, then the line, at the time it left.
         let gone = pure_now();
         task.on(LogMsg::Detach { conn: 2 });
-        assert_eq!(task.presence.deadline(), Some(gone + DROPPED_GRACE));
+        assert_eq!(task.core.closing_at(), Some(gone + DROPPED_GRACE));
         // Not before the grace ran out.
-        task.closed();
+        task.core.handle_closing_due(pure_now());
+        task.drain();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains(" closed at "), "{text}");
         tokio::time::advance(DROPPED_GRACE).await;
-        task.closed();
+        task.core.handle_closing_due(pure_now());
+        task.drain();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** closed at "), "{text}");
     }

@@ -1,0 +1,771 @@
+//! One log's behaviour, sans IO: the [`LogEngine`] and the small machines
+//! beside it, [`Delivery`] (which job a realm has), [`Presence`] (which
+//! connection serves the log, and its `closed` line) and [`Intake`] (the
+//! inputs in the order they are applied). `handle_*` take what happened
+//! and `now`; what to do comes out of [`LogCore::poll_input`] (the next
+//! input to run through the file) and [`LogCore::poll_send`] (messages for
+//! a realm connection). The log task (`hub/log_task.rs`) owns the file,
+//! the connections and the timers, and performs them in one loop:
+//!
+//! ```text
+//! core.handle_*(…)                 // what happened
+//! while let Some(input) = core.poll_input() {
+//!     run input through the file:  // engine.handle on its text
+//!         before the write: core.handle_decided(effects) → send what
+//!         poll_send gives, then write
+//!     core.handle_applied(effects) → perform them, send what poll_send gives
+//! }
+//! ```
+//!
+//! A realm's message enters once, in the wire's own type
+//! ([`LogCore::handle_realm`]); what needs IO (a picture to save, a
+//! screenshot or inspection for the browser bridge, a flush to answer)
+//! comes back as an [`Aside`].
+//!
+//! Architecture Invariant: the shell applies every input the core queues
+//! before it tells the core the next thing that happened (the order of
+//! lines in the log is the order things happened in). [`LogCore::handle_attach`]
+//! is the one call in two halves: the new document's line is written
+//! before the connection gets its jobs ([`LogCore::handle_attached`]).
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use daebug_protocol::{
+    BackgroundEvent, HubMsg, InspectAsk, JobError, JobId, JobResult, Outcome, RealmImage,
+    RealmKind, RealmMsg, ScreenshotAsk,
+};
+
+use crate::delivery::{ConnId, Delivered, Delivery, Early, JobMsg};
+use crate::engine::lifecycle::Lifecycle;
+use crate::engine::picture::Picture;
+use crate::engine::{ClockTime, Config, Effect, Input, LogEngine, Millis};
+use crate::intake::{Deferral, Health, Intake};
+use crate::presence::{kind_name, Presence, Said};
+
+/// A realm's message the core cannot finish without IO.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Aside {
+    /// A picture to save; its [`Picture`] comes back with
+    /// [`LogCore::handle_pictures`].
+    Image(RealmImage),
+    /// `daebug.screenshot()`, for the browser bridge.
+    Screenshot(ScreenshotAsk),
+    /// `getEventListeners` / `queryObjects`, for the browser bridge.
+    Inspect(InspectAsk),
+    /// The realm waits to hear that what it sent before is written: answer
+    /// once [`LogCore::is_settled`].
+    Flush(u64),
+}
+
+/// A message for a realm connection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToRealm {
+    pub conn: ConnId,
+    pub msg: HubMsg,
+}
+
+/// See the module docs.
+#[derive(Debug)]
+pub struct LogCore {
+    pub engine: LogEngine,
+    delivery: Delivery,
+    presence: Presence,
+    intake: Intake,
+    /// Sends, in order, for [`LogCore::poll_send`].
+    sends: VecDeque<ToRealm>,
+}
+
+impl LogCore {
+    pub fn new(stem: impl Into<String>, kind: RealmKind, config: Config) -> LogCore {
+        LogCore {
+            engine: LogEngine::new(stem, config),
+            delivery: Delivery::default(),
+            presence: Presence::new(kind),
+            intake: Intake::default(),
+            sends: VecDeque::new(),
+        }
+    }
+
+    /// The realm's kind, as its last hello said.
+    pub fn kind(&self) -> RealmKind {
+        self.presence.kind()
+    }
+
+    /// The connection serving the log, if one does.
+    pub fn serving(&self) -> Option<ConnId> {
+        self.presence.conn()
+    }
+
+    /// The log is first read: a realm that has not connected yet is away.
+    /// (The fan-out log has no realm of its own: `with_realm` false.)
+    pub fn handle_start(&mut self, with_realm: bool) {
+        if with_realm {
+            if let Some(said) = self.presence.handle_start() {
+                self.say(said);
+            }
+        }
+        self.intake.handle_input(Input::Startup);
+    }
+
+    /// Something for the engine that is neither the realm's nor the
+    /// presence's business (the file changed, a tick, a submitted block,
+    /// a fan-out's answers, a note of the hub). A hub note about the
+    /// realm's connection goes after what the realm sent before it.
+    pub fn handle_input(&mut self, input: Input, now: Instant) {
+        if matches!(input, Input::HubNote { .. }) {
+            self.intake.flush_background(now);
+        }
+        self.intake.handle_input(input);
+    }
+
+    /// A connection now serves the log (its hello), with the document's
+    /// line when it is a new document. The shell applies the queued
+    /// inputs, then calls [`LogCore::handle_attached`].
+    pub fn handle_attach(
+        &mut self,
+        conn: ConnId,
+        kind: RealmKind,
+        document: Option<(Lifecycle, String)>,
+    ) {
+        self.presence.handle_attach(conn, kind);
+        if let Some((what, url)) = document {
+            // Before the jobs: preludes rerun on this connection first,
+            // and a job that waited for the realm runs in this document
+            // (its region says so).
+            self.intake.handle_input(Input::Lifecycle {
+                what,
+                url,
+                at: None,
+            });
+        }
+    }
+
+    /// The second half of [`LogCore::handle_attach`]: the connection gets
+    /// its jobs. `in_flight`: the jobs the realm says it still runs.
+    pub fn handle_attached(&mut self, conn: ConnId, in_flight: &[JobId], now: Instant) {
+        let running = self.engine.running();
+        self.delivery.handle_attach(conn, in_flight, running, now);
+        self.deliver();
+        let back = self.presence.back();
+        self.say(back);
+    }
+
+    /// A connection closed. Whether it served the log (the shell forgets
+    /// its sender then).
+    pub fn handle_detach(&mut self, conn: ConnId, now: Instant, wall: ClockTime) -> bool {
+        if !self.delivery.handle_detach(conn) {
+            return false;
+        }
+        let said = self.presence.handle_dropped(now, wall);
+        self.say(said);
+        true
+    }
+
+    /// The connection stopped (or started again) answering pings.
+    pub fn handle_responsive(&mut self, conn: ConnId, responsive: bool) {
+        if let Some(said) = self.presence.handle_responsive(conn, responsive) {
+            self.say(said);
+        }
+    }
+
+    /// A realm's message, in the wire's type (its stacks already mapped
+    /// by the shell). `now`: monotonic; `wall`: the hub's clock time.
+    pub fn handle_realm(
+        &mut self,
+        conn: ConnId,
+        msg: RealmMsg,
+        now: Instant,
+        wall: ClockTime,
+    ) -> Option<Aside> {
+        match msg {
+            RealmMsg::Started { job } => self.job_news(Input::Started { job }, now, wall),
+            RealmMsg::Progress(p) => self.job_news(Input::Progress(p), now, wall),
+            RealmMsg::Result(r) => self.job_news(Input::Result(r), now, wall),
+            RealmMsg::Background {
+                events,
+                dropped,
+                limited,
+            } => self.handle_background(events, dropped, limited, now),
+            // Only a page says it is leaving (a worker goes with its page).
+            RealmMsg::Leaving { navigated_to } => {
+                let what = match navigated_to {
+                    Some(url) => format!("the page navigated to {url}"),
+                    None => "the page was closed".into(),
+                };
+                self.job_news(Input::Left { what }, now, wall)
+            }
+            // A picture comes before its job's result (one channel).
+            RealmMsg::Image(image) => return Some(Aside::Image(image)),
+            RealmMsg::Screenshot(ask) => return Some(Aside::Screenshot(ask)),
+            RealmMsg::Inspect(ask) => return Some(Aside::Inspect(ask)),
+            RealmMsg::Reloading => {
+                self.delivery.handle_reloading(conn);
+                // Its door call is answered with the new document's line.
+                if self.presence.serves(conn) {
+                    self.intake.handle_input(Input::Reloading);
+                }
+            }
+            RealmMsg::Exiting { code } => {
+                self.handle_exiting(conn, &format!("code {code}"), now, wall)
+            }
+            RealmMsg::Flush { seq } => {
+                // Inputs before it are queued in order; what is held for a
+                // write of many goes now.
+                self.intake.flush_background(now);
+                return Some(Aside::Flush(seq));
+            }
+            // The connection's own business (`realm.rs`).
+            RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => {}
+        }
+        None
+    }
+
+    /// Background events (the realm's, or the browser bridge's lines the
+    /// adapter did not report): held for a write of many (see `flood`).
+    pub fn handle_background(
+        &mut self,
+        events: Vec<BackgroundEvent>,
+        dropped: u32,
+        limited: u32,
+        now: Instant,
+    ) {
+        self.intake.handle_background(events, dropped, limited, now);
+    }
+
+    /// Pictures the hub saved for a job (or could not).
+    pub fn handle_pictures(&mut self, job: JobId, pictures: Vec<Picture>) {
+        self.intake.handle_input(Input::Images { job, pictures });
+    }
+
+    /// A Node process said it ends (`how`: its code): a job it was running
+    /// is lost with it, and the log says it exited, now (a `closed` line
+    /// never follows: its socket's close is that same end).
+    pub fn handle_exiting(&mut self, conn: ConnId, how: &str, now: Instant, wall: ClockTime) {
+        let Some((left, line)) = self.presence.handle_exiting(conn, how) else {
+            return;
+        };
+        self.job_news(Input::Left { what: left }, now, wall);
+        self.say(line);
+    }
+
+    /// The `closed` grace may have run out ([`LogCore::closing_at`]).
+    pub fn handle_closing_due(&mut self, now: Instant) {
+        if let Some(said) = self.presence.poll_closed(now) {
+            self.say(said);
+        }
+    }
+
+    /// The held background events are due ([`LogCore::background_due`]).
+    pub fn handle_background_due(&mut self, now: Instant) {
+        self.intake.flush_background(now);
+    }
+
+    /// The retry time of a deferred input came.
+    pub fn handle_retry(&mut self, now: Instant) {
+        self.intake.handle_retry(now);
+    }
+
+    /// The next input to run through the file, if one may run now.
+    pub fn poll_input(&mut self) -> Option<Input> {
+        self.intake.poll_input()
+    }
+
+    /// The engine ran `poll_input`'s input and its write is about to
+    /// happen with these effects: a job it dispatches is sent now, ahead
+    /// of the write ([`Early::Go`]; send what [`LogCore::poll_send`] gives
+    /// before writing), or the run must be redone with ids past one
+    /// already sent ([`Early::SkipPast`]).
+    pub fn handle_decided(&mut self, effects: &[Effect], now: Instant) -> Early {
+        let early = self
+            .delivery
+            .handle_decided(JobMsg::dispatched(effects), now);
+        if early == Early::Go {
+            self.deliver();
+        }
+        early
+    }
+
+    /// The input is applied (its write stood, or there was none) with
+    /// these effects; the shell performs them, then what
+    /// [`LogCore::poll_send`] gives.
+    pub fn handle_applied(&mut self, effects: &[Effect], now: Instant) -> Health {
+        self.delivery.handle_written(effects, now);
+        self.deliver();
+        self.intake.handle_applied()
+    }
+
+    /// The input could not be applied now: it waits at the front.
+    pub fn handle_deferred(&mut self, input: Input, why: Deferral) -> Health {
+        self.intake.handle_deferred(input, why)
+    }
+
+    /// A message from [`LogCore::poll_send`] could not be sent (the
+    /// connection is busy or closing; its detach follows).
+    pub fn handle_send_failed(&mut self, msg: HubMsg) {
+        self.delivery.handle_send_failed(msg);
+    }
+
+    /// The next message for a realm connection.
+    pub fn poll_send(&mut self) -> Option<ToRealm> {
+        self.sends.pop_front()
+    }
+
+    /// Whether everything the log was told is applied (flushes are
+    /// answered then).
+    pub fn is_settled(&self) -> bool {
+        self.intake.is_empty()
+    }
+
+    /// The inputs waiting, oldest first.
+    pub fn waiting(&self) -> impl Iterator<Item = &Input> {
+        self.intake.waiting()
+    }
+
+    /// When the engine wants its next tick (in hub milliseconds); none
+    /// while inputs wait (the retry drives then).
+    pub fn wake_at(&self) -> Option<Millis> {
+        match self.intake.is_empty() {
+            true => self.engine.next_wake(),
+            false => None,
+        }
+    }
+
+    /// When to try a deferred input again.
+    pub fn retry_at(&self) -> Option<Instant> {
+        self.intake.retry_at()
+    }
+
+    /// When the held background events are due.
+    pub fn background_due(&self, now: Instant) -> Option<Instant> {
+        self.intake.background_due(now)
+    }
+
+    /// When the `closed` line is due.
+    pub fn closing_at(&self) -> Option<Instant> {
+        self.presence.deadline()
+    }
+
+    /// A message of the realm about this log's jobs: what it sent before
+    /// goes first; a result settles delivery's job; the document's leaving
+    /// ends the connection's service.
+    fn job_news(&mut self, input: Input, now: Instant, wall: ClockTime) {
+        self.intake.flush_background(now);
+        if let Input::Result(JobResult { job, .. }) = &input {
+            self.delivery.handle_result(*job);
+        }
+        let left = matches!(input, Input::Left { .. });
+        let served = self.lost_with_realm(input);
+        // The document is gone: nothing more goes to its connection; a
+        // job waits for the next document.
+        if left && served {
+            let said = self.presence.handle_left(now, wall);
+            self.say(said);
+        }
+    }
+
+    /// Queues a job's news; for [`Input::Left`], only when a job reached
+    /// the realm (one held for the next document never reached this one),
+    /// and ends delivery's service. Whether a connection served the log.
+    fn lost_with_realm(&mut self, input: Input) -> bool {
+        if !matches!(input, Input::Left { .. }) {
+            self.intake.handle_input(input);
+            return false;
+        }
+        if self.delivery.job_sent() {
+            self.intake.handle_input(input);
+        }
+        self.delivery.handle_left()
+    }
+
+    /// What the presence machine says, to the engine.
+    fn say(&mut self, said: Said) {
+        self.intake.handle_input(match said {
+            Said::Away(away) => Input::Presence { away },
+            Said::Line { what, how, at } => Input::Lifecycle {
+                what,
+                url: how,
+                at: at.map(|t| t.to_string()),
+            },
+        });
+    }
+
+    /// What delivery decided: sends, results for lost jobs, ids to skip.
+    fn deliver(&mut self) {
+        while let Some(d) = self.delivery.poll() {
+            match d {
+                Delivered::Send { conn, msg } => self.sends.push_back(ToRealm { conn, msg }),
+                Delivered::Lost { job, duration_ms } => {
+                    let what = kind_name(self.presence.kind());
+                    self.intake.handle_input(Input::Result(JobResult {
+                        job,
+                        outcome: Outcome::Error(JobError {
+                            name: "Interrupted".into(),
+                            message: format!(
+                                "the {what} reloaded or reconnected while this block ran, so its result is lost; append the block again to re-run it"
+                            ),
+                            stack: None,
+                        }),
+                        events: Vec::new(),
+                        dropped: 0,
+                        limited: 0,
+                        duration_ms,
+                    }));
+                }
+                Delivered::SkipPast(job) => self.engine.skip_jobs_through(job),
+            }
+        }
+    }
+}
+
+/// The whole per-log behaviour without tokio or a file: the log is a
+/// string, the transaction loop the one the log task runs, time is moved
+/// by hand.
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::engine::{apply, template, Now};
+    use crate::presence::DROPPED_GRACE;
+    use daebug_protocol::{EventType, Level, Value};
+
+    const STEM: &str = "shop-3f2a";
+
+    /// A log task without IO: a text, a core, a clock, and what went to
+    /// the realm.
+    struct Desk {
+        text: String,
+        core: LogCore,
+        t0: Instant,
+        ms: u64,
+        sent: Vec<ToRealm>,
+        /// Which connections take messages (the others fail).
+        open: Vec<ConnId>,
+    }
+
+    impl Desk {
+        fn new() -> Desk {
+            let mut desk = Desk {
+                text: template::new_log(STEM),
+                core: LogCore::new(STEM, RealmKind::Page, Config::default()),
+                t0: Instant::now(),
+                ms: 0,
+                sent: Vec::new(),
+                open: Vec::new(),
+            };
+            desk.core.handle_start(true);
+            desk.drain();
+            desk
+        }
+
+        fn now(&self) -> Instant {
+            self.t0 + Duration::from_millis(self.ms)
+        }
+
+        fn wall(&self) -> ClockTime {
+            ClockTime {
+                hour: 12,
+                minute: 0,
+                second: (self.ms / 1000 % 60) as u8,
+            }
+        }
+
+        fn advance(&mut self, ms: u64) {
+            self.ms += ms;
+        }
+
+        /// The log task's loop: each queued input through the text.
+        fn drain(&mut self) {
+            self.send_out();
+            while let Some(input) = self.core.poll_input() {
+                let now = Now {
+                    mono: Millis(self.ms),
+                    clock: self.wall(),
+                };
+                let out = self.core.engine.handle(&self.text, input, now);
+                if !out.edits.is_empty() {
+                    assert_eq!(
+                        self.core.handle_decided(&out.effects, self.now()),
+                        Early::Go
+                    );
+                    self.send_out();
+                    self.text = apply(&self.text, &out.edits);
+                }
+                self.core.handle_applied(&out.effects, self.now());
+                self.send_out();
+            }
+        }
+
+        fn send_out(&mut self) {
+            while let Some(to) = self.core.poll_send() {
+                match self.open.contains(&to.conn) {
+                    true => self.sent.push(to),
+                    false => self.core.handle_send_failed(to.msg),
+                }
+            }
+        }
+
+        fn append(&mut self, text: &str) {
+            self.text.push_str(text);
+            let now = self.now();
+            self.core.handle_input(Input::FileChanged, now);
+            self.drain();
+        }
+
+        fn attach(&mut self, conn: ConnId, in_flight: &[JobId], document: Option<Lifecycle>) {
+            self.open.push(conn);
+            let document = document.map(|d| (d, "http://localhost/".to_string()));
+            self.core.handle_attach(conn, RealmKind::Page, document);
+            self.drain();
+            let now = self.now();
+            self.core.handle_attached(conn, in_flight, now);
+            self.drain();
+        }
+
+        fn realm(&mut self, conn: ConnId, msg: RealmMsg) -> Option<Aside> {
+            let (now, wall) = (self.now(), self.wall());
+            let aside = self.core.handle_realm(conn, msg, now, wall);
+            self.drain();
+            aside
+        }
+
+        /// The jobs sent so far, as `conn:job`.
+        fn jobs(&self) -> Vec<String> {
+            self.sent
+                .iter()
+                .filter_map(|s| match &s.msg {
+                    HubMsg::Job { job, .. } => Some(format!("{}:{}", s.conn, job.0)),
+                    _ => None,
+                })
+                .collect()
+        }
+
+        fn last_job(&self) -> JobId {
+            self.sent
+                .iter()
+                .rev()
+                .find_map(|s| match &s.msg {
+                    HubMsg::Job { job, .. } => Some(*job),
+                    _ => None,
+                })
+                .expect("a job was sent")
+        }
+    }
+
+    fn block(code: &str) -> String {
+        format!("\n```js\n{code}\n```\n")
+    }
+
+    fn result(job: JobId, value: &str) -> RealmMsg {
+        RealmMsg::Result(JobResult {
+            job,
+            outcome: Outcome::Ok(Value::Json(value.into())),
+            events: Vec::new(),
+            dropped: 0,
+            limited: 0,
+            duration_ms: 1,
+        })
+    }
+
+    fn console(message: &str) -> BackgroundEvent {
+        BackgroundEvent {
+            kind: EventType::Console,
+            level: Level::Log,
+            source: None,
+            ts: String::new(),
+            message: message.into(),
+            stack: None,
+        }
+    }
+
+    /// A block appended before any realm is there waits; the realm's
+    /// hello brings it; its result is the reply.
+    #[test]
+    fn a_job_waits_for_the_realm_and_its_result_is_written() {
+        let mut desk = Desk::new();
+        desk.append(&block("1 + 1"));
+        assert!(desk.jobs().is_empty(), "no realm yet");
+        assert!(desk.text.contains("waiting for it"), "{}", desk.text);
+        desk.attach(7, &[], None);
+        assert_eq!(desk.jobs().len(), 1, "sent on attach");
+        let job = desk.last_job();
+        assert!(desk.realm(7, result(job, "2")).is_none());
+        assert!(desk.text.contains("\n2\n"), "{}", desk.text);
+        assert!(desk.core.is_settled());
+    }
+
+    /// With the realm there, a job goes out before the write that shows
+    /// it running (the shell sends what `handle_decided` queued first).
+    #[test]
+    fn a_job_goes_out_ahead_of_its_write() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        desk.text.push_str(&block("2 + 2"));
+        let now = desk.now();
+        desk.core.handle_input(Input::FileChanged, now);
+        let input = desk.core.poll_input().expect("the change");
+        let out = desk.core.engine.handle(
+            &desk.text,
+            input,
+            Now {
+                mono: Millis(0),
+                clock: desk.wall(),
+            },
+        );
+        assert_eq!(desk.core.handle_decided(&out.effects, now), Early::Go);
+        desk.send_out();
+        assert_eq!(desk.jobs().len(), 1, "before the write");
+        desk.text = apply(&desk.text, &out.edits);
+        desk.core.handle_applied(&out.effects, now);
+        desk.send_out();
+        assert_eq!(desk.jobs().len(), 1, "not sent twice");
+    }
+
+    /// Background events the realm sent before a result go in before it
+    /// (held for a write of many until then).
+    #[test]
+    fn what_the_realm_sent_first_goes_in_first() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        desk.append(&block("3 + 3"));
+        let job = desk.last_job();
+        let (now, wall) = (desk.now(), desk.wall());
+        desk.core
+            .handle_background(vec![console("before the result")], 0, 0, now);
+        assert!(desk.core.is_settled(), "held for a write of many");
+        desk.core.handle_realm(1, result(job, "6"), now, wall);
+        let order: Vec<&str> = desk
+            .core
+            .waiting()
+            .map(|i| match i {
+                Input::Background { .. } => "background",
+                Input::Result(_) => "result",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(order, ["background", "result"]);
+        desk.drain();
+        assert!(desk.text.contains("before the result"), "{}", desk.text);
+        assert!(desk.text.contains("\n6\n"), "{}", desk.text);
+    }
+
+    /// The page navigates away while its job runs: the reply says so now;
+    /// the `closed` line comes after the grace; a job appended meanwhile
+    /// waits and goes to the next document, after its line.
+    #[test]
+    fn a_page_that_leaves_mid_job_is_answered_and_closed_after_the_grace() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        desk.append(&block("await new Promise(() => {})"));
+        desk.realm(
+            1,
+            RealmMsg::Leaving {
+                navigated_to: Some("http://localhost/next".into()),
+            },
+        );
+        assert!(
+            desk.text
+                .contains("the page navigated to http://localhost/next"),
+            "{}",
+            desk.text
+        );
+        assert_eq!(desk.core.serving(), None);
+        assert!(
+            !desk.core.handle_detach(1, desk.now(), desk.wall()),
+            "already gone"
+        );
+        let due = desk.core.closing_at().expect("a closed line is due");
+        desk.advance(1000);
+        desk.core.handle_closing_due(desk.now());
+        desk.drain();
+        assert!(!desk.text.contains(" closed at "), "not before the grace");
+        desk.ms = (due - desk.t0).as_millis() as u64;
+        desk.core.handle_closing_due(desk.now());
+        desk.drain();
+        assert!(desk.text.contains(" closed at "), "{}", desk.text);
+        desk.append(&block("4 + 4"));
+        let before = desk.jobs().len();
+        desk.attach(2, &[], Some(Lifecycle::Navigated));
+        assert_eq!(desk.jobs().len(), before + 1, "the waiting job went");
+        assert!(desk.jobs().last().unwrap().starts_with("2:"));
+    }
+
+    /// A realm that reconnects without the job it ran (it reloaded) lost
+    /// it: the reply says so; one that still runs it keeps it.
+    #[test]
+    fn a_reconnect_keeps_or_loses_the_running_job() {
+        for (in_flight, lost) in [(true, false), (false, true)] {
+            let mut desk = Desk::new();
+            desk.attach(1, &[], None);
+            desk.append(&block("await new Promise(() => {})"));
+            let job = desk.last_job();
+            assert!(desk.core.handle_detach(1, desk.now(), desk.wall()));
+            desk.drain();
+            let running: &[JobId] = if in_flight { &[job] } else { &[] };
+            desk.attach(2, running, Some(Lifecycle::Reloaded));
+            assert_eq!(
+                desk.text.contains("Interrupted"),
+                lost,
+                "in flight: {in_flight}\n{}",
+                desk.text
+            );
+            assert_eq!(desk.core.engine.running().is_some(), !lost);
+            if !lost {
+                desk.realm(2, result(job, "5"));
+                assert!(desk.text.contains("\n5\n"), "{}", desk.text);
+            }
+        }
+    }
+
+    /// A connection that cannot take its job (closing) leaves it held for
+    /// the next, which gets it.
+    #[test]
+    fn a_send_that_fails_holds_the_job_for_the_next_connection() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        desk.open.clear();
+        desk.append(&block("5 + 5"));
+        assert!(desk.jobs().is_empty());
+        desk.core.handle_detach(1, desk.now(), desk.wall());
+        desk.drain();
+        desk.attach(2, &[], Some(Lifecycle::Reloaded));
+        assert_eq!(desk.jobs().len(), 1);
+        assert!(desk.jobs()[0].starts_with("2:"));
+        let job = desk.last_job();
+        desk.realm(2, result(job, "10"));
+        assert!(desk.text.contains("\n10\n"), "{}", desk.text);
+    }
+
+    /// What needs IO comes back as an aside; a flush is answered once the
+    /// log is settled.
+    #[test]
+    fn asides_are_the_shells_business() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        let now = desk.now();
+        desk.core.handle_background(vec![console("x")], 0, 0, now);
+        let aside = desk.realm(1, RealmMsg::Flush { seq: 3 });
+        assert_eq!(aside, Some(Aside::Flush(3)));
+        assert!(desk.core.is_settled());
+        assert!(desk.text.contains("x"), "the held events went first");
+        let ask = ScreenshotAsk {
+            ask: 1,
+            job: JobId(1),
+            selector: None,
+        };
+        assert_eq!(
+            desk.realm(1, RealmMsg::Screenshot(ask.clone())),
+            Some(Aside::Screenshot(ask))
+        );
+    }
+
+    /// A silent close: the longer grace.
+    #[test]
+    fn a_silent_close_waits_the_longer_grace() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        assert!(desk.core.handle_detach(1, desk.now(), desk.wall()));
+        assert_eq!(desk.core.closing_at(), Some(desk.now() + DROPPED_GRACE));
+    }
+}
