@@ -293,6 +293,7 @@ impl LogTask {
                 code,
                 answer,
             } => {
+                self.timing.heard();
                 let ticket = self.next_ticket;
                 self.next_ticket += 1;
                 self.submitted.insert(ticket, answer);
@@ -744,6 +745,7 @@ impl LogTask {
                 }
             }
             Effect::Answered { ticket, answer } => {
+                self.timing.answered(answer.job);
                 if let Some(tx) = self.submitted.remove(&ticket) {
                     let _ = tx.send(answer);
                 }

@@ -1,8 +1,9 @@
 //! Where a job's time goes in the hub, for the bench's "where the time
 //! goes" table (BENCH.md): with `RUST_LOG=daebug::timing=debug`, each
 //! job's reply written logs the wall-clock microseconds at which its log
-//! task heard the file change, sent the job, got the result and had the
-//! reply written. Off (the default), it costs one check an event.
+//! task heard of it (the file change, or a door's submission), sent the
+//! job, got the result, had the reply written, and (a door's call) gave
+//! the door its answer. Off (the default), it costs one check an event.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,8 +14,8 @@ use daebug_protocol::JobId;
 pub struct JobTimes {
     /// The last file change the task heard.
     heard: Option<u64>,
-    /// By job: heard, sent, result.
-    jobs: Vec<(JobId, Option<u64>, u64, Option<u64>)>,
+    /// By job: heard, sent, result, answered.
+    jobs: Vec<(JobId, Option<u64>, u64, Option<u64>, Option<u64>)>,
 }
 
 fn on() -> bool {
@@ -37,7 +38,8 @@ impl JobTimes {
     pub fn sent(&mut self, job: JobId) {
         if on() {
             self.jobs.retain(|(j, ..)| *j != job);
-            self.jobs.push((job, self.heard.take(), wall_us(), None));
+            self.jobs
+                .push((job, self.heard.take(), wall_us(), None, None));
             // A log whose jobs never answer keeps a handful at most.
             if self.jobs.len() > 16 {
                 self.jobs.remove(0);
@@ -53,6 +55,15 @@ impl JobTimes {
         }
     }
 
+    /// A door's call got its answer (before the reply's line is logged).
+    pub fn answered(&mut self, job: JobId) {
+        if on() {
+            if let Some(j) = self.jobs.iter_mut().find(|(j, ..)| *j == job) {
+                j.4 = Some(wall_us());
+            }
+        }
+    }
+
     pub fn written(&mut self, job: JobId, stem: &str) {
         if !on() {
             return;
@@ -60,14 +71,15 @@ impl JobTimes {
         let Some(i) = self.jobs.iter().position(|(j, ..)| *j == job) else {
             return;
         };
-        let (_, heard, sent, result) = self.jobs.remove(i);
+        let (_, heard, sent, result, answered) = self.jobs.remove(i);
         tracing::debug!(
             target: "daebug::timing",
-            "timing stem={stem} job={} heard={} sent={sent} result={} written={}",
+            "timing stem={stem} job={} heard={} sent={sent} result={} written={} answered={}",
             job.0,
             heard.unwrap_or(0),
             result.unwrap_or(0),
-            wall_us()
+            wall_us(),
+            answered.unwrap_or(0)
         );
     }
 }

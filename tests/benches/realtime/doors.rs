@@ -12,8 +12,9 @@ use rmcp::service::RunningService;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 
+use super::stages::{hub_times, median};
 use super::support::{daebug_bin, wait_for, World, FOOTER};
-use super::{ms, save_to_reply, written_bytes, Row, JOBS, WARM_UP};
+use super::{ms, save_to_reply, wall_ms, written_bytes, Row, JOBS, WARM_UP};
 
 /// The reply every path must bring back.
 const TWO: &str = "```JSON\n2\n```";
@@ -21,6 +22,10 @@ const TWO: &str = "```JSON\n2\n```";
 type McpClient = RunningService<RoleClient, ClientConfig>;
 
 pub fn doors(rows: &mut Vec<Row>) {
+    // The hub logs each job's moments (`server/src/hub/timing.rs`) for the
+    // doors' "where the time goes" rows; it inherits the bench's
+    // environment.
+    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
     let world = World::new(
         &[(
             "index.html",
@@ -28,6 +33,7 @@ pub fn doors(rows: &mut Vec<Row>) {
         )],
         "index.html",
     );
+    std::env::remove_var("RUST_LOG");
     let log = world.log("doors-");
     let (stem, root) = (log.stem.clone(), world.root.path().to_path_buf());
     let pid = world.hub.pid();
@@ -110,6 +116,8 @@ pub fn doors(rows: &mut Vec<Row>) {
     // (a small log's write is the whole file) and the same machine. What
     // the hub writes from one call's start to the next's is that call's.
     let mut times = vec![Vec::with_capacity(JOBS); paths.len()];
+    // Each call's start and end on the wall clock (µs), for the stages.
+    let mut walls = vec![Vec::with_capacity(JOBS); paths.len()];
     let mut written = vec![0u64; paths.len()];
     let mut mark = written_bytes(pid);
     let mut last: Option<usize> = None;
@@ -120,7 +128,9 @@ pub fn doors(rows: &mut Vec<Row>) {
                 written[prev] += now - mark;
             }
             mark = now;
+            let start = wall_ms() * 1000.0;
             times[i].push(call());
+            walls[i].push((start, wall_ms() * 1000.0));
             last = Some(i);
         }
     }
@@ -148,10 +158,84 @@ pub fn doors(rows: &mut Vec<Row>) {
             goal: "—".into(),
         });
     }
+    let whats = paths.map(|(what, _)| what);
     rt.block_on(async {
         let _ = mcp_http.cancel().await;
         let _ = mcp_stdio.cancel().await;
     });
+    stages(rows, &world, &stem, &whats, walls);
+}
+
+/// Where each door's time goes: the calls took turns, one job each, so
+/// the hub's timing lines of the log, last ones first, are theirs in turn.
+fn stages(
+    rows: &mut Vec<Row>,
+    world: &World,
+    stem: &str,
+    whats: &[&str],
+    walls: Vec<Vec<(f64, f64)>>,
+) {
+    let calls = whats.len() * JOBS;
+    // The hub's stderr is read by a thread of its own: the last lines may
+    // still be on their way.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let hub = loop {
+        let hub = hub_times(&world.hub.output(), stem);
+        if hub.len() >= calls || Instant::now() > deadline {
+            break hub;
+        }
+        std::thread::sleep(Duration::from_millis(5)); // the poll's resolution
+    };
+    assert!(
+        hub.len() >= calls,
+        "a timing line a call: {} of {calls}",
+        hub.len()
+    );
+    let hub = &hub[hub.len() - calls..];
+    for (i, what) in whats.iter().enumerate() {
+        let mut stages: Vec<Vec<f64>> = vec![Vec::new(); 6];
+        for (n, (start, end)) in walls[i].iter().enumerate() {
+            let h = &hub[n * whats.len() + i];
+            // A door's call is over when its door has the answer; the
+            // file's when the reply is written.
+            let done = if h.answered > 0.0 {
+                h.answered
+            } else {
+                h.written
+            };
+            for (k, d) in [
+                h.heard - start,
+                h.sent - h.heard,
+                h.result - h.sent,
+                done - h.result,
+                end - done,
+                end - start,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                stages[k].push(d);
+            }
+        }
+        let names = [
+            "call → the log's task has it",
+            "→ the job sent",
+            "→ the result back (the realm's round trip)",
+            "→ the reply written (and the door told)",
+            "→ the caller has it",
+            "in all",
+        ];
+        let cells: Vec<String> = stages
+            .into_iter()
+            .zip(names)
+            .map(|(v, name)| format!("{name}: {:.0} µs", median(v)))
+            .collect();
+        rows.push(Row {
+            what: format!("where the time of a `1+1` through {what} goes (medians of {JOBS}, µs)"),
+            value: cells.join("<br>"),
+            goal: "—".into(),
+        });
+    }
 }
 
 /// One `eval` tool call of `1+1`; its round trip.

@@ -8,15 +8,18 @@
 use super::support::World;
 use super::{timed_job, Row, Sample, FOOTER, JOBS, WARM_UP};
 
-/// One job's hub moments, in wall-clock µs.
-struct HubTimes {
-    heard: f64,
-    sent: f64,
-    result: f64,
-    written: f64,
+/// One job's hub moments, in wall-clock µs (`answered`: a door's call
+/// got its answer; 0 for the file).
+pub struct HubTimes {
+    pub heard: f64,
+    pub sent: f64,
+    pub result: f64,
+    pub written: f64,
+    pub answered: f64,
 }
 
-fn hub_times(output: &str, stem: &str) -> Vec<HubTimes> {
+/// The timing lines of `stem`'s jobs in the hub's output, in order.
+pub fn hub_times(output: &str, stem: &str) -> Vec<HubTimes> {
     let tag = format!("timing stem={stem} ");
     output
         .lines()
@@ -33,12 +36,13 @@ fn hub_times(output: &str, stem: &str) -> Vec<HubTimes> {
                 sent: field("sent"),
                 result: field("result"),
                 written: field("written"),
+                answered: field("answered"),
             }
         })
         .collect()
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
