@@ -14,8 +14,18 @@ use daebug_protocol::JobId;
 pub struct JobTimes {
     /// The last file change the task heard.
     heard: Option<u64>,
-    /// By job: heard, sent, result, answered.
-    jobs: Vec<(JobId, Option<u64>, u64, Option<u64>, Option<u64>)>,
+    jobs: Vec<Moments>,
+}
+
+/// One job's moments, wall-clock µs.
+#[derive(Debug)]
+struct Moments {
+    job: JobId,
+    heard: Option<u64>,
+    sent: u64,
+    result: Option<u64>,
+    /// A door's call got its answer.
+    answered: Option<u64>,
 }
 
 fn on() -> bool {
@@ -37,9 +47,14 @@ impl JobTimes {
 
     pub fn sent(&mut self, job: JobId) {
         if on() {
-            self.jobs.retain(|(j, ..)| *j != job);
-            self.jobs
-                .push((job, self.heard.take(), wall_us(), None, None));
+            self.jobs.retain(|m| m.job != job);
+            self.jobs.push(Moments {
+                job,
+                heard: self.heard.take(),
+                sent: wall_us(),
+                result: None,
+                answered: None,
+            });
             // A log whose jobs never answer keeps a handful at most.
             if self.jobs.len() > 16 {
                 self.jobs.remove(0);
@@ -49,8 +64,8 @@ impl JobTimes {
 
     pub fn result(&mut self, job: JobId) {
         if on() {
-            if let Some(j) = self.jobs.iter_mut().find(|(j, ..)| *j == job) {
-                j.3 = Some(wall_us());
+            if let Some(m) = self.jobs.iter_mut().find(|m| m.job == job) {
+                m.result = Some(wall_us());
             }
         }
     }
@@ -58,8 +73,8 @@ impl JobTimes {
     /// A door's call got its answer (before the reply's line is logged).
     pub fn answered(&mut self, job: JobId) {
         if on() {
-            if let Some(j) = self.jobs.iter_mut().find(|(j, ..)| *j == job) {
-                j.4 = Some(wall_us());
+            if let Some(m) = self.jobs.iter_mut().find(|m| m.job == job) {
+                m.answered = Some(wall_us());
             }
         }
     }
@@ -68,10 +83,16 @@ impl JobTimes {
         if !on() {
             return;
         }
-        let Some(i) = self.jobs.iter().position(|(j, ..)| *j == job) else {
+        let Some(i) = self.jobs.iter().position(|m| m.job == job) else {
             return;
         };
-        let (_, heard, sent, result, answered) = self.jobs.remove(i);
+        let Moments {
+            heard,
+            sent,
+            result,
+            answered,
+            ..
+        } = self.jobs.remove(i);
         tracing::debug!(
             target: "daebug::timing",
             "timing stem={stem} job={} heard={} sent={sent} result={} written={} answered={}",

@@ -29,8 +29,10 @@
 //! output is never taken for a hub line and the cost of an input follows
 //! the size of the tail, not the size of the file (docs/log-format.md).
 
+pub mod door_calls;
 pub mod earlier;
 pub mod effect;
+pub mod ended;
 pub mod fan_out;
 pub mod input;
 pub mod ledger;
@@ -49,7 +51,6 @@ pub mod text;
 pub mod time;
 pub mod url_text;
 
-use std::collections::VecDeque;
 use std::ops::Range;
 
 use daebug_protocol::BackgroundEvent;
@@ -72,8 +73,6 @@ use time::{format_duration, format_timeout};
 
 /// How often the executing placeholder's elapsed time may be rewritten.
 pub const PLACEHOLDER_REFRESH_MS: u64 = 5_000;
-/// How many ended jobs are remembered to route late or duplicate results.
-const REMEMBERED_JOBS: usize = 64;
 /// A guard against a loop in [`LogEngine::settle`]; each turn consumes a
 /// chunk, so real logs never come near it.
 const MAX_CHUNKS_PER_INPUT: usize = 10_000;
@@ -123,11 +122,9 @@ pub struct LogEngine {
     /// Where the footer was left; checked before use, so an agent's copy
     /// of the footer line lower down is never taken for it.
     footer_hint: Option<usize>,
-    /// Jobs that ended without their result (timeout, cut off), so a late
-    /// result still finds the agent it answers.
-    closed: VecDeque<(JobId, String)>,
-    /// Jobs whose result was written: a second result is refused.
-    finished: VecDeque<JobId>,
+    /// Jobs that ended, for the results that still come (late, or a
+    /// second one).
+    ended: ended::EndedJobs,
     /// Blocks (late results, background events) waiting for the footer to
     /// be written, because a chunk is running. LF line endings.
     pending: Vec<String>,
@@ -143,43 +140,17 @@ pub struct LogEngine {
     /// Where the active tail begins when the log has no footer, as the
     /// last reconcile found it (a position in the text being handled).
     tail_from: usize,
-    /// Blocks with the `prelude` option, in the order they first ran.
-    preludes: Vec<prelude::Prelude>,
-    /// A new document's lifecycle line waiting for its preludes' reruns.
-    awaiting: Option<prelude::Awaiting>,
-    /// Blocks other doors asked for, written in order whenever the log
-    /// has nothing of its own to run.
-    submissions: VecDeque<fan_out::Submission>,
-    /// The ticket of the submission just written, for the job that takes
-    /// it.
-    submitting: Option<(u64, String)>,
-    /// Running submitted jobs and their tickets.
-    tickets: Vec<(JobId, u64)>,
+    /// Blocks with the `prelude` option, and a new document's lifecycle
+    /// line waiting for their reruns.
+    preludes: prelude::Preludes,
+    /// Blocks other doors asked for, and their answers.
+    door_calls: door_calls::DoorCalls,
     /// Pictures the hub saved for jobs whose reply is not written yet
     /// ([`Input::Images`]), oldest first; a reply takes its job's.
-    pictures: VecDeque<(JobId, picture::Picture)>,
-    /// The realm said its document reloads after this job: the new
-    /// document's line belongs to its door call.
-    reload: Option<Reload>,
+    pictures: picture::WaitingPictures,
 }
 
-/// How long a door call whose block reloaded the page waits for the new
-/// document's line before it is answered without it.
-pub const RELOAD_ANSWER_WAIT_MS: u64 = 10_000;
-
-/// A job after which the realm's document reloads ([`Input::Reloading`]).
-#[derive(Debug, Clone)]
-struct Reload {
-    job: JobId,
-    /// Its door's answer, held for the new document's line.
-    answer: Option<(u64, effect::Answer)>,
-    /// When the answer goes without the line.
-    deadline: Millis,
-}
-
-/// How many pictures wait for their jobs' replies at most (a realm that
-/// never sends the result leaves no more than this behind).
-const WAITING_PICTURES: usize = 256;
+pub use door_calls::RELOAD_ANSWER_WAIT_MS;
 
 /// What the engine remembers about the running block.
 #[derive(Debug, Clone)]
@@ -319,20 +290,15 @@ impl LogEngine {
             config,
             job: None,
             footer_hint: None,
-            closed: VecDeque::new(),
-            finished: VecDeque::new(),
+            ended: ended::EndedJobs::default(),
             pending: Vec::new(),
             away: None,
             ledger: Ledger::default(),
             read_once: false,
             tail_from: 0,
-            preludes: Vec::new(),
-            awaiting: None,
-            submissions: VecDeque::new(),
-            submitting: None,
-            tickets: Vec::new(),
-            pictures: VecDeque::new(),
-            reload: None,
+            preludes: prelude::Preludes::default(),
+            door_calls: door_calls::DoorCalls::default(),
+            pictures: picture::WaitingPictures::default(),
         }
     }
 
@@ -351,12 +317,8 @@ impl LogEngine {
             .job
             .as_ref()
             .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)));
-        let reruns = self.awaiting.as_ref().map(|a| a.deadline);
-        let reload = self
-            .reload
-            .as_ref()
-            .filter(|r| r.answer.is_some())
-            .map(|r| r.deadline);
+        let reruns = self.preludes.deadline();
+        let reload = self.door_calls.deadline();
         job.into_iter().chain(reruns).chain(reload).min()
     }
 
@@ -517,11 +479,7 @@ impl LogEngine {
             }
             Input::Reloading => {
                 if let Some(j) = &self.job {
-                    self.reload = Some(Reload {
-                        job: j.id,
-                        answer: None,
-                        deadline: now.mono.plus(RELOAD_ANSWER_WAIT_MS),
-                    });
+                    self.door_calls.handle_reloading(j.id, now.mono);
                 }
             }
             Input::Progress(JobProgress {
@@ -572,12 +530,7 @@ impl LogEngine {
                 }
             }
             Input::Images { job, pictures } => {
-                for p in pictures {
-                    if self.pictures.len() == WAITING_PICTURES {
-                        self.pictures.pop_front();
-                    }
-                    self.pictures.push_back((job, p));
-                }
+                self.pictures.handle_saved(job, pictures);
             }
             Input::Tick => self.tick(text, now, out),
             Input::Left { what } => {
@@ -610,19 +563,13 @@ impl LogEngine {
                     .as_deref()
                     .and_then(ClockTime::parse)
                     .unwrap_or(now.clock);
-                let mut line = lifecycle::line(&self.stem, what, &url, at) + "\n";
-                // A document that came before the last one's preludes
-                // answered: that line goes first, with what is known.
-                if let Some(earlier) = self.awaiting.take() {
-                    line = earlier.text() + &line;
-                }
-                let reruns = match what {
-                    lifecycle::Lifecycle::Closed | lifecycle::Lifecycle::Exited => None,
-                    _ => self.rerun_preludes(line.clone(), now, out),
-                };
-                match reruns {
-                    Some(a) => self.awaiting = Some(a),
-                    None => self.write_lifecycle(text, line, now, out),
+                let line = lifecycle::line(&self.stem, what, &url, at) + "\n";
+                let reruns = !matches!(
+                    what,
+                    lifecycle::Lifecycle::Closed | lifecycle::Lifecycle::Exited
+                );
+                if let Some(lines) = self.rerun_preludes(line, reruns, now, out) {
+                    self.write_lifecycle(text, lines, now, out);
                 }
             }
             Input::Submit {
@@ -631,7 +578,7 @@ impl LogEngine {
                 info,
                 code,
             } => {
-                self.submissions.push_back(fan_out::Submission {
+                self.door_calls.handle_submit(fan_out::Submission {
                     ticket,
                     agent,
                     info,
@@ -667,10 +614,10 @@ impl LogEngine {
                     .and_then(|j| j.gathering.as_mut())
                     .is_some_and(|g| g.add(&stem, &reply, ok));
                 let late = match self.config.fan_out {
-                    true => self.closed.iter().find(|(id, _)| *id == job),
+                    true => self.ended.late_agent(job),
                     false => None,
                 };
-                match (added, late.map(|(_, agent)| agent.clone())) {
+                match (added, late.map(str::to_string)) {
                     (true, _) => self.gathered(text, now, out),
                     // After the fan-out job stopped waiting: the realm's
                     // reply goes above the footer, as a late result would,
@@ -706,45 +653,39 @@ impl LogEngine {
     }
 
     /// Dispatches a rerun of each prelude still standing as written (in
-    /// the new document); the line waits for their answers. `None` when
-    /// there is none.
+    /// the new document); the line waits for their answers. The text to
+    /// write now, when there is no rerun to wait for.
     fn rerun_preludes(
         &mut self,
         line: String,
+        reruns: bool,
         now: Now,
         out: &mut Output,
-    ) -> Option<prelude::Awaiting> {
+    ) -> Option<String> {
         // Edited or deleted: the last whole survey did not find its block.
         let ledger = &self.ledger;
-        self.preludes.retain(|p| {
+        let standing = |job: JobId| {
             ledger
                 .iter()
-                .find(|t| t.job == Some(p.job))
+                .find(|t| t.job == Some(job))
                 .is_none_or(|t| t.place != Place::Gone)
-        });
-        let mut runs = Vec::new();
-        let mut longest = 0;
-        for p in self.preludes.clone() {
-            let id = JobId(self.next_job);
-            self.next_job += 1;
-            if let Ok(prepared) = self.config.preparer.prepare(&p.code, p.lang, id) {
-                out.effects.push(Effect::Prelude {
-                    job: id,
-                    prepared,
-                    timeout_ms: p.timeout_ms,
-                    depth: p.depth,
-                    full: p.full,
-                });
-                runs.push((id, None));
-                longest = longest.max(p.timeout_ms);
-            }
-        }
-        (!runs.is_empty()).then(|| prelude::Awaiting {
-            line,
-            runs,
-            deadline: now.mono.plus(longest),
-            timeout_ms: longest,
-        })
+        };
+        let (next_job, preparer) = (&mut self.next_job, &self.config.preparer);
+        let rerun = |p: &prelude::Prelude| {
+            let id = JobId(*next_job);
+            *next_job += 1;
+            let prepared = preparer.prepare(&p.code, p.lang, id).ok()?;
+            out.effects.push(Effect::Prelude {
+                job: id,
+                prepared,
+                timeout_ms: p.timeout_ms,
+                depth: p.depth,
+                full: p.full,
+            });
+            Some(id)
+        };
+        self.preludes
+            .handle_document(line, reruns, standing, rerun, now.mono)
     }
 
     /// Writes a lifecycle line (and its prelude notes) where it happened:
@@ -753,12 +694,8 @@ impl LogEngine {
     /// the footer. A door call whose block reloaded the page gets the
     /// line in its answer.
     fn write_lifecycle(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
-        if let Some(r) = self.reload.take() {
-            if let Some((ticket, mut answer)) = r.answer {
-                answer.reply.push('\n');
-                answer.reply.push_str(&lines);
-                out.effects.push(Effect::Answered { ticket, answer });
-            }
+        if let Some((ticket, answer)) = self.door_calls.handle_document(&lines) {
+            out.effects.push(Effect::Answered { ticket, answer });
         }
         match self.job.as_mut() {
             Some(j) if j.begun => {
@@ -916,7 +853,7 @@ impl LogEngine {
                     }
                 }
                 other => {
-                    if let Some((ticket, _)) = self.submitting.take() {
+                    if let Some((ticket, _)) = self.door_calls.take_written() {
                         // What was written for it did not read as a block.
                         out.effects.push(Effect::Notice(format!(
                             "{}: submitted block {ticket} could not be written as a block",
@@ -942,10 +879,10 @@ impl LogEngine {
                     // written below the footer, as if appended, and taken.
                     // Not while the agent writes a draft: it would become
                     // part of that chunk.
-                    match self.submissions.pop_front() {
+                    match self.door_calls.poll_submission() {
                         Some(s) if other.is_none() => self.write_submission(w, s, now),
                         Some(s) => {
-                            self.submissions.push_front(s);
+                            self.door_calls.put_back(s);
                             return;
                         }
                         None => return,
@@ -977,7 +914,7 @@ impl LogEngine {
         w.buf.insert_str(f.next, &text);
         // A save from an older read drops it: it is put back, with its
         // reply (see `reconcile::lost_writes`).
-        self.submitting = Some((s.ticket, chunk));
+        self.door_calls.handle_written(s.ticket, chunk);
     }
 
     /// Accepts a runnable chunk (the footer is already gone): inserts the
@@ -1023,7 +960,7 @@ impl LogEngine {
     ) -> bool {
         let id = JobId(self.next_job);
         self.next_job += 1;
-        let (ticket, chunk) = self.submitting.take().unzip();
+        let (ticket, chunk) = self.door_calls.take_written().unzip();
         let code = w.buf[block.body.clone()].replace("\r\n", "\n");
         let mut timeout_ms = match block.info.timeout {
             Some(Ok(ms)) => ms,
@@ -1061,7 +998,7 @@ impl LogEngine {
                     out,
                 );
                 if let Some(ticket) = ticket {
-                    self.tickets.push((id, ticket));
+                    self.door_calls.handle_started(id, ticket);
                     self.answer(id, &reply, &verdict, &outcome, &[], out);
                 }
                 let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
@@ -1128,7 +1065,7 @@ impl LogEngine {
             job.timeout_ms = timeout_ms;
         }
         if let Some(ticket) = ticket {
-            self.tickets.push((id, ticket));
+            self.door_calls.handle_started(id, ticket);
         }
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
@@ -1151,10 +1088,7 @@ impl LogEngine {
             return true;
         }
         if block.info.prelude {
-            if self.preludes.len() == prelude::MAX_PRELUDES {
-                self.preludes.remove(0);
-            }
-            self.preludes.push(prelude::Prelude {
+            self.preludes.remember(prelude::Prelude {
                 job: id,
                 code: code.clone(),
                 lang: block.info.lang,
@@ -1276,15 +1210,13 @@ impl LogEngine {
     fn tick(&mut self, text: &str, now: Now, out: &mut Output) {
         // The new document did not come in time: the door is answered
         // without its line.
-        if let Some(r) = self.reload.take_if(|r| now.mono >= r.deadline) {
-            if let Some((ticket, answer)) = r.answer {
-                out.effects.push(Effect::Answered { ticket, answer });
-            }
+        if let Some((ticket, answer)) = self.door_calls.handle_tick(now.mono) {
+            out.effects.push(Effect::Answered { ticket, answer });
         }
         // Reruns that did not answer in time: the line goes with what is
         // known (one write per input: a job's tick waits for the next).
-        if let Some(a) = self.awaiting.take_if(|a| now.mono >= a.deadline) {
-            return self.write_lifecycle(text, a.text(), now, out);
+        if let Some(lines) = self.preludes.handle_tick(now.mono) {
+            return self.write_lifecycle(text, lines, now, out);
         }
         let Some(job) = &self.job else { return };
         if now.mono >= job.deadline() {
@@ -1403,7 +1335,7 @@ impl LogEngine {
             "{}: lost the executing region of job {}; cancelled it",
             self.stem, job.id
         )));
-        remember(&mut self.closed, (job.id, job.agent));
+        self.ended.handle_unanswered(job.id, job.agent);
         self.settle(&mut w, pos, now, out);
         self.finish(text, w, out);
     }
@@ -1420,15 +1352,11 @@ impl LogEngine {
         now: Now,
         out: &mut Output,
     ) {
-        if let Some(a) = self.awaiting.as_mut() {
-            if a.answer(job, &outcome) {
-                if a.done() {
-                    let lines = a.text();
-                    self.awaiting = None;
-                    self.write_lifecycle(text, lines, now, out);
-                }
-                return;
+        if let Some(done) = self.preludes.handle_result(job, &outcome) {
+            if let Some(lines) = done {
+                self.write_lifecycle(text, lines, now, out);
             }
+            return;
         }
         if self.job.as_ref().is_some_and(|j| j.id == job) {
             let verdict = match outcome {
@@ -1441,21 +1369,19 @@ impl LogEngine {
             }
             return self.complete(text, verdict, Some(outcome), now, out);
         }
-        if let Some(i) = self.closed.iter().position(|(id, _)| *id == job) {
-            let (_, agent) = self.closed.remove(i).unwrap_or((job, "agent".into()));
+        if let Some(agent) = self.ended.take_late(job) {
             let suffix = format!("(late, {})", format_duration(duration_ms));
-            let shown = self.take_pictures(job);
+            let shown = self.pictures.take(job);
             let reply = self.reply(
                 &agent, now.clock, &suffix, &outcome, &shown, &events, drops, 0, out,
             );
             self.pending.push(reply);
-            remember(&mut self.finished, job);
             if self.job.is_none() {
                 self.idle_changed(text, now, out);
             }
             return;
         }
-        let why = if self.finished.contains(&job) {
+        let why = if self.ended.has_reply(job) {
             "already has its reply"
         } else {
             "is unknown"
@@ -1496,7 +1422,7 @@ impl LogEngine {
                 }
                 self.pending.push(reply);
             }
-            remember(&mut self.closed, (job.id, job.agent));
+            self.ended.handle_unanswered(job.id, job.agent);
             return self.idle_changed(text, now, out);
         };
         let Some(job) = self.job.take() else { return };
@@ -1524,9 +1450,9 @@ impl LogEngine {
         match verdict {
             // A late result still comes: it is written as late.
             Verdict::Timeout(_) | Verdict::Cancelled(_) => {
-                remember(&mut self.closed, (job.id, job.agent.clone()))
+                self.ended.handle_unanswered(job.id, job.agent.clone())
             }
-            _ => remember(&mut self.finished, job.id),
+            _ => self.ended.handle_replied(job.id),
         }
         if ok {
             if let Some(mut next) = later.into_iter().next() {
@@ -1554,22 +1480,16 @@ impl LogEngine {
         events: &[BackgroundEvent],
         out: &mut Output,
     ) {
-        if let Some(i) = self.tickets.iter().position(|(j, _)| *j == job) {
-            let (_, ticket) = self.tickets.remove(i);
-            let answer = effect::Answer {
-                job,
-                reply: reply.to_string(),
-                state: verdict.state(),
-                outcome: outcome.clone(),
-                events: events.to_vec(),
-                duration_ms: verdict.ms(),
-            };
-            // The page reloads after this block: its door waits for the
-            // new document's line (see `write_lifecycle`).
-            match self.reload.as_mut().filter(|r| r.job == job) {
-                Some(r) => r.answer = Some((ticket, answer)),
-                None => out.effects.push(Effect::Answered { ticket, answer }),
-            }
+        let answer = || effect::Answer {
+            job,
+            reply: reply.to_string(),
+            state: verdict.state(),
+            outcome: outcome.clone(),
+            events: events.to_vec(),
+            duration_ms: verdict.ms(),
+        };
+        if let Some((ticket, answer)) = self.door_calls.answer(job, answer) {
+            out.effects.push(Effect::Answered { ticket, answer });
         }
     }
 
@@ -1607,7 +1527,7 @@ impl LogEngine {
         let Some(g) = &job.gathering else {
             let (events, drops) = (&job.events, job.drops);
             let suffix = verdict.suffix();
-            let shown = self.take_pictures(job.id);
+            let shown = self.pictures.take(job.id);
             let reply = self.reply(
                 &job.agent, at, &suffix, outcome, &shown, events, drops, skipped, out,
             );
@@ -1650,15 +1570,6 @@ impl LogEngine {
     }
 
     // ----- rendering ----------------------------------------------------
-
-    /// The pictures saved for `job`, taken for its reply.
-    fn take_pictures(&mut self, job: JobId) -> Vec<picture::Picture> {
-        let (mine, rest) = std::mem::take(&mut self.pictures)
-            .into_iter()
-            .partition(|(j, _)| *j == job);
-        self.pictures = rest;
-        mine.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
-    }
 
     /// A whole reply: header, result fence, the job's pictures, background
     /// events and notes (LF endings).
@@ -1884,11 +1795,4 @@ fn shift_chunk(mut c: tail::Chunk, removed: usize) -> tail::Chunk {
         shift_block(b, -(removed as isize));
     }
     c
-}
-
-fn remember<T>(list: &mut VecDeque<T>, item: T) {
-    if list.len() == REMEMBERED_JOBS {
-        list.pop_front();
-    }
-    list.push_back(item);
 }

@@ -6,10 +6,45 @@
 //! Pure: the file itself is written by the hub (`hub/image_file.rs`),
 //! which hands the engine a [`Picture`] naming it.
 
+use std::collections::VecDeque;
+
 use serde::{Deserialize, Serialize};
+
+use super::input::JobId;
 
 /// The longest label a line shows (a page's `name` option is cut there).
 const MAX_LABEL: usize = 64;
+/// How many pictures wait for their jobs' replies at most (a realm that
+/// never sends the result leaves no more than this behind).
+pub const WAITING_PICTURES: usize = 256;
+
+/// Pictures the hub saved for jobs whose reply is not written yet, oldest
+/// first: a reply takes its job's. The engine's pictures part.
+#[derive(Debug, Clone, Default)]
+pub struct WaitingPictures {
+    waiting: VecDeque<(JobId, Picture)>,
+}
+
+impl WaitingPictures {
+    /// Pictures of `job` arrived (the oldest waiting go past the cap).
+    pub fn handle_saved(&mut self, job: JobId, pictures: Vec<Picture>) {
+        for p in pictures {
+            if self.waiting.len() == WAITING_PICTURES {
+                self.waiting.pop_front();
+            }
+            self.waiting.push_back((job, p));
+        }
+    }
+
+    /// The pictures of `job`, taken for its reply.
+    pub fn take(&mut self, job: JobId) -> Vec<Picture> {
+        let (mine, rest) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(j, _)| *j == job);
+        self.waiting = rest;
+        mine.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+    }
+}
 
 /// One picture of a job, as its reply shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

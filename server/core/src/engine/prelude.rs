@@ -76,6 +76,96 @@ impl Awaiting {
     }
 }
 
+/// A log's preludes and the lifecycle line waiting for their reruns: the
+/// engine's prelude part.
+#[derive(Debug, Clone, Default)]
+pub struct Preludes {
+    /// In the order they first ran.
+    list: Vec<Prelude>,
+    awaiting: Option<Awaiting>,
+}
+
+impl Preludes {
+    /// A block with the `prelude` option ran for the first time.
+    pub fn remember(&mut self, prelude: Prelude) {
+        if self.list.len() == MAX_PRELUDES {
+            self.list.remove(0);
+        }
+        self.list.push(prelude);
+    }
+
+    /// When reruns that did not answer are given up.
+    pub fn deadline(&self) -> Option<Millis> {
+        self.awaiting.as_ref().map(|a| a.deadline)
+    }
+
+    /// A new document's lifecycle `line` (LF ending): the text to write
+    /// now, or `None` while it waits for the reruns `rerun` dispatched
+    /// (it gives a rerun's job, `None` when the code no longer prepares).
+    /// `standing`: whether a prelude's block is still found as written;
+    /// one that is not stops being a prelude. `reruns`: false for a
+    /// document that closed (nothing reruns there).
+    pub fn handle_document(
+        &mut self,
+        line: String,
+        reruns: bool,
+        standing: impl Fn(JobId) -> bool,
+        mut rerun: impl FnMut(&Prelude) -> Option<JobId>,
+        now: Millis,
+    ) -> Option<String> {
+        // A document that came before the last one's preludes answered:
+        // that line goes first, with what is known.
+        let line = match self.awaiting.take() {
+            Some(earlier) => earlier.text() + &line,
+            None => line,
+        };
+        if !reruns {
+            return Some(line);
+        }
+        self.list.retain(|p| standing(p.job));
+        let mut runs = Vec::new();
+        let mut longest = 0;
+        for p in &self.list {
+            if let Some(job) = rerun(p) {
+                runs.push((job, None));
+                longest = longest.max(p.timeout_ms);
+            }
+        }
+        if runs.is_empty() {
+            return Some(line);
+        }
+        self.awaiting = Some(Awaiting {
+            line,
+            runs,
+            deadline: now.plus(longest),
+            timeout_ms: longest,
+        });
+        None
+    }
+
+    /// A result: `None` when it is no rerun's; `Some(None)` when it is and
+    /// others are still out; `Some(Some(text))` when it was the last, with
+    /// the line and its notes to write.
+    pub fn handle_result(&mut self, job: JobId, outcome: &Outcome) -> Option<Option<String>> {
+        let a = self.awaiting.as_mut()?;
+        if !a.answer(job, outcome) {
+            return None;
+        }
+        if !a.done() {
+            return Some(None);
+        }
+        Some(self.awaiting.take().map(|a| a.text()))
+    }
+
+    /// Time passed: reruns that did not answer by their deadline are given
+    /// up, and the line goes with what is known.
+    pub fn handle_tick(&mut self, now: Millis) -> Option<String> {
+        self.awaiting
+            .take_if(|a| now >= a.deadline)
+            .map(|a| a.text())
+    }
+}
+
 /// `(prelude ran: ok)` or `(prelude ran: Name: message)`: the realm's text
 /// on one line (a note: it starts with `(` and ends with `)`, so it cannot
 /// be taken for a header, a fence or the footer), cut at 200 characters.
