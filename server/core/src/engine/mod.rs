@@ -161,12 +161,12 @@ struct Running {
     /// The request header line of the chunk, to find it again if the
     /// executing region is edited away (recovery).
     request_header: String,
-    request_hint: usize,
+    request_hint: Option<usize>,
     /// `> **stem** to agent at HH:MM:SS`: the executing region's first line,
     /// unique because finished replies always carry a suffix.
     exec_header: String,
     exec_clock: ClockTime,
-    region_hint: usize,
+    region_hint: Option<usize>,
     /// Whether a blank line was inserted between the region and `rest`.
     sep: bool,
     /// The rest of the running chunk (its later blocks and prose) as it was
@@ -357,7 +357,7 @@ impl LogEngine {
         match &self.job {
             Some(j) => {
                 let taken = self.ledger.iter().find(|t| t.job == Some(j.id))?;
-                Some(block(taken)?.min(at(j.region_hint, &j.exec_header)?))
+                Some(block(taken)?.min(at(j.region_hint?, &j.exec_header)?))
             }
             None => {
                 let footer = self.footer_hint.and_then(|h| at(h, FOOTER));
@@ -408,10 +408,11 @@ impl LogEngine {
             // The running chunk's request header stays with its block.
             Some(j) => {
                 let at = self.horizon(window, base)?;
-                let request = j
-                    .request_hint
-                    .checked_sub(base)
-                    .and_then(|h| line_is(window, h, &j.request_header).map(|_| j.request_hint));
+                let request = j.request_hint.filter(|h| {
+                    h.checked_sub(base)
+                        .and_then(|h| line_is(window, h, &j.request_header))
+                        .is_some()
+                });
                 Some(request.map_or(at, |r| r.min(at)))
             }
             None => {
@@ -440,8 +441,8 @@ impl LogEngine {
             }
         }
         if let Some(j) = self.job.as_mut() {
-            j.request_hint = by(j.request_hint).unwrap_or(usize::MAX);
-            j.region_hint = by(j.region_hint).unwrap_or(usize::MAX);
+            j.request_hint = j.request_hint.and_then(&by);
+            j.region_hint = j.region_hint.and_then(&by);
         }
     }
 
@@ -731,7 +732,10 @@ impl LogEngine {
             return self.update_region(text, true, now, out);
         };
         let before = (k > 0).then(|| self.ledger.get(k - 1));
-        let header_at = line_is(text, j.request_hint, &j.request_header).map(|l| l.start);
+        let header_at = j
+            .request_hint
+            .and_then(|h| line_is(text, h, &j.request_header))
+            .map(|l| l.start);
         let first_of_chunk = header_at.is_some_and(|h| {
             h <= block_at && before.and_then(|b| b.place.at()).is_none_or(|b| b < h)
         });
@@ -759,8 +763,8 @@ impl LogEngine {
             }
         }
         if let Some(j) = self.job.as_mut() {
-            j.region_hint = shift(j.region_hint);
-            j.request_hint = shift(j.request_hint);
+            j.region_hint = j.region_hint.map(shift);
+            j.request_hint = j.request_hint.map(shift);
         }
         self.tail_from = shift(self.tail_from);
         self.finish(text, w, out);
@@ -938,7 +942,7 @@ impl LogEngine {
         let request_header = lines_from(&w.buf, header_at)
             .next()
             .map_or(String::new(), |l| l.text.to_string());
-        let request = (request_header, w.base + header_at);
+        let request = (request_header, Some(w.base + header_at));
         let block = c.exec[0].clone();
         self.start_block(w, &block, c.end, agent, request, now, out)
     }
@@ -954,7 +958,7 @@ impl LogEngine {
         block: &ExecBlock,
         chunk_end: usize,
         agent: String,
-        request: (String, usize),
+        request: (String, Option<usize>),
         now: Now,
         out: &mut Output,
     ) -> bool {
@@ -1042,7 +1046,7 @@ impl LogEngine {
             request_hint: request.1,
             exec_header,
             exec_clock: now.clock,
-            region_hint: 0,
+            region_hint: None,
             sep: false,
             rest: String::new(),
             started: now.mono,
@@ -1069,7 +1073,7 @@ impl LogEngine {
         }
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
-        job.region_hint = w.base + start;
+        job.region_hint = Some(w.base + start);
         job.sep = sep;
         let rest_end = chunk_end.max(block.next) + inserted;
         job.rest = w.buf[block.next + inserted..rest_end].to_string();
@@ -1235,9 +1239,12 @@ impl LogEngine {
         let job = self.job.as_mut()?;
         // Reconcile found the region under the job's own block (or put it
         // back there), fence-aware: the hint is where it is.
-        let found = line_is(text, job.region_hint, &job.exec_header).map(|l| l.start);
+        let found = job
+            .region_hint
+            .and_then(|h| line_is(text, h, &job.exec_header))
+            .map(|l| l.start);
         if let Some(start) = found {
-            job.region_hint = start;
+            job.region_hint = Some(start);
             let w = Work::new(text, start);
             let (end, placeholder) = survey::hub_block_extent(
                 &w.buf,

@@ -551,7 +551,7 @@ impl LogEngine {
                     .next()
             });
             if let Some(at) = region {
-                j.region_hint = at;
+                j.region_hint = Some(at);
             }
         }
         let end = consumed_end(s, matched).max(start);
