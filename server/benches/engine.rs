@@ -43,6 +43,8 @@ fn now(ms: u64) -> Now {
 struct Sample {
     engine: Duration,
     apply: Duration,
+    /// The shell's snapshot of the engine before a run (a clone).
+    snapshot: Duration,
 }
 
 fn run(size: usize) -> Vec<Sample> {
@@ -51,6 +53,10 @@ fn run(size: usize) -> Vec<Sample> {
     let mut samples = Vec::with_capacity(ROUNDS);
     for round in 0..ROUNDS as u64 {
         text.push_str("```js\ndocument.title\n```\n");
+        let ts = Instant::now();
+        let snapshot = std::hint::black_box(engine.clone());
+        let snapshot_took = ts.elapsed();
+        drop(snapshot);
         let t0 = Instant::now();
         let accepted = engine.handle(&text, Input::FileChanged, now(round * 10));
         let engine_accept = t0.elapsed();
@@ -79,6 +85,7 @@ fn run(size: usize) -> Vec<Sample> {
         samples.push(Sample {
             engine: engine_accept + engine_complete,
             apply: apply_accept + apply_complete,
+            snapshot: snapshot_took,
         });
     }
     samples
@@ -91,20 +98,22 @@ fn percentile(mut v: Vec<Duration>, p: f64) -> Duration {
 
 fn main() {
     println!("engine: accept + complete of one block, {ROUNDS} rounds each\n");
-    println!("| log size | engine median | engine p99 | apply edits median (shell) |");
-    println!("|---------:|--------------:|-----------:|---------------------------:|");
+    println!("| log size | engine median | engine p99 | apply edits median (shell) | snapshot median (shell) |");
+    println!("|---------:|--------------:|-----------:|---------------------------:|------------------------:|");
     let mut medians = Vec::new();
     for (label, size) in [("10 KB", 10 * 1024), ("10 MB", 10 * 1024 * 1024)] {
         let samples = run(size);
         let engine: Vec<_> = samples.iter().map(|s| s.engine).collect();
         let apply: Vec<_> = samples.iter().map(|s| s.apply).collect();
+        let snapshot: Vec<_> = samples.iter().map(|s| s.snapshot).collect();
         let median = percentile(engine.clone(), 0.5);
         medians.push(median);
         println!(
-            "| {label} | {:.1} µs | {:.1} µs | {:.1} µs |",
+            "| {label} | {:.1} µs | {:.1} µs | {:.1} µs | {:.1} µs |",
             median.as_secs_f64() * 1e6,
             percentile(engine, 0.99).as_secs_f64() * 1e6,
-            percentile(apply, 0.5).as_secs_f64() * 1e6
+            percentile(apply, 0.5).as_secs_f64() * 1e6,
+            percentile(snapshot, 0.5).as_secs_f64() * 1e6
         );
     }
     println!(
