@@ -466,13 +466,10 @@ impl LogEngine {
     /// [`LogEngine::handle`] on a text that agrees with the engine.
     fn handle_input(&mut self, text: &str, input: Input, now: Now, out: &mut Output) {
         match input {
-            Input::Startup | Input::FileChanged => {
-                if self.job.is_some() {
-                    self.update_region(text, false, now, out);
-                } else {
-                    self.idle_changed(text, now, out);
-                }
-            }
+            Input::Startup | Input::FileChanged => match self.job {
+                Some(_) => self.update_region(text, false, now, out),
+                None => self.idle_changed(text, now, out),
+            },
             Input::Started { job } => {
                 if let Some(j) = self.job.as_mut().filter(|j| j.id == job) {
                     j.begun = true;
@@ -483,23 +480,7 @@ impl LogEngine {
                     self.door_calls.handle_reloading(j.id, now.mono);
                 }
             }
-            Input::Progress(JobProgress {
-                job,
-                events,
-                dropped,
-                limited,
-                elapsed_ms: _,
-            }) => match self.job.as_mut() {
-                Some(j) if j.id == job => {
-                    j.events = events;
-                    j.drops = Drops::new(dropped, limited);
-                    self.update_region(text, true, now, out);
-                }
-                _ => out.effects.push(Effect::Notice(format!(
-                    "{}: progress for job {job}, which is not running, ignored",
-                    self.stem
-                ))),
-            },
+            Input::Progress(p) => self.progress(text, p, now, out),
             Input::Result(JobResult {
                 job,
                 outcome,
@@ -524,40 +505,15 @@ impl LogEngine {
                     if over_rate > 0 {
                         block.push_str(&render::over_rate_note(over_rate));
                     }
-                    self.pending.push(block);
-                    if self.job.is_none() {
-                        self.idle_changed(text, now, out);
-                    }
+                    self.above_footer(text, block, now, out);
                 }
             }
-            Input::Images { job, pictures } => {
-                self.pictures.handle_saved(job, pictures);
-            }
+            Input::Images { job, pictures } => self.pictures.handle_saved(job, pictures),
             Input::Tick => self.tick(text, now, out),
-            Input::Left { what } => {
-                if let Some(j) = &self.job {
-                    let elapsed = now.mono.since(j.started);
-                    let error = JobError {
-                        name: "Error".into(),
-                        message: format!("{what} while this block ran, so its result is lost; append the block again to re-run it in the new document"),
-                        stack: None,
-                    };
-                    out.effects.push(Effect::Cancel { job: j.id });
-                    self.complete(
-                        text,
-                        Verdict::Error(elapsed),
-                        Some(Outcome::Error(error)),
-                        now,
-                        out,
-                    );
-                }
-            }
+            Input::Left { what } => self.left(text, &what, now, out),
             Input::HubNote { text: note } => {
                 let header = format!("> **{}** background at {}\n", self.stem, now.clock);
-                self.pending.push(format!("{header}({note})\n"));
-                if self.job.is_none() {
-                    self.idle_changed(text, now, out);
-                }
+                self.above_footer(text, format!("{header}({note})\n"), now, out);
             }
             Input::Lifecycle { what, url, at } => {
                 let at = at
@@ -589,67 +545,127 @@ impl LogEngine {
                     self.idle_changed(text, now, out);
                 }
             }
-            Input::FannedOut { job, stems } => {
-                let gathering = self.job.as_mut().filter(|j| j.id == job);
-                match gathering.and_then(|j| j.gathering.as_mut()) {
-                    Some(g) => {
-                        g.asked = Some(stems);
-                        self.gathered(text, now, out);
-                    }
-                    None => out.effects.push(Effect::Notice(format!(
-                        "{}: job {job}, which is not gathering answers, was sent out",
-                        self.stem
-                    ))),
-                }
-            }
+            Input::FannedOut { job, stems } => self.fanned_out(text, job, stems, now, out),
             Input::Answer {
                 job,
                 stem,
                 reply,
                 ok,
-            } => {
-                let added = self
-                    .job
-                    .as_mut()
-                    .filter(|j| j.id == job)
-                    .and_then(|j| j.gathering.as_mut())
-                    .is_some_and(|g| g.add(&stem, &reply, ok));
-                let late = match self.config.fan_out {
-                    true => self.ended.late_agent(job),
-                    false => None,
-                };
-                match (added, late.map(str::to_string)) {
-                    (true, _) => self.gathered(text, now, out),
-                    // After the fan-out job stopped waiting: the realm's
-                    // reply goes above the footer, as a late result would,
-                    // under a header of this log's (so a save that drops
-                    // it gets it back, and it is not taken for another's).
-                    (false, Some(agent)) => {
-                        let header =
-                            format!("> **{}** to {agent} at {} (late)\n", self.stem, now.clock);
-                        self.pending.push(header + &reply);
-                        if self.job.is_none() {
-                            self.idle_changed(text, now, out);
-                        }
-                    }
-                    (false, None) => out.effects.push(Effect::Notice(format!(
-                        "{}: the reply of {stem} to job {job} came when it was no longer awaited; it is in {stem}'s log",
-                        self.stem
-                    ))),
-                }
+            } => self.realm_answered(text, job, &stem, reply, ok, now, out),
+            Input::Presence { away } => self.presence(text, away, now, out),
+        }
+    }
+
+    /// A block for above the footer (background events, a note, a late
+    /// reply): written now when idle, else once the footer is back.
+    fn above_footer(&mut self, text: &str, block: String, now: Now, out: &mut Output) {
+        self.pending.push(block);
+        if self.job.is_none() {
+            self.idle_changed(text, now, out);
+        }
+    }
+
+    /// The running job's events so far (the whole list).
+    fn progress(&mut self, text: &str, p: JobProgress, now: Now, out: &mut Output) {
+        match self.job.as_mut() {
+            Some(j) if j.id == p.job => {
+                j.events = p.events;
+                j.drops = Drops::new(p.dropped, p.limited);
+                self.update_region(text, true, now, out);
             }
-            Input::Presence { away } => {
-                self.away = away.clone();
-                if let Some(j) = self.job.as_mut() {
-                    if j.away != away {
-                        if j.away.is_none() {
-                            j.away_since = Some(now.clock);
-                        }
-                        j.away = away;
-                        self.update_region(text, true, now, out);
-                    }
-                }
+            _ => out.effects.push(Effect::Notice(format!(
+                "{}: progress for job {}, which is not running, ignored",
+                self.stem, p.job
+            ))),
+        }
+    }
+
+    /// The realm's document is gone: the running job's reply says so now.
+    fn left(&mut self, text: &str, what: &str, now: Now, out: &mut Output) {
+        let Some(j) = &self.job else { return };
+        let elapsed = now.mono.since(j.started);
+        let error = JobError {
+            name: "Error".into(),
+            message: format!("{what} while this block ran, so its result is lost; append the block again to re-run it in the new document"),
+            stack: None,
+        };
+        out.effects.push(Effect::Cancel { job: j.id });
+        let verdict = Verdict::Error(elapsed);
+        self.complete(text, verdict, Some(Outcome::Error(error)), now, out);
+    }
+
+    /// Why the realm cannot run jobs now (`None`: it can): the running
+    /// job's placeholder says so.
+    fn presence(&mut self, text: &str, away: Option<String>, now: Now, out: &mut Output) {
+        self.away = away.clone();
+        let Some(j) = self.job.as_mut() else { return };
+        if j.away != away {
+            if j.away.is_none() {
+                j.away_since = Some(now.clock);
             }
+            j.away = away;
+            self.update_region(text, true, now, out);
+        }
+    }
+
+    /// A fan-out log's job went to these realms.
+    fn fanned_out(
+        &mut self,
+        text: &str,
+        job: JobId,
+        stems: Vec<String>,
+        now: Now,
+        out: &mut Output,
+    ) {
+        let gathering = self.job.as_mut().filter(|j| j.id == job);
+        match gathering.and_then(|j| j.gathering.as_mut()) {
+            Some(g) => {
+                g.asked = Some(stems);
+                self.gathered(text, now, out);
+            }
+            None => out.effects.push(Effect::Notice(format!(
+                "{}: job {job}, which is not gathering answers, was sent out",
+                self.stem
+            ))),
+        }
+    }
+
+    /// One realm's reply to a fan-out log's job.
+    #[allow(clippy::too_many_arguments)]
+    fn realm_answered(
+        &mut self,
+        text: &str,
+        job: JobId,
+        stem: &str,
+        reply: String,
+        ok: bool,
+        now: Now,
+        out: &mut Output,
+    ) {
+        let added = self
+            .job
+            .as_mut()
+            .filter(|j| j.id == job)
+            .and_then(|j| j.gathering.as_mut())
+            .is_some_and(|g| g.add(stem, &reply, ok));
+        let late = match self.config.fan_out {
+            true => self.ended.late_agent(job),
+            false => None,
+        };
+        match (added, late.map(str::to_string)) {
+            (true, _) => self.gathered(text, now, out),
+            // After the fan-out job stopped waiting: the realm's reply goes
+            // above the footer, as a late result would, under a header of
+            // this log's (so a save that drops it gets it back, and it is
+            // not taken for another's).
+            (false, Some(agent)) => {
+                let header = format!("> **{}** to {agent} at {} (late)\n", self.stem, now.clock);
+                self.above_footer(text, header + &reply, now, out);
+            }
+            (false, None) => out.effects.push(Effect::Notice(format!(
+                "{}: the reply of {stem} to job {job} came when it was no longer awaited; it is in {stem}'s log",
+                self.stem
+            ))),
         }
     }
 
@@ -1382,11 +1398,7 @@ impl LogEngine {
             let reply = self.reply(
                 &agent, now.clock, &suffix, &outcome, &shown, &events, drops, 0, out,
             );
-            self.pending.push(reply);
-            if self.job.is_none() {
-                self.idle_changed(text, now, out);
-            }
-            return;
+            return self.above_footer(text, reply, now, out);
         }
         let why = if self.ended.has_reply(job) {
             "already has its reply"
