@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::input::JobId;
+use daebug_protocol::JobId;
 
 /// The longest label a line shows (a page's `name` option is cut there).
 const MAX_LABEL: usize = 64;
