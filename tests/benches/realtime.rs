@@ -27,6 +27,9 @@ mod volume;
 #[path = "realtime/stages.rs"]
 mod stages;
 
+#[path = "realtime/mcp.rs"]
+mod mcp;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -79,10 +82,11 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 17] = [
+    let scenarios: [(&str, Scenario); 18] = [
         ("latency", latency),
         ("where_the_time_goes", stages::where_the_time_goes),
         ("doors", doors::doors),
+        ("mcp_python", mcp::mcp_python),
         ("engines", engines),
         ("navigation_mid_job", navigation_mid_job),
         ("large_log", large_log),
