@@ -304,8 +304,14 @@ fn error_result(e: &DoorError) -> CallToolResult {
 /// allowlist is off so that they alone decide (a hub bound to a LAN
 /// address serves its IP literal too). `Origin` is checked here.
 pub fn router(doors: Doors, guard: Arc<Guard>) -> Router {
+    // Stateless: each request is answered on its own, as plain JSON when
+    // the client accepts it (no session to keep, no event stream to frame
+    // a single result in). The tools send no requests or notifications
+    // of their own, so nothing needs a session.
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
         .with_cancellation_token(doors.shutdown().child_token());
     let service: StreamableHttpService<McpServer<Doors>, LocalSessionManager> =
         StreamableHttpService::new(
@@ -491,7 +497,14 @@ mod tests {
         for ok in [vec![], vec![("origin", "http://127.0.0.1:8302")]] {
             let res = send(&open, post("/mcp", &ok)).await;
             assert_eq!(res.status(), StatusCode::OK, "{ok:?}");
-            assert!(res.headers().get("mcp-session-id").is_some());
+            // Stateless, and a single result is plain JSON.
+            assert!(res.headers().get("mcp-session-id").is_none());
+            assert_eq!(
+                res.headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok()),
+                Some("application/json")
+            );
             assert!(res.headers().get("access-control-allow-origin").is_none());
         }
 

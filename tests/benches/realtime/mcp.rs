@@ -93,8 +93,7 @@ pub fn mcp_python(rows: &mut Vec<Row>) {
         "the Python MCP client failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("the client's JSON");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
     let cell = |side: &str, tool: &str| {
         let t = &report[side][tool];
         format!(
