@@ -422,3 +422,133 @@ fn mcp_attach_without_a_hub() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("debug/.hub"), "{stderr}");
 }
+
+/// `read_log` as a budget of tokens, through the SDK's client over HTTP:
+/// its last 200 lines by default and how many it left out; a cursor that
+/// reads exactly what was added since, across a save from an older read
+/// and a history moved to its file; a digest of a console flood over the
+/// budget.
+#[test]
+fn read_log_spends_a_budget_of_tokens() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("realm-");
+    let stem = log.stem.clone();
+    let rt = runtime();
+    let url = format!("{}/mcp", world.base);
+    let client: Client = rt.block_on(async {
+        let transport = StreamableHttpClientTransport::from_uri(url);
+        ClientConfig::default()
+            .serve(transport)
+            .await
+            .expect("MCP initialize over HTTP")
+    });
+    let read = |args: serde_json::Value| -> (String, String) {
+        let result = rt.block_on(call(&client, "read_log", args));
+        assert!(!is_error(&result), "{}", text_of(&result));
+        let text = text_of(&result);
+        let cursor = text
+            .lines()
+            .last()
+            .and_then(|l| l.strip_prefix("(cursor "))
+            .and_then(|l| l.split_once(':'))
+            .map(|(c, _)| c.to_string())
+            .unwrap_or_else(|| panic!("no cursor line: {text}"));
+        (text, cursor)
+    };
+    let eval = |code: &str| {
+        let result = rt.block_on(call(
+            &client,
+            "eval",
+            serde_json::json!({"realm": stem, "code": code}),
+        ));
+        assert!(!is_error(&result), "{}", text_of(&result));
+    };
+    let footer_last = |t: &str| t.trim_end().ends_with("execute against this page.");
+
+    // 300 lines of the agent's prose: the default read is the last 200.
+    let prose: String = (0..300).map(|i| format!("note {i}\n")).collect();
+    log.write(support::Write::Append, &format!("\n{prose}"));
+    wait_for(&log.path, "the footer below the prose", |t| {
+        t.contains("note 299") && footer_last(t)
+    });
+    let (text, cursor) = read(serde_json::json!({"realm": stem}));
+    let whole = log.text();
+    let left_out = whole.lines().count() - 200;
+    assert!(
+        text.starts_with(&format!("({left_out} earlier lines left out")),
+        "{left_out}: {text}"
+    );
+    let shown: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(shown.len(), 201, "200 lines and the cursor line");
+    assert!(whole.ends_with(&(shown[..200].join("\n") + "\n")));
+
+    // Only what was added since.
+    eval("1+1");
+    let (added, cursor) = {
+        let (t, c) = read(serde_json::json!({"realm": stem, "since": cursor}));
+        (t, c)
+    };
+    assert!(
+        added.starts_with(&format!("> **mcp** to {stem} at ")),
+        "{added}"
+    );
+    assert!(added.contains("```JSON\n2\n```"), "{added}");
+    assert!(!added.contains("note 299"), "{added}");
+    let (nothing, _) = read(serde_json::json!({"realm": stem, "since": cursor}));
+    assert!(nothing.contains("nothing was added"), "{nothing}");
+
+    // A save from an older read (without the 1+1 reply) with a new block:
+    // the hub puts the reply back; the cursor still reads only the new.
+    let before = whole.clone();
+    daebug_test_files::rewrite(&log.path, &format!("{before}\n```js\n3+3\n```\n"));
+    wait_for(&log.path, "the 3+3 reply, the 1+1 reply put back", |t| {
+        t.contains("```JSON\n6\n```") && t.contains("```JSON\n2\n```") && footer_last(t)
+    });
+    let (added, _) = read(serde_json::json!({"realm": stem, "since": cursor}));
+    assert!(
+        added.contains("3+3") && added.contains("```JSON\n6\n```"),
+        "{added}"
+    );
+    assert!(!added.contains("1+1"), "{added}");
+    assert!(!added.contains("no longer in the log"), "{added}");
+
+    // Past 4 MiB the history moves to its file: what follows still reads
+    // from the cursor.
+    let filler: String =
+        "filler line of the agent's notes, long enough to fill a log\n".repeat(80_000);
+    log.write(support::Write::Append, &format!("\n{filler}"));
+    wait_for(&log.path, "the history moved", |t| {
+        t.contains("Earlier history of this log") && footer_last(t)
+    });
+    let (_, cursor) = read(serde_json::json!({"realm": stem, "tail": 1, "budget": 100_000}));
+    eval("7+7");
+    let (added, _) = read(serde_json::json!({"realm": stem, "since": cursor}));
+    assert!(
+        added.starts_with(&format!("> **mcp** to {stem} at ")),
+        "{added}"
+    );
+    assert!(added.contains("```JSON\n14\n```"), "{added}");
+    assert!(!added.contains("filler"), "{added}");
+
+    // A flood of 5,000 console lines, over a budget: the digest.
+    eval("let n = 0; const t = setInterval(() => { for (let i = 0; i < 100; i++) console.log('tick'); if (++n === 50) clearInterval(t) }, 10); 'started'");
+    wait_for(&log.path, "the flood written", |t| {
+        t.matches(&format!("> **{stem}** background at ")).count() >= 3 && footer_last(t)
+    });
+    let (digest, _) = read(serde_json::json!({"realm": stem, "tail": 400, "budget": 150}));
+    assert!(digest.starts_with("(digest: "), "{digest}");
+    let body = digest
+        .lines()
+        .filter(|l| !l.starts_with("(cursor "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        body.chars().count().div_ceil(4) <= 150,
+        "{} tokens: {digest}",
+        body.len() / 4
+    );
+    assert!(digest.contains("× tick"), "{digest}");
+    assert!(digest.contains("not shown"), "{digest}");
+    assert!(digest.contains(&format!("debug/{stem}.md")), "{digest}");
+    drop(client);
+}

@@ -263,3 +263,33 @@ mod tests {
         assert_eq!(agent_name(Some("  "), "dashboard"), "dashboard");
     }
 }
+
+/// `GET /api/realms/{realm}/log?format=json`: a read of the log, as
+/// `read_log` gives it (see `doors/reading.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogReply {
+    /// The log's text from where the read starts, or a digest of it.
+    pub text: String,
+    /// Lines of the log before what was read.
+    pub left_out: usize,
+    /// Pass as `since` to read only what is added after this read.
+    pub cursor: String,
+    /// Whether `text` is a digest (over the budget).
+    #[serde(default)]
+    pub digest: bool,
+    /// Why the read did not start where it was asked to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl From<super::reading::LogRead> for LogReply {
+    fn from(r: super::reading::LogRead) -> LogReply {
+        LogReply {
+            text: r.text,
+            left_out: r.left_out,
+            cursor: r.cursor,
+            digest: r.digest,
+            note: r.note,
+        }
+    }
+}

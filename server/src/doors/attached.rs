@@ -16,6 +16,7 @@ use std::time::Duration;
 use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo};
 use super::client::{ClientError, HubClient};
 use super::mcp::RealmDoor;
+use super::reading::{LogQuery, LogRead};
 
 /// How long a hub has to answer the first `GET /api/realms` before
 /// `daebug mcp` takes it that none runs there (a live hub on loopback
@@ -117,8 +118,19 @@ impl RealmDoor for AttachedHub {
         self.client()?.eval(realm, &req).await.map_err(door_error)
     }
 
-    async fn log(&self, realm: &str, tail: Option<usize>) -> Result<String, DoorError> {
-        self.client()?.log(realm, tail).await.map_err(door_error)
+    async fn read_log(&self, realm: &str, query: LogQuery) -> Result<LogRead, DoorError> {
+        let r = self
+            .client()?
+            .read_log(realm, &query)
+            .await
+            .map_err(door_error)?;
+        Ok(LogRead {
+            text: r.text,
+            left_out: r.left_out,
+            cursor: r.cursor,
+            digest: r.digest,
+            note: r.note,
+        })
     }
 }
 
@@ -239,10 +251,10 @@ mod tests {
             );
         }
         assert_eq!(
-            RealmDoor::log(&attached, "nothing", Some(3))
+            RealmDoor::read_log(&attached, "nothing", LogQuery::default())
                 .await
                 .unwrap_err(),
-            RealmDoor::log(&doors, "nothing", Some(3))
+            RealmDoor::read_log(&doors, "nothing", LogQuery::default())
                 .await
                 .unwrap_err()
         );

@@ -175,6 +175,26 @@ impl HubClient {
         String::from_utf8(bytes.to_vec()).map_err(|e| ClientError::Protocol(e.to_string()))
     }
 
+    /// `GET /api/realms/{realm}/log?format=json&…`: a read of the log as
+    /// `read_log` gives it.
+    pub async fn read_log(
+        &self,
+        realm: &str,
+        query: &super::reading::LogQuery,
+    ) -> Result<super::api::LogReply, ClientError> {
+        let mut path = format!("/api/realms/{}/log?format=json", encode(realm));
+        if let Some(n) = query.tail {
+            path.push_str(&format!("&tail={n}"));
+        }
+        if let Some(c) = &query.since {
+            path.push_str(&format!("&since={}", encode(c)));
+        }
+        if let Some(b) = query.budget {
+            path.push_str(&format!("&budget={b}"));
+        }
+        self.json(Method::GET, &path, None).await
+    }
+
     /// `GET /api/events`: the hub's change events from now on (the stream
     /// is subscribed when this returns); it ends when the hub stops.
     pub async fn events(&self) -> Result<Events, ClientError> {

@@ -30,6 +30,7 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo, Timeout};
+use super::reading::{digest, tokens, LogQuery, LogRead, DEFAULT_TAIL};
 use super::Doors;
 use crate::engine::picture;
 use crate::http::guard::Guard;
@@ -56,12 +57,13 @@ pub trait RealmDoor: Clone + Send + Sync + 'static {
         req: EvalRequest,
     ) -> impl Future<Output = Result<EvalReply, DoorError>> + Send;
 
-    /// The text of `realm`'s log, or its last `tail` lines.
-    fn log(
+    /// `realm`'s log as `query` asks (the whole of it when it asks for
+    /// no `tail` and no `since`).
+    fn read_log(
         &self,
         realm: &str,
-        tail: Option<usize>,
-    ) -> impl Future<Output = Result<String, DoorError>> + Send;
+        query: LogQuery,
+    ) -> impl Future<Output = Result<LogRead, DoorError>> + Send;
 
     /// The bytes of a picture a reply shows (`path` relative to `debug/`,
     /// as [`EvalReply::images`] names it); `None` when this door cannot
@@ -81,8 +83,8 @@ impl RealmDoor for Doors {
         Doors::eval(self, realm, req, DOOR).await
     }
 
-    async fn log(&self, realm: &str, tail: Option<usize>) -> Result<String, DoorError> {
-        Doors::log(self, realm, tail).await
+    async fn read_log(&self, realm: &str, query: LogQuery) -> Result<LogRead, DoorError> {
+        Doors::read_log(self, realm, &query, None).await
     }
 
     async fn picture(&self, path: &str) -> Option<Vec<u8>> {
@@ -93,63 +95,45 @@ impl RealmDoor for Doors {
 // ----- the tools ----------------------------------------------------------
 
 const SERVER_INSTRUCTIONS: &str = "\
-daebug runs JavaScript inside live browser pages and Web Workers (\"realms\") \
-connected to a local hub. Call list_realms to see them, eval to run code in one \
-(like typing into its devtools console), read_log to read a realm's chat log. \
-Every block and its reply is also written in the realm's Markdown log, \
-debug/<stem>.md under the hub's root, which people and other agents read too.";
+daebug runs JavaScript in live realms (browser pages, iframes, Web Workers, Node \
+processes) connected to a local hub, like typing into their devtools console. \
+Every block and reply is also written in the realm's Markdown log, debug/<stem>.md.";
 
 const LIST_REALMS: &str = "\
-List the realms connected to the daebug hub: the browser pages and Web Workers \
-that loaded the hub's adapter (/daebug.js), one per line: \
-`<stem>  <kind>  <state>  <url>  <log>`. The stem (e.g. `shop-3f2a`) names the \
-realm in eval and read_log; kind is page or worker; state is idle, executing, \
-completed, failed, timeout, unresponsive or disconnected (a disconnected realm \
-cannot run code until its page is opened again); log is the realm's Markdown \
-chat log (debug/<stem>.md under the hub's root). No realms means no page is open: \
-open one the hub serves, or add the hub's script tag to the app's page.";
+The connected realms, one per line: `<stem> <kind> <state> <url> <log>`. kind: page, \
+iframe, worker or node; state: idle, executing, completed, failed, timeout, \
+unresponsive or disconnected (cannot run code until it connects again). None: open \
+a page the hub serves, or one that loads its /daebug.js.";
 
 const EVAL: &str = "\
-Run JavaScript (or TypeScript with lang \"ts\") in a live browser page or worker \
-and return its reply. `realm` is a stem from list_realms or the unique start of \
-one (`shop` for `shop-3f2a`). The code runs like the browser's devtools console: \
-the value of the last expression is the result, top-level `await` works, \
-`console.log` and errors during the block are reported, and variables declared \
-with let/const/var/function stay defined for later calls in the same realm \
-until the page reloads. The reply is Markdown exactly as written in the realm's \
-log: a header line, then the value in a fenced block (```JSON for JSON-able \
-values, ```Text otherwise), console output and errors with their stacks. The \
-block and its reply are also appended to debug/<stem>.md. The call waits for \
-blocks queued ahead in that log, then for this one; `timeout` is seconds (5, \
-0.5) or a duration such as \"90s\", \"500ms\", \"2m\" (the hub's default, \
-usually 60s, when absent). A block that throws, rejects or times out returns \
-is_error with the reply text that says why. Pictures: `await daebug.image(x)` \
-(a canvas, OffscreenCanvas, ImageBitmap, ImageData, image Blob, <img>, <svg> \
-or data URL), `await daebug.snapshot(element)` (the page's DOM drawn, best \
-effort) and a block whose value is a canvas or image come back as image \
-content after the text, and as Markdown image lines in it.";
+Run JavaScript (lang \"ts\": TypeScript) in a realm, as its devtools console does: \
+the last expression's value is the result, top-level await works, declarations stay \
+for later calls until the realm reloads. Returns the reply as written in the log: \
+the value in a fence, console output, errors with stacks; is_error when it throws \
+or times out. Pictures (daebug.image(x), daebug.snapshot(el), a canvas value) \
+come as image content.";
 
 const READ_LOG: &str = "\
-Read a realm's Markdown chat log (debug/<stem>.md): every block sent to the \
-realm by any agent, person or tool, with its reply, and background events \
-(console output, errors, navigations) the page produced between blocks. `realm` \
-is a stem from list_realms or the unique start of one; `tail` returns only the \
-last N lines (the whole log when absent).";
+A realm's Markdown log: every block any agent or person sent, its reply, and the \
+realm's console output and errors between blocks.";
 
 /// The arguments of `eval`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EvalArgs {
-    /// The realm: a stem from list_realms (`shop-3f2a`) or the unique start of one (`shop`).
+    /// A stem from list_realms, or its unique start.
     pub realm: String,
-    /// The JavaScript (or TypeScript) to run; the last expression's value is the result.
+    /// The code to run.
     pub code: String,
-    /// `js` (default) or `ts` (types are stripped before it runs).
+    /// `js` (default) or `ts`.
     #[serde(default)]
     pub lang: Option<String>,
-    /// Seconds (5, 0.5) or a duration ("90s", "500ms", "2m"); the hub's default when absent.
+    /// Seconds or "90s", "500ms", "2m"; the hub's default when absent.
     #[serde(default)]
     pub timeout: Option<TimeoutArg>,
+    /// Tokens (characters ÷ 4): a longer reply comes as a digest.
+    #[serde(default)]
+    pub budget: Option<usize>,
 }
 
 /// A timeout as seconds or as text.
@@ -173,11 +157,17 @@ impl From<TimeoutArg> for Timeout {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadLogArgs {
-    /// The realm: a stem from list_realms (`shop-3f2a`) or the unique start of one (`shop`).
+    /// A stem from list_realms, or its unique start.
     pub realm: String,
-    /// Only the last N lines of the log (the whole log when absent).
+    /// Only the last N lines (200 when neither this nor `since` is given).
     #[serde(default)]
     pub tail: Option<usize>,
+    /// The cursor an earlier read returned: only what was added after it.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Tokens (characters ÷ 4): a longer text comes as a digest.
+    #[serde(default)]
+    pub budget: Option<usize>,
 }
 
 /// The MCP server: the three tools over a [`RealmDoor`].
@@ -216,8 +206,16 @@ impl<D: RealmDoor> McpServer<D> {
             Ok(reply) => reply,
             Err(e) => return error_result(&e),
         };
+        let stem = reply
+            .log
+            .trim_start_matches("debug/")
+            .trim_end_matches(".md");
+        let text = match args.budget.filter(|&b| tokens(&reply.text) > b) {
+            Some(budget) => digest(&reply.text, budget, stem),
+            None => reply.text.clone(),
+        };
         // The pictures the reply links, as image content after its text.
-        let mut content = vec![ContentBlock::text(reply.text)];
+        let mut content = vec![ContentBlock::text(text)];
         // (A copied value's file is linked in the text, not an image.)
         for path in reply
             .images
@@ -237,8 +235,33 @@ impl<D: RealmDoor> McpServer<D> {
 
     #[tool(description = READ_LOG)]
     async fn read_log(&self, Parameters(args): Parameters<ReadLogArgs>) -> CallToolResult {
-        match self.door.log(&args.realm, args.tail).await {
-            Ok(text) => text_result(text, false),
+        let query = LogQuery {
+            tail: match (&args.since, args.tail) {
+                (None, None) => Some(DEFAULT_TAIL),
+                (_, tail) => tail,
+            },
+            since: args.since,
+            budget: args.budget,
+        };
+        let since = query.since.is_some();
+        // Asked for its last lines and nothing more: those lines alone (the
+        // cursor rides in the structured content).
+        let plain = args.tail.is_some() && !since && query.budget.is_none();
+        match self.door.read_log(&args.realm, query).await {
+            Ok(read) => {
+                let about = serde_json::json!({
+                    "cursor": read.cursor,
+                    "left_out": read.left_out,
+                    "digest": read.digest,
+                });
+                let text = match plain {
+                    true => read.text,
+                    false => log_text(read, since),
+                };
+                let mut result = text_result(text, false);
+                result.structured_content = Some(about);
+                result
+            }
             Err(e) => error_result(&e),
         }
     }
@@ -273,6 +296,33 @@ pub fn realm_lines(realms: &[RealmInfo]) -> String {
             )
         })
         .collect()
+}
+
+/// A read of a log as `read_log` shows it: what was left out first, the
+/// cursor for the next read last.
+pub fn log_text(read: LogRead, since: bool) -> String {
+    let mut out = String::new();
+    if let Some(note) = &read.note {
+        out.push_str(&format!("({note})\n"));
+    }
+    if read.left_out > 0 && !since && !read.digest {
+        out.push_str(&format!(
+            "({} earlier lines left out; `tail` reads more)\n",
+            read.left_out
+        ));
+    }
+    out.push_str(&read.text);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if since && read.text.is_empty() {
+        out.push_str("(nothing was added since the cursor)\n");
+    }
+    out.push_str(&format!(
+        "(cursor {}: pass it as `since` to read only what is added after this)\n",
+        read.cursor
+    ));
+    out
 }
 
 fn text_result(text: String, is_error: bool) -> CallToolResult {
@@ -439,6 +489,41 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["eval", "list_realms", "read_log"]);
+    }
+
+    /// What an agent reads of the tools before the first call (their
+    /// descriptions and their parameters' as the schema carries them) stays
+    /// under 1,500 characters, and names every kind of realm.
+    #[test]
+    fn the_tools_fit_their_budget_and_name_every_kind_of_realm() {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let (events, _) = tokio::sync::broadcast::channel(1);
+        let server = McpServer::new(Doors::new(
+            tx,
+            events,
+            "debug".into(),
+            CancellationToken::new(),
+        ));
+        let tools = server.tool_router.list_all();
+        let described: usize = tools
+            .iter()
+            .map(|t| {
+                let params: usize = t.input_schema["properties"]
+                    .as_object()
+                    .map(|p| {
+                        p.values()
+                            .filter_map(|v| v["description"].as_str())
+                            .map(str::len)
+                            .sum()
+                    })
+                    .unwrap_or(0);
+                t.description.as_deref().map_or(0, str::len) + params
+            })
+            .sum();
+        assert!(described < 1500, "{described} characters");
+        for kind in ["page", "iframe", "worker", "node"] {
+            assert!(LIST_REALMS.contains(kind), "{kind}");
+        }
     }
 
     /// `/mcp` in the hub's whole router: the Host check and the token

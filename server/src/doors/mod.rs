@@ -16,6 +16,7 @@ pub mod api;
 pub mod attached;
 pub mod client;
 pub mod mcp;
+pub mod reading;
 
 use std::path::PathBuf;
 
@@ -139,6 +140,44 @@ impl Doors {
         .map_err(|_| DoorError::Stopping)?;
         let answer = answered.await.map_err(|_| DoorError::Stopping)?;
         Ok(EvalReply::new(&stem, answer))
+    }
+
+    /// `realm`'s log as `query` asks (see [`reading`]); with neither
+    /// `tail` nor `since`, its last `default_tail` lines (all of it when
+    /// `None`).
+    pub async fn read_log(
+        &self,
+        realm: &str,
+        query: &reading::LogQuery,
+        default_tail: Option<usize>,
+    ) -> Result<reading::LogRead, DoorError> {
+        let stem = self.resolve(realm).await?;
+        let path = self.logs.join(format!("{stem}.md"));
+        let text = tokio::fs::read_to_string(&path).await.unwrap_or_default();
+        let (body_start, lines_end) = crate::engine::template::head_end(&text, &stem);
+        // What the history files named in the head hold.
+        let mut archived = 0;
+        for line in text[..lines_end].lines() {
+            let Some(rest) = line.strip_prefix(crate::engine::template::HISTORY_LINK_START) else {
+                continue;
+            };
+            let rel = rest
+                .strip_prefix('[')
+                .and_then(|r| r.split_once(']'))
+                .map(|(rel, _)| rel);
+            if let Some(rel) = rel.filter(|r| !r.contains("..")) {
+                archived += tokio::fs::metadata(self.logs.join(rel))
+                    .await
+                    .map_or(0, |m| m.len());
+            }
+        }
+        let log = reading::LogText {
+            stem: &stem,
+            text: &text,
+            body_start,
+            archived,
+        };
+        Ok(reading::read(log, query, default_tail))
     }
 
     /// The text of `realm`'s log, or its last `tail` lines.

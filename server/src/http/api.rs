@@ -213,7 +213,12 @@ pub fn parse_eval(body: &[u8]) -> Result<EvalRequest, ApiError> {
 #[derive(Debug, Deserialize)]
 struct LogQuery {
     tail: Option<usize>,
-    /// `markdown` (the default: the file's text) or `html` (as the
+    /// A cursor an earlier read returned: only what was added since.
+    since: Option<String>,
+    /// Tokens (characters ÷ 4): over it, a digest instead of the text.
+    budget: Option<usize>,
+    /// `markdown` (the default: the file's text), `json` (the text with
+    /// its cursor and counts, as `read_log` gives them) or `html` (as the
     /// dashboard shows it, [`super::log_html`]).
     format: Option<String>,
 }
@@ -227,20 +232,35 @@ async fn log(
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            "`tail` is a number of lines",
+            "`tail` is a number of lines and `budget` a number of tokens",
         )
     })?;
     let html = match query.format.as_deref() {
         None | Some("markdown") => false,
         Some("html") => true,
+        Some("json") => {
+            let asked = crate::doors::reading::LogQuery {
+                tail: query.tail,
+                since: query.since,
+                budget: query.budget,
+            };
+            let read = doors.read_log(&realm, &asked, None).await?;
+            return Ok(json(
+                StatusCode::OK,
+                &crate::doors::api::LogReply::from(read),
+            ));
+        }
         Some(other) => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "bad_request",
-                format!("unknown format {other:?}; ask for `markdown` (the default) or `html`"),
+                format!(
+                    "unknown format {other:?}; ask for `markdown` (the default), `json` or `html`"
+                ),
             ))
         }
     };
+    let mut read = None;
     let (body, content_type) = if html {
         // Cut where a block starts, not inside a fence (see log_html).
         let text = doors.log(&realm, None).await?;
@@ -249,11 +269,34 @@ async fn log(
             "text/html; charset=utf-8",
         )
     } else {
-        let text = doors.log(&realm, query.tail).await?;
+        let asked = crate::doors::reading::LogQuery {
+            tail: query.tail,
+            since: query.since,
+            budget: query.budget,
+        };
+        let r = doors.read_log(&realm, &asked, None).await?;
+        let text = r.text.clone();
+        read = Some(r);
         (text, "text/markdown; charset=utf-8")
     };
     let mut res = (StatusCode::OK, body).into_response();
     let headers = res.headers_mut();
+    // What a JSON read says beside the text, as headers.
+    if let Some(r) = read {
+        let mut put = |name: &'static str, value: String| {
+            if let Ok(v) = HeaderValue::from_str(&value) {
+                headers.insert(name, v);
+            }
+        };
+        put("daebug-cursor", r.cursor);
+        put("daebug-left-out", r.left_out.to_string());
+        if r.digest {
+            put("daebug-digest", "1".into());
+        }
+        if let Some(note) = r.note {
+            put("daebug-note", note);
+        }
+    }
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     // A fragment opened on its own runs nothing (it holds no script, but
     // a browser's view of it should not either).
