@@ -23,10 +23,11 @@ use super::reading::{LogQuery, LogRead};
 /// answers in a millisecond; a stopped one refuses the connection at once).
 const PROBE: Duration = Duration::from_secs(3);
 
-/// A running hub, reached over its HTTP API. The hub is found again for
-/// every call (the flags' address, or `debug/.hub` read anew), so a hub
-/// restarted on the same root, even on another port, is still the one
-/// the tools reach.
+/// A running hub, reached over its HTTP API, on a connection kept
+/// between calls. When a call cannot reach it, the hub is found again
+/// (the flags' address, or `debug/.hub` read anew) and the call made once
+/// more, so a hub restarted on the same root, even on another port, is
+/// still the one the tools reach.
 #[derive(Debug, Clone)]
 pub struct AttachedHub {
     root: PathBuf,
@@ -35,6 +36,8 @@ pub struct AttachedHub {
     token: Option<String>,
     /// Where it was found first, for the line that says so.
     url: String,
+    /// The client of the hub as last found.
+    found: std::sync::Arc<std::sync::Mutex<Option<HubClient>>>,
 }
 
 impl AttachedHub {
@@ -79,6 +82,7 @@ impl AttachedHub {
                 port,
                 token,
                 url,
+                found: std::sync::Arc::new(std::sync::Mutex::new(Some(client))),
             }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(ClientError::NoHub(format!(
@@ -98,32 +102,65 @@ impl AttachedHub {
         self.host.is_none() && self.port.is_none()
     }
 
-    fn client(&self) -> Result<HubClient, DoorError> {
-        HubClient::find(
+    /// The hub's client: as last found, or found anew (`again`).
+    fn client(&self, again: bool) -> Result<HubClient, DoorError> {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(client) = found.as_ref().filter(|_| !again) {
+            return Ok(client.clone());
+        }
+        let client = HubClient::find(
             &self.root,
             self.host.as_deref(),
             self.port,
             self.token.clone(),
         )
-        .map_err(door_error)
+        .map_err(door_error)?;
+        *found = Some(client.clone());
+        Ok(client)
+    }
+
+    /// `call` on the hub's client; once more on the hub found anew when
+    /// it could not reach the hub.
+    async fn with_client<T, F>(&self, call: impl Fn(HubClient) -> F) -> Result<T, DoorError>
+    where
+        F: std::future::Future<Output = Result<T, ClientError>>,
+    {
+        match call(self.client(false)?).await {
+            Err(ClientError::NoHub(_)) => call(self.client(true)?).await.map_err(door_error),
+            other => other.map_err(door_error),
+        }
     }
 }
 
 impl RealmDoor for AttachedHub {
     async fn realms(&self) -> Result<Vec<RealmInfo>, DoorError> {
-        self.client()?.realms().await.map_err(door_error)
+        self.with_client(|c| async move { c.realms().await }).await
     }
 
     async fn eval(&self, realm: &str, req: EvalRequest) -> Result<EvalReply, DoorError> {
-        self.client()?.eval(realm, &req).await.map_err(door_error)
+        // Again only when the block never reached the hub: one that broke
+        // mid-call may have run.
+        match self.client(false)?.eval(realm, &req).await {
+            Err(e) if HubClient::unsent(&e) => self
+                .client(true)?
+                .eval(realm, &req)
+                .await
+                .map_err(door_error),
+            Err(e @ ClientError::NoHub(_)) => {
+                let _ = self.client(true);
+                Err(door_error(e))
+            }
+            other => other.map_err(door_error),
+        }
     }
 
     async fn read_log(&self, realm: &str, query: LogQuery) -> Result<LogRead, DoorError> {
         let r = self
-            .client()?
-            .read_log(realm, &query)
-            .await
-            .map_err(door_error)?;
+            .with_client(|c| {
+                let query = query.clone();
+                async move { c.read_log(realm, &query).await }
+            })
+            .await?;
         Ok(LogRead {
             text: r.text,
             left_out: r.left_out,

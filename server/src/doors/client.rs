@@ -1,7 +1,9 @@
 //! A client of the hub's HTTP API (docs/doors.md): what the CLI (and an
 //! MCP stdio bridge) uses to reach a running hub. Plain HTTP/1.1 with
-//! hyper's client connection over a tokio socket, one connection per
-//! request (the hub is local).
+//! hyper's client connection over a tokio socket; one connection is kept
+//! alive between calls (a new one costs a connect and a handshake, about
+//! a tenth of a local call), a call made while it is busy opens its own,
+//! and the event stream always has its own.
 //!
 //! - [`HubClient::find`]: the hub from `--host`/`--port`, else from the
 //!   root's `debug/.hub`.
@@ -85,12 +87,24 @@ pub fn exit_status(reply: &EvalReply) -> u8 {
 }
 
 /// Where the hub is and what it needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct HubClient {
     /// `host:port` as the `Host` header and the socket want it.
     authority: String,
     token: Option<String>,
+    /// The connection kept alive between calls, when idle.
+    kept: std::sync::Arc<std::sync::Mutex<Option<Sender>>>,
 }
+
+type Sender = hyper::client::conn::http1::SendRequest<Body>;
+
+impl PartialEq for HubClient {
+    fn eq(&self, other: &HubClient) -> bool {
+        self.authority == other.authority && self.token == other.token
+    }
+}
+
+impl Eq for HubClient {}
 
 /// The change events of [`HubClient::events`].
 pub type Events = Pin<Box<dyn Stream<Item = Result<HubEvent, ClientError>> + Send>>;
@@ -108,6 +122,7 @@ impl HubClient {
         Ok(HubClient {
             authority: authority.to_string(),
             token,
+            kept: Default::default(),
         })
     }
 
@@ -198,7 +213,9 @@ impl HubClient {
     /// `GET /api/events`: the hub's change events from now on (the stream
     /// is subscribed when this returns); it ends when the hub stops.
     pub async fn events(&self) -> Result<Events, ClientError> {
-        let res = self.send(Method::GET, "/api/events", None).await?;
+        let res = self
+            .send_on(Method::GET, "/api/events", None, false)
+            .await?;
         let data = Body::new(res.into_body()).into_data_stream();
         let stream = futures_util::stream::unfold(
             (
@@ -246,7 +263,7 @@ impl HubClient {
             .map_err(|e| ClientError::Protocol(format!("{e}: {}", String::from_utf8_lossy(&bytes))))
     }
 
-    /// Sends one request on a fresh connection; an answer that is not a
+    /// Sends one request on the kept connection; an answer that is not a
     /// success becomes [`ClientError::Api`].
     async fn send(
         &self,
@@ -254,6 +271,17 @@ impl HubClient {
         path: &str,
         body: Option<Vec<u8>>,
     ) -> Result<axum::http::Response<hyper::body::Incoming>, ClientError> {
+        self.send_on(method, path, body, true).await
+    }
+
+    /// Whether `e` says the request never reached the hub (nothing was
+    /// sent: safe to send again to a hub found anew).
+    pub fn unsent(e: &ClientError) -> bool {
+        matches!(e, ClientError::NoHub(why) if why.starts_with("cannot reach the hub"))
+    }
+
+    /// A new connection to the hub.
+    async fn connect(&self) -> Result<Sender, ClientError> {
         let no_hub = |e: &dyn std::fmt::Display| {
             ClientError::NoHub(format!("cannot reach the hub at {}: {e}", self.url()))
         };
@@ -261,13 +289,40 @@ impl HubClient {
             .await
             .map_err(|e| no_hub(&e))?;
         let _ = stream.set_nodelay(true);
-        let (mut send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| no_hub(&e))?;
-        // The connection runs beside the request; it ends with it.
+        // The connection runs beside its requests; it ends when its
+        // sender is dropped (or the hub closes it).
         tokio::spawn(async move {
             let _ = connection.await;
         });
+        Ok(send)
+    }
+
+    /// [`HubClient::send`]; `keep`: on the kept connection (an idle one,
+    /// or a new one kept after), else on one of its own (a stream).
+    async fn send_on(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        keep: bool,
+    ) -> Result<axum::http::Response<hyper::body::Incoming>, ClientError> {
+        let idle = match keep {
+            true => self.kept.lock().ok().and_then(|mut k| k.take()),
+            false => None,
+        };
+        // One kept while another call had it may have been closed by the
+        // hub since: then a new one.
+        let ready = match idle {
+            Some(mut s) => s.ready().await.is_ok().then_some(s),
+            None => None,
+        };
+        let mut send = match ready {
+            Some(s) => s,
+            None => self.connect().await?,
+        };
         let mut req = Request::builder()
             .method(method)
             .uri(path)
@@ -283,7 +338,16 @@ impl HubClient {
             None => req.body(Body::empty()),
         }
         .map_err(|e| ClientError::Protocol(e.to_string()))?;
-        let res = send.send_request(req).await.map_err(|e| no_hub(&e))?;
+        // Sent: a failure now may come after the hub took the request.
+        let res = send.send_request(req).await.map_err(|e| {
+            ClientError::NoHub(format!("the hub at {} did not answer: {e}", self.url()))
+        })?;
+        if keep {
+            // Ready for the next call once this answer's body is read.
+            if let Ok(mut k) = self.kept.lock() {
+                *k = Some(send);
+            }
+        }
         if res.status().is_success() {
             return Ok(res);
         }
