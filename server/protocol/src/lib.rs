@@ -8,9 +8,13 @@
 //! - [`job`]: job ids, outcomes, rendered values and thrown errors.
 //! - [`wire`]: the envelopes, [`RealmMsg`] (realm → hub) and [`HubMsg`]
 //!   (hub → realm).
+//! - `door` (feature `door`): the JSON the hub's doors speak (HTTP API,
+//!   CLI, MCP), beside the wire, for the hub and its clients.
 //! - [`stack`]: the frame syntaxes of stack text (V8's, SpiderMonkey's and
 //!   JavaScriptCore's) and daebug's own frames in them, read alike by both.
 
+#[cfg(feature = "door")]
+pub mod door;
 pub mod event;
 pub mod job;
 pub mod stack;

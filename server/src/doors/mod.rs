@@ -139,7 +139,7 @@ impl Doors {
         })
         .map_err(|_| DoorError::Stopping)?;
         let answer = answered.await.map_err(|_| DoorError::Stopping)?;
-        Ok(EvalReply::new(&stem, answer))
+        Ok(api::eval_reply(&stem, answer))
     }
 
     /// `realm`'s log as `query` asks (see [`reading`]); with neither

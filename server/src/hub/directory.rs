@@ -19,12 +19,12 @@ use super::fsio::write_atomic;
 use super::log_task::{self, LogSettings};
 use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg, Welcome};
 use super::names;
-use crate::doors::api::{DoorError, HubEvent, RealmInfo};
 use crate::engine::earlier;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::registry_notes::{agent_part, answer_blocks};
 use crate::engine::{ClockTime, Input, LogState};
+use daebug_protocol::door::{DoorError, HubEvent, RealmInfo};
 
 /// At most this many realms are remembered; the oldest disconnected ones
 /// are forgotten first (their logs stay on disk).
@@ -604,7 +604,7 @@ fn realm_info(r: &Realm) -> RealmInfo {
         url: r.url.clone(),
         state: entry.state.as_str().into(),
         last: r.last_seen.to_string(),
-        log: crate::doors::api::log_path(&r.stem),
+        log: daebug_protocol::door::log_path(&r.stem),
     }
 }
 

@@ -31,7 +31,6 @@ use super::image_file::{over_limit, ImageFiles, ImageMeta};
 use super::log_file::{Later, LogFile};
 use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, RealmLetter, REALM_INBOX};
 use super::timing::JobTimes;
-use crate::doors::api::HubEvent;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
 use crate::engine::{Config, Effect, Input};
@@ -39,6 +38,7 @@ use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
 use daebug_core::intake::{Deferral, Health};
 use daebug_core::log_core::{Aside, LogCore, ToRealm};
+use daebug_protocol::door::HubEvent;
 
 /// When to look into the file a write replaced, after the write: late
 /// writes through old handles are rescued (see [`LogFile::rescue`]).

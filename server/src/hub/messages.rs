@@ -8,9 +8,9 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 use crate::cdp::lines::BrowserLine;
-use crate::doors::api::{DoorError, RealmInfo};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::{Input, LogState};
+use daebug_protocol::door::{DoorError, RealmInfo};
 
 /// What a realm says about itself in its hello.
 #[derive(Debug, Clone)]

@@ -99,7 +99,7 @@ pub struct Hub {
 struct Wiring {
     dir_tx: mpsc::UnboundedSender<messages::DirMsg>,
     dir_rx: mpsc::UnboundedReceiver<messages::DirMsg>,
-    events: tokio::sync::broadcast::Sender<crate::doors::api::HubEvent>,
+    events: tokio::sync::broadcast::Sender<daebug_protocol::door::HubEvent>,
     /// The one shutdown token: every task and connection watches it.
     shutdown: CancellationToken,
     doors: crate::doors::Doors,
@@ -234,8 +234,8 @@ impl Hub {
     }
 
     /// What `debug/.hub` says about this hub.
-    pub fn hub_file(&self) -> crate::doors::api::HubFile {
-        crate::doors::api::HubFile {
+    pub fn hub_file(&self) -> daebug_protocol::door::HubFile {
+        daebug_protocol::door::HubFile {
             url: self.base_url(),
             host: self.addr.ip().to_string(),
             port: self.addr.port(),
@@ -332,7 +332,7 @@ impl Hub {
             },
             realms,
         );
-        let hub_file = self.root.join(crate::doors::api::HUB_FILE);
+        let hub_file = self.root.join(daebug_protocol::door::HUB_FILE);
         if let Err(e) = write_hub_file(&hub_file, &self.hub_file()) {
             tracing::warn!(
                 "cannot write {} (the CLI finds the hub there): {e}",
@@ -402,7 +402,10 @@ impl Hub {
 
 /// Writes `debug/.hub` in one step, readable by its owner only (it may
 /// hold the token).
-fn write_hub_file(path: &std::path::Path, hub: &crate::doors::api::HubFile) -> std::io::Result<()> {
+fn write_hub_file(
+    path: &std::path::Path,
+    hub: &daebug_protocol::door::HubFile,
+) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(hub).map_err(std::io::Error::other)? + "\n";
     let tmp = fsio::write_temp(path, &text)?;
     #[cfg(unix)]
@@ -425,7 +428,7 @@ fn write_hub_file(path: &std::path::Path, hub: &crate::doors::api::HubFile) -> s
 fn remove_hub_file(path: &std::path::Path) {
     let ours = std::fs::read_to_string(path)
         .ok()
-        .and_then(|t| serde_json::from_str::<crate::doors::api::HubFile>(&t).ok())
+        .and_then(|t| serde_json::from_str::<daebug_protocol::door::HubFile>(&t).ok())
         .is_some_and(|h| h.pid == std::process::id());
     if ours {
         fsio::remove_quietly(path);
