@@ -1,5 +1,5 @@
 //! `daebug mcp` attached to a hub that already runs (docs/doors.md,
-//! "MCP"): the MCP tools' [`RealmDoor`] over that hub's HTTP API
+//! "MCP"): the MCP tools' [`Door`] over that hub's HTTP API
 //! ([`HubClient`]), so the tools answer the same texts and refusals
 //! either way. The running hub writes the blocks into its logs; this
 //! process only relays.
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo};
 use super::client::{ClientError, HubClient};
-use super::mcp::RealmDoor;
+use super::door::Door;
 use super::reading::{LogQuery, LogRead};
 
 /// How long a hub has to answer the first `GET /api/realms` before
@@ -132,7 +132,7 @@ impl AttachedHub {
     }
 }
 
-impl RealmDoor for AttachedHub {
+impl Door for AttachedHub {
     async fn realms(&self) -> Result<Vec<RealmInfo>, DoorError> {
         self.with_client(|c| async move { c.realms().await }).await
     }
@@ -265,8 +265,8 @@ mod tests {
         assert!(by_file.found_by_hub_file());
         assert_eq!(by_file.url(), attached.url());
         assert_eq!(
-            RealmDoor::realms(&attached).await,
-            RealmDoor::realms(&doors).await
+            Door::realms(&attached).await,
+            Door::realms(&doors).await
         );
         let req = |code: &str, lang: Option<&str>| EvalRequest {
             code: code.into(),
@@ -279,8 +279,8 @@ mod tests {
             ("x", " ", None),
             ("x", "1", Some("py")),
         ] {
-            let far = RealmDoor::eval(&attached, realm, req(code, lang)).await;
-            let near = RealmDoor::eval(&doors, realm, req(code, lang)).await;
+            let far = Door::eval(&attached, realm, req(code, lang)).await;
+            let near = Door::eval(&doors, realm, req(code, lang)).await;
             assert_eq!(
                 far.unwrap_err(),
                 near.unwrap_err(),
@@ -288,17 +288,17 @@ mod tests {
             );
         }
         assert_eq!(
-            RealmDoor::read_log(&attached, "nothing", LogQuery::default())
+            Door::read_log(&attached, "nothing", LogQuery::default())
                 .await
                 .unwrap_err(),
-            RealmDoor::read_log(&doors, "nothing", LogQuery::default())
+            Door::read_log(&doors, "nothing", LogQuery::default())
                 .await
                 .unwrap_err()
         );
 
         let _ = stop.send(());
         served.await.expect("join").expect("the hub ran");
-        let gone = RealmDoor::realms(&attached).await.unwrap_err();
+        let gone = Door::realms(&attached).await.unwrap_err();
         assert!(matches!(gone, DoorError::Unanswered { .. }), "{gone}");
         assert!(gone.to_string().contains("no hub"), "{gone}");
     }

@@ -8,10 +8,10 @@
 //!   ([`serve_stdio_attached`]), or a hub started in-process
 //!   ([`serve_stdio`]), whose tools speak on stdin/stdout.
 //!
-//! The tools are written over [`RealmDoor`], what the hub answers:
-//! [`Doors`] in-process, `AttachedHub` (`attached.rs`) over a running
-//! hub's HTTP API (found by its address or its `debug/.hub`); the same
-//! texts and refusals either way.
+//! The tools are written over [`Door`] (`door.rs`), what the hub
+//! answers: [`Doors`] in-process, `AttachedHub` (`attached.rs`) over a
+//! running hub's HTTP API (found by its address or its `debug/.hub`); the
+//! same texts and refusals either way.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -29,8 +29,9 @@ use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt}
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo, Timeout};
+use super::api::{DoorError, EvalRequest, RealmInfo, Timeout};
 use super::reading::{digest, tokens, LogQuery, LogRead, DEFAULT_TAIL};
+use super::door::Door;
 use super::Doors;
 use crate::engine::picture;
 use crate::http::guard::Guard;
@@ -40,57 +41,6 @@ pub const DOOR: &str = "mcp";
 
 /// Where the streamable HTTP transport is mounted.
 pub const PATH: &str = "/mcp";
-
-/// What the MCP tools ask of a hub. [`Doors`] answers in-process; an
-/// implementation over the hub's HTTP API lets `daebug mcp` serve a hub
-/// that runs elsewhere with the same tools.
-pub trait RealmDoor: Clone + Send + Sync + 'static {
-    /// The realms the registry lists, in its order.
-    fn realms(&self) -> impl Future<Output = Result<Vec<RealmInfo>, DoorError>> + Send;
-
-    /// Runs `req` in `realm` (a stem or the unique start of one) through
-    /// its log and returns the log's reply. `req.agent` is the request
-    /// header's name (the MCP tools give `mcp`).
-    fn eval(
-        &self,
-        realm: &str,
-        req: EvalRequest,
-    ) -> impl Future<Output = Result<EvalReply, DoorError>> + Send;
-
-    /// `realm`'s log as `query` asks (the whole of it when it asks for
-    /// no `tail` and no `since`).
-    fn read_log(
-        &self,
-        realm: &str,
-        query: LogQuery,
-    ) -> impl Future<Output = Result<LogRead, DoorError>> + Send;
-
-    /// The bytes of a picture a reply shows (`path` relative to `debug/`,
-    /// as [`EvalReply::images`] names it); `None` when this door cannot
-    /// read it (`eval` then gives the reply's link alone).
-    fn picture(&self, path: &str) -> impl Future<Output = Option<Vec<u8>>> + Send {
-        let _ = path;
-        async { None }
-    }
-}
-
-impl RealmDoor for Doors {
-    async fn realms(&self) -> Result<Vec<RealmInfo>, DoorError> {
-        Doors::realms(self).await
-    }
-
-    async fn eval(&self, realm: &str, req: EvalRequest) -> Result<EvalReply, DoorError> {
-        Doors::eval(self, realm, req, DOOR).await
-    }
-
-    async fn read_log(&self, realm: &str, query: LogQuery) -> Result<LogRead, DoorError> {
-        Doors::read_log(self, realm, &query, None).await
-    }
-
-    async fn picture(&self, path: &str) -> Option<Vec<u8>> {
-        Doors::picture(self, path).await
-    }
-}
 
 // ----- the tools ----------------------------------------------------------
 
@@ -170,15 +120,15 @@ pub struct ReadLogArgs {
     pub budget: Option<usize>,
 }
 
-/// The MCP server: the three tools over a [`RealmDoor`].
+/// The MCP server: the three tools over a [`Door`].
 #[derive(Debug, Clone)]
-pub struct McpServer<D: RealmDoor> {
+pub struct McpServer<D: Door> {
     door: Arc<D>,
     tool_router: ToolRouter<Self>,
 }
 
 #[tool_router]
-impl<D: RealmDoor> McpServer<D> {
+impl<D: Door> McpServer<D> {
     pub fn new(door: D) -> Self {
         McpServer {
             door: Arc::new(door),
@@ -268,7 +218,7 @@ impl<D: RealmDoor> McpServer<D> {
 }
 
 #[tool_handler(router = self.tool_router)]
-impl<D: RealmDoor> ServerHandler for McpServer<D> {
+impl<D: Door> ServerHandler for McpServer<D> {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("daebug", env!("CARGO_PKG_VERSION")))
@@ -421,7 +371,7 @@ pub async fn serve_stdio(
 /// `attached.rs`, which depends on this file and not the reverse), until
 /// stdin closes or `signal` resolves. The hub runs on when this ends.
 pub async fn serve_stdio_attached(
-    hub: impl RealmDoor,
+    hub: impl Door,
     signal: impl Future<Output = ()> + Send + 'static,
 ) {
     let stop = CancellationToken::new();
@@ -434,7 +384,7 @@ pub async fn serve_stdio_attached(
 
 /// The tools over `door` on stdin/stdout, until stdin closes or `stop`
 /// is cancelled.
-async fn tools_over_stdio<D: RealmDoor>(door: D, stop: CancellationToken) {
+async fn tools_over_stdio<D: Door>(door: D, stop: CancellationToken) {
     match McpServer::new(door)
         .serve_with_ct(rmcp::transport::stdio_pipes(), stop)
         .await

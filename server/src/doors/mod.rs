@@ -8,13 +8,17 @@
 //! - [`Doors`]: asks the directory for realms, submits blocks to a
 //!   realm's log task and waits for the reply, reads logs, and hands out
 //!   the hub's change events.
-//! - [`mcp`]: the MCP tools over [`Doors`], at `/mcp` and over stdio.
+//! - [`door`]: [`door::Door`], the one façade every door asks a hub
+//!   through, in-process ([`Doors`]) or attached ([`attached`]).
+//! - [`reading`]: a log read as a budget of tokens (tail, cursor, digest).
+//! - [`mcp`]: the MCP tools over a [`door::Door`], at `/mcp` and over stdio.
 //! - [`attached`]: the same tools' calls over a running hub's HTTP API
 //!   (`daebug mcp` attached to it).
 
 pub mod api;
 pub mod attached;
 pub mod client;
+pub mod door;
 pub mod mcp;
 pub mod reading;
 
