@@ -264,10 +264,7 @@ mod tests {
             .expect("the root's hub");
         assert!(by_file.found_by_hub_file());
         assert_eq!(by_file.url(), attached.url());
-        assert_eq!(
-            Door::realms(&attached).await,
-            Door::realms(&doors).await
-        );
+        assert_eq!(Door::realms(&attached).await, Door::realms(&doors).await);
         let req = |code: &str, lang: Option<&str>| EvalRequest {
             code: code.into(),
             lang: lang.map(str::to_owned),

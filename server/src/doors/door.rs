@@ -59,4 +59,3 @@ impl Door for Doors {
         Doors::picture(self, path).await
     }
 }
-

@@ -30,8 +30,8 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::api::{DoorError, EvalRequest, RealmInfo, Timeout};
-use super::reading::{digest, tokens, LogQuery, LogRead, DEFAULT_TAIL};
 use super::door::Door;
+use super::reading::{digest, tokens, LogQuery, LogRead, DEFAULT_TAIL};
 use super::Doors;
 use crate::engine::picture;
 use crate::http::guard::Guard;

@@ -1,0 +1,118 @@
+//! `daebug` and `daebug serve`: start the hub and serve until Ctrl-C or
+//! SIGTERM (with `daebug mcp`, MCP on stdin/stdout too).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+use daebug::hub::names;
+use daebug::{Hub, HubConfig};
+
+use super::{restart_command, shutdown_signal, DEFAULT_PORT};
+
+/// The hub's flags (`daebug` and `daebug serve`).
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Directory to serve and to keep `debug.md` and `debug/` in.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+
+    /// Port to listen on (default 8302; 0 = any free port).
+    #[arg(long, value_name = "N")]
+    pub port: Option<u16>,
+
+    /// Address to listen on (default 127.0.0.1). Anything but loopback
+    /// needs a token.
+    #[arg(long, value_name = "ADDR")]
+    pub host: Option<IpAddr>,
+
+    /// Also admit pages from this origin (e.g. `http://dev.example:3000`);
+    /// loopback origins on any port are always admitted. Repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+
+    /// Timeout of a block without `timeout=`, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub timeout: f64,
+
+    /// Token realms must present (`daebug.js?token=…`). Generated and
+    /// printed when listening beyond loopback without one.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+
+    /// A Chromium started with `--remote-debugging-port`
+    /// (`http://127.0.0.1:9222`, or its `ws://` URL): the hub attaches to
+    /// its realms' targets for `daebug.screenshot()` and what only the
+    /// browser sees (`Text browser` events).
+    #[arg(long, value_name = "URL")]
+    pub cdp: Option<String>,
+}
+
+/// Starts the hub and serves until Ctrl-C or SIGTERM; with `mcp`, serves
+/// MCP on stdin/stdout too, until stdin closes.
+pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
+    if !(cli.timeout.is_finite() && cli.timeout > 0.0 && cli.timeout <= 86_400.0) {
+        anyhow::bail!("--timeout must be a number of seconds between 0 and 86400");
+    }
+    let host = cli.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let port = cli.port.unwrap_or(DEFAULT_PORT);
+    let mut token = cli.token.clone();
+    if !host.is_loopback() && token.is_none() {
+        token = Some(names::token());
+    }
+    let config = HubConfig {
+        addr: SocketAddr::new(host, port),
+        allow_origins: cli.allow_origin.clone(),
+        default_timeout: Duration::from_secs_f64(cli.timeout),
+        token: token.clone(),
+        restart_command: restart_command(),
+        cdp: cli.cdp.clone(),
+        ..HubConfig::new(cli.root.clone(), port)
+    };
+
+    let shutdown = shutdown_signal()?;
+    let hub = match Hub::bind(config).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("daebug: {e}");
+            std::process::exit(2);
+        }
+    };
+    // `daebug mcp` speaks MCP on stdout: everything else goes to stderr.
+    let say = |line: String| match mcp {
+        true => eprintln!("{line}"),
+        false => println!("{line}"),
+    };
+    say(format!(
+        "daebug {} serving {} at {}/",
+        env!("CARGO_PKG_VERSION"),
+        cli.root.display(),
+        hub.base_url()
+    ));
+    if cli.token.is_none() && token.is_some() {
+        say(
+            "listening beyond loopback: realms must present this token (it is in the line below)"
+                .into(),
+        );
+    }
+    say("add this line to a page to connect it:".into());
+    say(format!("  {}", hub.script_tag()));
+    say(format!(
+        "then open debug.md in {} to find each page's log",
+        cli.root.display()
+    ));
+    say(format!(
+        "or watch and drive them in the dashboard: {}",
+        hub.dashboard_url()
+    ));
+
+    if mcp {
+        daebug::doors::mcp::serve_stdio(hub, shutdown).await?;
+        // A read of stdin may still be pending on a blocking thread.
+        std::process::exit(0);
+    }
+    hub.run(shutdown).await?;
+    Ok(())
+}
