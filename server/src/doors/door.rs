@@ -8,6 +8,10 @@ use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo};
 use super::reading::{LogQuery, LogRead};
 use super::Doors;
 
+/// The agent a block sent through a [`Door`] is written as when its
+/// request names none (each door names its own: `mcp`, `cli`, …).
+pub const UNNAMED: &str = "door";
+
 /// What a door asks of a hub: the one façade of the doors. [`Doors`]
 /// answers in-process; `AttachedHub` (`attached.rs`) over a running hub's
 /// HTTP API, so `daebug mcp` (and any other door) serves a hub that runs
@@ -48,7 +52,7 @@ impl Door for Doors {
     }
 
     async fn eval(&self, realm: &str, req: EvalRequest) -> Result<EvalReply, DoorError> {
-        Doors::eval(self, realm, req, super::mcp::DOOR).await
+        Doors::eval(self, realm, req, UNNAMED).await
     }
 
     async fn read_log(&self, realm: &str, query: LogQuery) -> Result<LogRead, DoorError> {
