@@ -136,6 +136,15 @@ impl<D: Door> McpServer<D> {
         }
     }
 
+    /// A server over `door` with tools already built (their JSON schemas
+    /// are generated once, not per request of a stateless transport).
+    fn with_tools(door: D, tool_router: ToolRouter<Self>) -> Self {
+        McpServer {
+            door: Arc::new(door),
+            tool_router,
+        }
+    }
+
     #[tool(description = LIST_REALMS)]
     async fn list_realms(&self) -> CallToolResult {
         match self.door.realms().await {
@@ -315,7 +324,10 @@ pub fn router(doors: Doors, guard: Arc<Guard>) -> Router {
         .with_cancellation_token(doors.shutdown().child_token());
     let service: StreamableHttpService<McpServer<Doors>, LocalSessionManager> =
         StreamableHttpService::new(
-            move || Ok(McpServer::new(doors.clone())),
+            {
+                let tools = McpServer::<Doors>::tool_router();
+                move || Ok(McpServer::with_tools(doors.clone(), tools.clone()))
+            },
             Default::default(),
             config,
         );
