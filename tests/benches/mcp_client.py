@@ -53,11 +53,21 @@ async def main() -> None:
             params = StdioServerParameters(command=cmd[0], args=cmd[1:])
             sides["stdio"] = await stack.enter_async_context(Client(params))
         calls = []
+        large = "Array.from({length: 300}, (_, i) => ({i, name: 'item ' + i, tags: ['a', 'b']}))"
         for side, client in sides.items():
             calls.append((side, "list_realms", client, "list_realms", {}))
             calls.append(
                 (side, "eval", client, "eval", {"realm": a.realm, "code": "1+1"})
             )
+            # A large reply, and the same under a budget; the log's default read.
+            calls.append(
+                (side, "eval_large", client, "eval", {"realm": a.realm, "code": large})
+            )
+            calls.append(
+                (side, "eval_large_budget", client, "eval",
+                 {"realm": a.realm, "code": large, "budget": 300})
+            )
+            calls.append((side, "read_log", client, "read_log", {"realm": a.realm}))
         if a.peer:
             cmd = shlex.split(a.peer)
             params = StdioServerParameters(command=cmd[0], args=cmd[1:])

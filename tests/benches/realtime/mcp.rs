@@ -124,6 +124,25 @@ pub fn mcp_python(rows: &mut Vec<Row>) {
             });
         }
     }
+    // Tokens a call costs, small and large (characters ÷ 4).
+    let tokens = |side: &str, tool: &str| {
+        report[side][tool]["chars"]
+            .as_u64()
+            .unwrap_or(0)
+            .div_ceil(4)
+    };
+    rows.push(Row {
+        what: "MCP tokens a call returns (characters ÷ 4): `list_realms` (one realm); `eval` of `1+1`; `eval` of 300 objects; the same with `budget: 300`; `read_log` by default (the last 200 lines of this bench's log)".into(),
+        value: format!(
+            "{}; {}; {}; {}; {}",
+            tokens("http", "list_realms"),
+            tokens("http", "eval"),
+            tokens("http", "eval_large"),
+            tokens("http", "eval_large_budget"),
+            tokens("http", "read_log")
+        ),
+        goal: "a budget bounds a reply".into(),
+    });
     if peer.is_some() {
         let tool = std::env::var("DAEBUG_BENCH_PEER_TOOL").unwrap_or("evaluate_script".into());
         rows.push(Row {
