@@ -38,6 +38,17 @@ async fn call(client: &Client, tool: &str, args: serde_json::Value) -> CallToolR
         .unwrap_or_else(|e| panic!("{tool}: {e}"))
 }
 
+/// The SDK's client over streamable HTTP at the hub's `/mcp`, initialized.
+fn http_client(rt: &tokio::runtime::Runtime, base: &str) -> Client {
+    rt.block_on(async {
+        let transport = StreamableHttpClientTransport::from_uri(format!("{base}/mcp"));
+        ClientConfig::default()
+            .serve(transport)
+            .await
+            .expect("MCP initialize over HTTP")
+    })
+}
+
 /// The result's text (its one text block).
 fn text_of(result: &CallToolResult) -> String {
     result
@@ -83,14 +94,7 @@ fn mcp_over_streamable_http() {
     assert!(refused.contains("refused Origin"), "{refused}");
 
     let rt = runtime();
-    let url = format!("{}/mcp", world.base);
-    let client: Client = rt.block_on(async {
-        let transport = StreamableHttpClientTransport::from_uri(url);
-        ClientConfig::default()
-            .serve(transport)
-            .await
-            .expect("MCP initialize over HTTP")
-    });
+    let client = http_client(&rt, &world.base);
 
     let after_eval = rt.block_on(async {
         let tools = client.list_all_tools().await.expect("tools/list");
@@ -434,14 +438,7 @@ fn read_log_spends_a_budget_of_tokens() {
     let log = world.log("realm-");
     let stem = log.stem.clone();
     let rt = runtime();
-    let url = format!("{}/mcp", world.base);
-    let client: Client = rt.block_on(async {
-        let transport = StreamableHttpClientTransport::from_uri(url);
-        ClientConfig::default()
-            .serve(transport)
-            .await
-            .expect("MCP initialize over HTTP")
-    });
+    let client = http_client(&rt, &world.base);
     let read = |args: serde_json::Value| -> (String, String) {
         let result = rt.block_on(call(&client, "read_log", args));
         assert!(!is_error(&result), "{}", text_of(&result));

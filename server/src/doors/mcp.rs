@@ -430,16 +430,21 @@ mod tests {
         assert!(realm_lines(&[]).starts_with("no realms"));
     }
 
-    #[test]
-    fn tools_have_their_names_and_descriptions() {
+    /// A server over doors that reach no hub (the tools' lists only).
+    fn server() -> McpServer<Doors> {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
         let (events, _) = tokio::sync::broadcast::channel(1);
-        let server = McpServer::new(Doors::new(
+        McpServer::new(Doors::new(
             tx,
             events,
             "debug".into(),
             CancellationToken::new(),
-        ));
+        ))
+    }
+
+    #[test]
+    fn tools_have_their_names_and_descriptions() {
+        let server = server();
         let mut names: Vec<String> = server
             .tool_router
             .list_all()
@@ -458,14 +463,7 @@ mod tests {
     /// under 1,500 characters, and names every kind of realm.
     #[test]
     fn the_tools_fit_their_budget_and_name_every_kind_of_realm() {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let (events, _) = tokio::sync::broadcast::channel(1);
-        let server = McpServer::new(Doors::new(
-            tx,
-            events,
-            "debug".into(),
-            CancellationToken::new(),
-        ));
+        let server = server();
         let tools = server.tool_router.list_all();
         let described: usize = tools
             .iter()

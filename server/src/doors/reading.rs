@@ -92,16 +92,16 @@ pub fn read(log: LogText<'_>, query: &LogQuery, default_tail: Option<usize>) -> 
     };
     let mut slice = &text[start..];
     // Only what was added: the footer, which the hub writes back below
-    // every reply, is not news.
+    // every reply, is no news (nor the blank line before it).
     if query.since.is_some() {
-        if let Some(body) = slice
-            .strip_suffix(&format!("{FOOTER}\n"))
-            .or_else(|| slice.strip_suffix(FOOTER))
+        if let Some(before) = slice
+            .strip_suffix(FOOTER)
+            .or_else(|| slice.trim_end_matches(['\n', '\r']).strip_suffix(FOOTER))
         {
-            slice = &body[..body.trim_end_matches(['\n', '\r']).len()];
-            if !slice.is_empty() {
-                slice = &text[start..start + slice.len() + 1];
-            }
+            let kept = before.trim_end_matches(['\n', '\r']).len();
+            // Up to the end of the last line kept (LF or CRLF).
+            let end = before[kept..].find('\n').map_or(kept, |i| kept + i + 1);
+            slice = &slice[..end];
         }
     }
     let left_out = text[..start].matches('\n').count();
@@ -286,13 +286,7 @@ fn digest_of(text: &str, budget: usize, stem: &str, most: usize, show: usize) ->
                 } else if l.text.starts_with(&background_header) {
                     background += 1;
                 } else if l.text.starts_with("... (") {
-                    // "... (12 more background events omitted; 3 dropped …) ...":
-                    // every number in it counts events not shown.
-                    not_shown += l
-                        .text
-                        .split(|c: char| !c.is_ascii_digit() && c != ',')
-                        .filter_map(|n| n.replace(',', "").parse::<u64>().ok())
-                        .sum::<u64>();
+                    not_shown += counts_in_note(l.text);
                 }
             }
         }
@@ -338,6 +332,25 @@ fn digest_of(text: &str, budget: usize, stem: &str, most: usize, show: usize) ->
         });
     }
     out
+}
+
+/// The events a flood note leaves out: "... (12 more background events
+/// omitted; 1,300 background events dropped at the 100/s limit) ..." is
+/// 1,312 (the rate in it, a number followed by `/s`, is none of them).
+fn counts_in_note(note: &str) -> u64 {
+    let mut total = 0;
+    let mut rest = note;
+    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
+        let len = rest[at..]
+            .find(|c: char| !c.is_ascii_digit() && c != ',')
+            .unwrap_or(rest.len() - at);
+        let number = rest[at..at + len].trim_end_matches(',');
+        rest = &rest[at + number.len()..];
+        if !rest.starts_with("/s") {
+            total += number.replace(',', "").parse::<u64>().unwrap_or(0);
+        }
+    }
+    total
 }
 
 /// Whether a fence's info string is a captured event's (`Text
@@ -446,6 +459,28 @@ mod tests {
             r.text
         );
         assert_eq!(r.note, None);
+    }
+
+    #[test]
+    fn a_flood_note_counts_the_events_not_the_rate() {
+        let note = "... (12 more background events omitted; 1,300 background events dropped at the 100/s limit) ...";
+        assert_eq!(counts_in_note(note), 1_312);
+        assert_eq!(
+            counts_in_note("... (3 background events dropped at the 100/s limit) ..."),
+            3
+        );
+    }
+
+    /// A CRLF log: the footer goes, the line before it stays whole.
+    #[test]
+    fn a_crlf_log_reads_since_a_cursor_without_its_footer() {
+        let text = with_lines(3).replace('\n', "\r\n");
+        let first = read(log(&text, 0), &LogQuery::default(), None);
+        let added = text.replace(
+            &format!("{FOOTER}\r\n"),
+            &format!("later\r\n\r\n{FOOTER}\r\n"),
+        );
+        assert_eq!(read_since(&added, 0, &first.cursor).text, "later\r\n");
     }
 
     #[test]

@@ -268,14 +268,19 @@ async fn log(
             super::log_html::log_tail_to_html(&text, query.tail),
             "text/html; charset=utf-8",
         )
+    } else if query.since.is_none() && query.budget.is_none() {
+        // The plain read (`daebug tail` makes one at every change): the
+        // file's text, without a survey for a cursor.
+        let text = doors.log(&realm, query.tail).await?;
+        (text, "text/markdown; charset=utf-8")
     } else {
         let asked = crate::doors::reading::LogQuery {
             tail: query.tail,
             since: query.since,
             budget: query.budget,
         };
-        let r = doors.read_log(&realm, &asked, None).await?;
-        let text = r.text.clone();
+        let mut r = doors.read_log(&realm, &asked, None).await?;
+        let text = std::mem::take(&mut r.text);
         read = Some(r);
         (text, "text/markdown; charset=utf-8")
     };

@@ -12,7 +12,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 
-use super::stages::{hub_times, median};
+use super::stages::{stage_cells, wait_hub_times};
 use super::support::{daebug_bin, wait_for, World, FOOTER};
 use super::{ms, save_to_reply, wall_ms, written_bytes, Row, JOBS, WARM_UP};
 
@@ -176,47 +176,30 @@ fn stages(
     walls: Vec<Vec<(f64, f64)>>,
 ) {
     let calls = whats.len() * JOBS;
-    // The hub's stderr is read by a thread of its own: the last lines may
-    // still be on their way.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let hub = loop {
-        let hub = hub_times(&world.hub.output(), stem);
-        if hub.len() >= calls || Instant::now() > deadline {
-            break hub;
-        }
-        std::thread::sleep(Duration::from_millis(5)); // the poll's resolution
-    };
-    assert!(
-        hub.len() >= calls,
-        "a timing line a call: {} of {calls}",
-        hub.len()
-    );
-    let hub = &hub[hub.len() - calls..];
+    let hub = wait_hub_times(world, stem, calls);
     for (i, what) in whats.iter().enumerate() {
-        let mut stages: Vec<Vec<f64>> = vec![Vec::new(); 6];
-        for (n, (start, end)) in walls[i].iter().enumerate() {
-            let h = &hub[n * whats.len() + i];
-            // A door's call is over when its door has the answer; the
-            // file's when the reply is written.
-            let done = if h.answered > 0.0 {
-                h.answered
-            } else {
-                h.written
-            };
-            for (k, d) in [
-                h.heard - start,
-                h.sent - h.heard,
-                h.result - h.sent,
-                done - h.result,
-                end - done,
-                end - start,
-            ]
-            .into_iter()
+        let jobs: Vec<Vec<f64>> = walls[i]
+            .iter()
             .enumerate()
-            {
-                stages[k].push(d);
-            }
-        }
+            .map(|(n, (start, end))| {
+                let h = &hub[n * whats.len() + i];
+                // A door's call is over when its door has the answer; the
+                // file's when the reply is written.
+                let done = if h.answered > 0.0 {
+                    h.answered
+                } else {
+                    h.written
+                };
+                vec![
+                    h.heard - start,
+                    h.sent - h.heard,
+                    h.result - h.sent,
+                    done - h.result,
+                    end - done,
+                    end - start,
+                ]
+            })
+            .collect();
         let names = [
             "call → the log's task has it",
             "→ the job sent",
@@ -225,14 +208,9 @@ fn stages(
             "→ the caller has it",
             "in all",
         ];
-        let cells: Vec<String> = stages
-            .into_iter()
-            .zip(names)
-            .map(|(v, name)| format!("{name}: {:.0} µs", median(v)))
-            .collect();
         rows.push(Row {
             what: format!("where the time of a `1+1` through {what} goes (medians of {JOBS}, µs)"),
-            value: cells.join("<br>"),
+            value: stage_cells(&jobs, &names),
             goal: "—".into(),
         });
     }

@@ -63,45 +63,28 @@ pub fn where_the_time_goes(rows: &mut Vec<Row>) {
     let samples: Vec<Sample> = (0..WARM_UP + JOBS)
         .map(|n| timed_job(&log.path, &log.stem, n))
         .collect();
-    // The hub's stderr is read by a thread of its own: the last lines may
-    // still be on their way.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let hub = loop {
-        let hub = hub_times(&world.hub.output(), &log.stem);
-        if hub.len() >= samples.len() || std::time::Instant::now() > deadline {
-            break hub;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5)); // the poll's resolution
-    };
-    assert!(
-        hub.len() >= samples.len(),
-        "a timing line a job: {} of {}",
-        hub.len(),
-        samples.len()
-    );
-    let hub = &hub[hub.len() - samples.len()..];
+    let hub = wait_hub_times(&world, &log.stem, samples.len());
     // The realm's clock against the wall clock (see `medians_of`).
     let offset = samples.iter().map(|s| s.began - s.wall).sum::<f64>() / samples.len() as f64 - 0.5;
-    let mut stages: Vec<Vec<f64>> = vec![Vec::new(); 7];
-    for (s, h) in samples.iter().zip(hub).skip(WARM_UP) {
-        let saved = s.saved * 1000.0;
-        let began = (s.began - offset) * 1000.0;
-        let seen = saved + s.replied.as_secs_f64() * 1e6;
-        for (i, d) in [
-            h.heard - saved,
-            h.sent - h.heard,
-            began - h.sent,
-            h.result - began,
-            h.written - h.result,
-            seen - h.written,
-            seen - saved,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            stages[i].push(d);
-        }
-    }
+    let jobs: Vec<Vec<f64>> = samples
+        .iter()
+        .zip(hub)
+        .skip(WARM_UP)
+        .map(|(s, h)| {
+            let saved = s.saved * 1000.0;
+            let began = (s.began - offset) * 1000.0;
+            let seen = saved + s.replied.as_secs_f64() * 1e6;
+            vec![
+                h.heard - saved,
+                h.sent - h.heard,
+                began - h.sent,
+                h.result - began,
+                h.written - h.result,
+                seen - h.written,
+                seen - saved,
+            ]
+        })
+        .collect();
     let names = [
         "save → the log's task hears the change (inotify, the watcher, the directory)",
         "→ the job sent (read, engine, prepare, the dispatch write)",
@@ -111,16 +94,41 @@ pub fn where_the_time_goes(rows: &mut Vec<Row>) {
         "→ the bench sees it (its poll, every 0.2 ms)",
         "save → reply seen, in all",
     ];
-    let cells: Vec<String> = stages
-        .into_iter()
-        .zip(names)
-        .map(|(v, name)| format!("{name}: {:.0} µs", median(v)))
-        .collect();
     rows.push(Row {
         what: format!(
             "where the time of a `1+1` goes, through the log file, a page (medians of {JOBS}, µs)"
         ),
-        value: cells.join("<br>"),
+        value: stage_cells(&jobs, &names),
         goal: "save → reply ≤ 1.0 ms".into(),
     });
+}
+
+/// The last `n` timing lines of `stem`'s jobs in the hub's output. The
+/// hub's stderr is read by a thread of its own: the last lines may still
+/// be on their way.
+pub fn wait_hub_times(world: &World, stem: &str, n: usize) -> Vec<HubTimes> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut hub = loop {
+        let hub = hub_times(&world.hub.output(), stem);
+        if hub.len() >= n || std::time::Instant::now() > deadline {
+            break hub;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5)); // the poll's resolution
+    };
+    assert!(hub.len() >= n, "a timing line a job: {} of {n}", hub.len());
+    hub.split_off(hub.len() - n)
+}
+
+/// Each stage's median over the jobs (one row of stage durations a job,
+/// in µs), named, as a table cell.
+pub fn stage_cells(jobs: &[Vec<f64>], names: &[&str]) -> String {
+    names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let stage = jobs.iter().map(|j| j[k]).collect();
+            format!("{name}: {:.0} µs", median(stage))
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
 }
