@@ -1,8 +1,9 @@
 //! The `daebug` command line, one file a subcommand (as mdBook's
 //! `src/cmd/`): the flags here, and what each command does in its file.
 //! `serve` and `mcp` run the hub (or attach to one); `list`, `eval` and
-//! `tail` are clients of a running hub's HTTP API and exit with the
-//! block's outcome (docs/doors.md).
+//! `tail` ask a running hub through the doors' one façade
+//! ([`daebug::doors::door::Door`], attached over its HTTP API) and exit
+//! with the block's outcome (docs/doors.md).
 
 pub mod eval;
 pub mod list;
@@ -14,7 +15,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use daebug::doors::client::{self, ClientError, HubClient};
+use daebug::doors::api::DoorError;
+use daebug::doors::attached::AttachedHub;
+use daebug::doors::client;
 
 pub use mcp::McpArgs;
 pub use serve::ServeArgs;
@@ -138,7 +141,7 @@ pub async fn run_client(command: Command) -> u8 {
                     return client::EXIT_OTHER;
                 }
             };
-            eval::eval(&hub, &realm, &req, json).await
+            eval::eval(&hub, &realm, req, json).await
         }
         Command::Tail { hub, realm, lines } => tail::tail(&hub, &realm, lines).await,
     };
@@ -146,14 +149,15 @@ pub async fn run_client(command: Command) -> u8 {
         Ok(status) => status,
         Err(e) => {
             eprintln!("daebug: {e}");
-            e.exit_status()
+            client::refusal_exit_status(&e)
         }
     }
 }
 
-/// The hub a client command talks to.
-pub fn connect(hub: &HubArgs) -> Result<HubClient, ClientError> {
-    HubClient::find(&hub.root, hub.host.as_deref(), hub.port, hub.token.clone())
+/// The hub a client command talks to, through the doors' façade.
+pub fn connect(hub: &HubArgs) -> Result<AttachedHub, DoorError> {
+    AttachedHub::named(&hub.root, hub.host.as_deref(), hub.port, hub.token.clone())
+        .map_err(daebug::doors::attached::door_error)
 }
 
 /// Writes `text` to stdout at once.

@@ -86,7 +86,7 @@ impl From<DoorError> for ApiError {
             DoorError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             DoorError::Stopping => StatusCode::SERVICE_UNAVAILABLE,
             // A door relaying another hub: that hub failed it.
-            DoorError::Unanswered { .. } => StatusCode::BAD_GATEWAY,
+            DoorError::Unanswered { .. } | DoorError::NoHub { .. } => StatusCode::BAD_GATEWAY,
         };
         let mut body = match serde_json::to_value(&e) {
             Ok(serde_json::Value::Object(map)) => map,
