@@ -396,8 +396,8 @@ mod tests {
                     DirMsg::Resolve { realm, reply } if realm == KNOWN => {
                         let _ = reply.send(Ok((realm, mpsc::unbounded_channel().0)));
                     }
-                    DirMsg::Resolve { realm, reply } => {
-                        let _ = reply.send(Err(DoorError::NoSuchRealm { realm }));
+                    DirMsg::Resolve { reply, .. } => {
+                        let _ = reply.send(Err(crate::hub::messages::Unresolved::NoSuch));
                     }
                     _ => {}
                 }
