@@ -1,7 +1,7 @@
 // hooks.js: the console, fetch and XMLHttpRequest hooks both loaders put
 // in place on their first line (`daebug.js` in pages and workers,
 // `daebug-node.mjs` in Node). The hub splices this file into each loader
-// where it says `/* daebug:hooks */`, so a loader stays one file for the
+// at its marker comment (`daebug:hooks`), so a loader stays one file for the
 // client and the hooks are written once. It defines one function,
 // `hooks()`, that installs them and returns what the adapter attaches to
 // (its typed bindings: `Hooks` in adapter-wasm/src/bind.rs).
