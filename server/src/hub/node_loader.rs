@@ -25,7 +25,7 @@ pub const FILE_NAME: &str = "daebug-node.mjs";
 /// with `?token=` when the hub has one).
 pub fn text(script_url: &str) -> String {
     let quoted = serde_json::to_string(script_url).unwrap_or_else(|_| "\"\"".into());
-    TEMPLATE.replacen(SELF_PLACEHOLDER, &quoted, 1)
+    crate::http::assets::with_hooks(TEMPLATE).replacen(SELF_PLACEHOLDER, &quoted, 1)
 }
 
 /// Writes it into `debug` in one step (a process starting meanwhile reads
@@ -60,5 +60,7 @@ mod tests {
         let t = text("http://127.0.0.1:8302/daebug.js?token=a\"b");
         assert!(t.contains(r#""http://127.0.0.1:8302/daebug.js?token=a\"b""#));
         assert!(!t.contains("__DAEBUG_SELF__"));
+        // The shared hooks are spliced in: the file is whole.
+        assert!(t.contains("function hooks()") && !t.contains("/* daebug:hooks */"));
     }
 }
