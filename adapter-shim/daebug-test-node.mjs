@@ -50,21 +50,36 @@ export async function runTests(spec, options = {}, report) {
       only: !!options.only,
       testNamePatterns: filter || undefined,
     });
+    // In-process, Node's stream ends only when the process would (its
+    // root test ends at `beforeExit`), and a server never does: the run is
+    // over once every top-level test or suite queued has ended.
+    let queued = 0;
+    let ended = 0;
     for await (const event of stream) {
       const d = event.data;
+      if (d && d.nesting === 0 && event.type === "test:enqueue") queued++;
+      if (d && d.nesting === 0 && (event.type === "test:pass" || event.type === "test:fail")) ended++;
+      const over = queued > 0 && ended === queued;
       if (event.type === "test:start") names[d.nesting] = d.name;
       if (event.type !== "test:pass" && event.type !== "test:fail") continue;
-      if (d.details && d.details.type === "suite") continue;
+      if (d.details && d.details.type === "suite") {
+        if (over) break;
+        continue;
+      }
       const here = [...names.slice(0, d.nesting), d.name];
       // Node runs a file's tests in this process whatever the filter
       // (its in-process run takes name patterns from the command line):
       // the filter chooses which results count.
-      if (filter && !filter.some((re) => re.test(here.join(" › ")))) continue;
+      if (filter && !filter.some((re) => re.test(here.join(" › ")))) {
+        if (over) break;
+        continue;
+      }
       const ms = d.details ? d.details.duration_ms : 0;
       if (d.skip !== undefined) out.result(here, "skip", ms);
       else if (d.todo !== undefined) out.result(here, "todo", ms);
       else if (event.type === "test:pass") out.result(here, "pass", ms);
       else out.result(here, "fail", ms, cause(d.details && d.details.error));
+      if (over) break;
     }
     return out.end();
   } finally {
