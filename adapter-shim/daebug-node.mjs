@@ -45,6 +45,7 @@ function start() {
     .then(() => load(fetch0))
     .then((glue) => {
       glue.start(SELF);
+      addTests(early);
       return glue;
     })
     .catch((e) => {
@@ -61,6 +62,16 @@ function start() {
     });
   globalThis[started] = adapter;
   lastWords(early, adapter);
+}
+
+// `daebug.test(spec, options)` (DESIGN §15) runs the files with Node's own
+// node:test; the runner is written beside this file and imported on first
+// use.
+function addTests(early) {
+  const kit = globalThis[Symbol.for("daebug.toolkit")];
+  if (!kit || kit.test) return;
+  kit.test = (spec, options) =>
+    import(new URL("./daebug-test-node.mjs", import.meta.url)).then((m) => m.runTests(spec, options, early.report));
 }
 
 // What the adapter reads of this realm (`daebug.realm`, its hello), and

@@ -18,11 +18,22 @@
     .then(async (glue) => {
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
       glue.start(self);
+      addTests();
     })
     .catch((e) => {
       early.stop();
       early.originals.warn.call(console, "daebug: the adapter did not start:", e);
     });
+
+  // `daebug.test(spec, options)` (DESIGN §15): the runner is a module the
+  // hub serves beside this file, imported on first use (the adapter's
+  // WebAssembly stays small); results reach the log as `Text test` lines.
+  function addTests() {
+    const kit = globalThis[Symbol.for("daebug.toolkit")];
+    if (!kit || kit.test) return;
+    kit.test = (spec, options) =>
+      import(new URL("./daebug-test.mjs", self)).then((m) => m.runTests(spec, options, early.report, self));
+  }
 
   // A worker keeps its log across its page's reloads: the hub derives its
   // id from the page's tab id and the worker's name or script. A worker

@@ -152,6 +152,11 @@ function hooks() {
       netSink = null;
       nodeSink = null;
     },
+    // A test run's lines (`daebug.test`), as a `Text test` event of the
+    // running block.
+    report(text) {
+      if (sink) sink("test", [String(text)]);
+    },
     // The adapter will not come: keep nothing (no objects held for the
     // realm's life), listen to nothing; the wrappers pass through.
     stop() {

@@ -34,7 +34,7 @@ pub fn eval_request(
 
 /// `--timeout`: a number is seconds, anything else a fence's value (the
 /// hub checks it).
-fn timeout_arg(text: &str) -> Timeout {
+pub fn timeout_arg(text: &str) -> Timeout {
     match text.trim().parse::<f64>() {
         Ok(s) => Timeout::Seconds(s),
         Err(_) => Timeout::Text(text.trim().to_string()),

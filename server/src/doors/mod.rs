@@ -21,6 +21,7 @@ pub mod client;
 pub mod door;
 pub mod mcp;
 pub mod reading;
+pub mod run_tests;
 
 use std::path::PathBuf;
 

@@ -64,6 +64,40 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
             "/../www/adapter/daebug_adapter_bg.wasm"
         )),
     },
+    // The test runner and node:test / node:assert for pages and workers
+    // (DESIGN §15), imported by `daebug.test` on first use.
+    AdapterFile {
+        path: "/daebug-test.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test.mjs"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug-test-report.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test-report.mjs"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug-assert.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-assert.mjs"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug-assert-strict.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-assert-strict.mjs"
+        )),
+    },
 ];
 
 /// Chrome's Private Network Access preflight header, and its answer: a page

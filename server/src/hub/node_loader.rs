@@ -51,6 +51,40 @@ pub fn write(debug: &Path, script_url: &str, secret: bool) -> std::io::Result<Pa
     Ok(path)
 }
 
+/// `daebug.test` in a Node realm: the runner (Node's own node:test) and
+/// the report it shares with pages, which `daebug-node.mjs` imports from
+/// beside itself on first use.
+const TEST_FILES: [(&str, &str); 2] = [
+    (
+        "daebug-test-node.mjs",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test-node.mjs"
+        )),
+    ),
+    (
+        "daebug-test-report.mjs",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test-report.mjs"
+        )),
+    ),
+];
+
+/// Writes the Node test runner's files into `debug` (no secret in them),
+/// each in one step like the loader.
+pub fn write_test_runner(debug: &Path) -> std::io::Result<()> {
+    for (name, text) in TEST_FILES {
+        let path = debug.join(name);
+        let tmp = fsio::write_temp(&path, text)?;
+        if let Err(e) = std::fs::rename(&tmp, &path) {
+            fsio::remove_quietly(&tmp);
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
