@@ -8,8 +8,9 @@ use std::io::Write;
 use std::path::Path;
 
 use daebug::check::{compare, recorded_blocks, reply_outcome};
-use daebug::doors::api::{EvalRequest, Timeout};
-use daebug::doors::client::{ClientError, EXIT_FAILED, EXIT_OK, EXIT_OTHER};
+use daebug::doors::api::{DoorError, EvalRequest, Timeout};
+use daebug::doors::client::{EXIT_FAILED, EXIT_OK, EXIT_OTHER};
+use daebug::doors::door::Door;
 use daebug::lang::Lang;
 
 use super::{connect, HubArgs};
@@ -22,7 +23,7 @@ pub async fn check(
     file: &Path,
     realm: Option<&str>,
     agent: Option<String>,
-) -> Result<u8, ClientError> {
+) -> Result<u8, DoorError> {
     let text = match std::fs::read_to_string(file) {
         Ok(text) => text,
         Err(e) => {
@@ -49,7 +50,7 @@ pub async fn check(
             timeout: block.timeout.clone().map(Timeout::Text),
             agent: Some(agent.clone().unwrap_or_else(|| AGENT.into())),
         };
-        let reply = client.eval(&realm, &req).await?;
+        let reply = client.eval(&realm, req).await?;
         let place = format!("block {} ({name}:{})", block.index, block.line);
         let Some(recorded) = &block.outcome else {
             let _ = writeln!(out, "- {place}: ran (no recorded reply to compare)");

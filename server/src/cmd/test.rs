@@ -5,7 +5,8 @@
 
 use std::io::Write;
 
-use daebug::doors::client::ClientError;
+use daebug::doors::api::DoorError;
+use daebug::doors::door::Door;
 use daebug::doors::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
 
 use super::{connect, HubArgs};
@@ -37,8 +38,8 @@ pub async fn test(
     realm: &str,
     req: &TestRequest,
     json: bool,
-) -> Result<u8, ClientError> {
-    let reply = connect(hub)?.eval(realm, &test_block(req)).await?;
+) -> Result<u8, DoorError> {
+    let reply = connect(hub)?.eval(realm, test_block(req)).await?;
     let mut out = std::io::stdout().lock();
     if json {
         let text = serde_json::to_string_pretty(&reply).unwrap_or_default();
