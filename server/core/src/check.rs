@@ -241,6 +241,53 @@ fn indent_all(text: &str) -> String {
         .join("\n")
 }
 
+/// A span of a log's lines (`--lines 40-120`, `40-`, `-120`, `57`):
+/// 1-based, both ends included; the blocks whose opening fence lies in it
+/// are replayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineSpan {
+    pub from: usize,
+    pub to: usize,
+}
+
+impl LineSpan {
+    /// Whether a block opening at `line` is in the span.
+    pub fn holds(&self, line: usize) -> bool {
+        (self.from..=self.to).contains(&line)
+    }
+}
+
+impl std::str::FromStr for LineSpan {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<LineSpan, String> {
+        let number = |t: &str, empty: usize| -> Result<usize, String> {
+            let t = t.trim();
+            if t.is_empty() {
+                return Ok(empty);
+            }
+            t.parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("`{t}` is not a line number (1 or more)"))
+        };
+        let (from, to) = match text.split_once('-') {
+            Some((a, b)) => (number(a, 1)?, number(b, usize::MAX)?),
+            None => {
+                let n = number(text, 0)?;
+                if n == 0 {
+                    return Err("a span of lines: FROM-TO, FROM-, -TO or one line".into());
+                }
+                (n, n)
+            }
+        };
+        if from > to {
+            return Err(format!("the span starts after it ends ({from} > {to})"));
+        }
+        Ok(LineSpan { from, to })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,5 +490,32 @@ TimeoutError: no result within 1.0s.
             multi.contains("-    3") && multi.contains("+    4"),
             "{multi}"
         );
+    }
+
+    #[test]
+    fn spans_of_lines() {
+        let span = |t: &str| t.parse::<LineSpan>();
+        for (text, from, to) in [
+            ("40-120", 40, 120),
+            ("40-", 40, usize::MAX),
+            ("-120", 1, 120),
+            ("57", 57, 57),
+            (" 3 - 4 ", 3, 4),
+        ] {
+            assert_eq!(span(text), Ok(LineSpan { from, to }), "{text}");
+        }
+        for bad in ["", "0", "a-3", "5-2", "1-0"] {
+            assert!(span(bad).is_err(), "{bad}");
+        }
+        // `-` alone is the whole log.
+        assert_eq!(
+            span("-"),
+            Ok(LineSpan {
+                from: 1,
+                to: usize::MAX
+            })
+        );
+        let s = span("10-20").unwrap();
+        assert!(s.holds(10) && s.holds(20) && !s.holds(9) && !s.holds(21));
     }
 }

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use daebug::check::{compare, recorded_blocks, reply_outcome};
+use daebug::check::{compare, recorded_blocks, reply_outcome, LineSpan};
 use daebug::doors::api::{DoorError, EvalRequest, Timeout};
 use daebug::doors::client::{EXIT_FAILED, EXIT_OK, EXIT_OTHER};
 use daebug::doors::door::Door;
@@ -23,6 +23,7 @@ pub async fn check(
     file: &Path,
     realm: Option<&str>,
     agent: Option<String>,
+    lines: Option<LineSpan>,
 ) -> Result<u8, DoorError> {
     let text = match std::fs::read_to_string(file) {
         Ok(text) => text,
@@ -31,7 +32,10 @@ pub async fn check(
             return Ok(EXIT_OTHER);
         }
     };
-    let (blocks, stem) = recorded_blocks(&text);
+    let (mut blocks, stem) = recorded_blocks(&text);
+    if let Some(span) = lines {
+        blocks.retain(|b| span.holds(b.line));
+    }
     let Some(realm) = realm.map(String::from).or(stem) else {
         eprintln!(
             "daebug: {} has no reply naming its realm; pass --realm",

@@ -133,6 +133,10 @@ pub enum Command {
         /// The name the log's request headers give the replay (default `check`).
         #[arg(long, value_name = "NAME")]
         agent: Option<String>,
+        /// Replay only a span of the log: the blocks whose fence opens on
+        /// these lines (`40-120`, `40-`, `-120`, 1-based, both ends in).
+        #[arg(long, value_name = "FROM-TO")]
+        lines: Option<daebug::check::LineSpan>,
     },
     /// Print the end of a realm's log, then what is written to it, until Ctrl-C.
     Tail {
@@ -212,7 +216,8 @@ pub async fn run_client(command: Command) -> u8 {
             file,
             realm,
             agent,
-        } => check::check(&hub, &file, realm.as_deref(), agent).await,
+            lines,
+        } => check::check(&hub, &file, realm.as_deref(), agent, lines).await,
     };
     match result {
         Ok(status) => status,
