@@ -311,18 +311,20 @@ fn check_replays_a_session_and_names_the_block_that_changed() {
     assert!(eval("({ label: 'total', value: price(5) })").contains("10"));
     let session = root.join("session.md");
     std::fs::copy(&log.path, &session).unwrap();
-    let check = || {
+    let check_with = |extra: &[&str]| {
         let out = Command::new(daebug_bin())
             .arg("check")
             .arg(&session)
             .arg("--root")
             .arg(root)
+            .args(extra)
             .output()
             .expect("daebug check");
         let text = String::from_utf8_lossy(&out.stdout).to_string()
             + &String::from_utf8_lossy(&out.stderr);
         (out.status.code(), text)
     };
+    let check = || check_with(&[]);
     let (code, out) = check();
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("3 blocks replayed"), "{out}");
@@ -339,4 +341,24 @@ fn check_replays_a_session_and_names_the_block_that_changed() {
     assert!(out.contains("✔ block 2 ("), "the error is the same: {out}");
     assert!(out.contains("✖ block 3 ("), "{out}");
     assert!(out.contains("2 differ"), "{out}");
+    // A span of the log: block 2 alone (from its fence's line to just
+    // before block 3's) still passes.
+    let line_of = |n: usize| {
+        let at = out.find(&format!("block {n} (")).expect("block named");
+        let rest = &out[at..];
+        let colon = rest.find(':').expect("file:line");
+        let end = rest.find(')').expect(")");
+        rest[colon + 1..end].parse::<usize>().expect("a line")
+    };
+    let span = format!("{}-{}", line_of(2), line_of(3) - 1);
+    let (code, out) = check_with(&["--lines", &span]);
+    assert_eq!(code, Some(0), "{span}: {out}");
+    assert!(
+        out.contains("1 blocks replayed") || out.contains("1 block replayed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("✔ block 2 (") && !out.contains("block 1 ("),
+        "{out}"
+    );
 }
