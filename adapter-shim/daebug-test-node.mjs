@@ -38,6 +38,12 @@ export async function runTests(spec, options = {}, report) {
   }
   const n = ++runs;
   for (const f of files) fresh.set(url.pathToFileURL(f).href, n);
+  // Node's in-process harness adds process listeners of its own and, its
+  // stream never ending here, never takes them off: each run would leave
+  // more (Node warns past ten), and the loader would read them as the
+  // app's own handler of fatal errors. Those it added go when it is over.
+  const watched = ["uncaughtException", "unhandledRejection", "beforeExit", "exit", "SIGINT", "SIGTERM"];
+  const had = new Map(watched.map((e) => [e, new Set(process.listeners(e))]));
   const out = new Reporter(report);
   const filter = patterns(options.filter);
   // Names of the tests running, by nesting, for `suite › test` paths.
@@ -85,6 +91,9 @@ export async function runTests(spec, options = {}, report) {
   } finally {
     running = false;
     for (const f of files) fresh.delete(url.pathToFileURL(f).href);
+    for (const [e, before] of had) {
+      for (const l of process.listeners(e)) if (!before.has(l)) process.off(e, l);
+    }
   }
 }
 

@@ -12,6 +12,27 @@
 // long run still makes few events.
 const BATCH_MS = 250;
 
+// The most characters one `report` call carries: the adapter keeps 2,000
+// of a console argument, so a batch goes in pieces of whole lines under
+// it (the hub reads pieces in a row as one `Text test` fence).
+const PIECE_CHARS = 1900;
+
+// `lines` as strings of whole lines, each under PIECE_CHARS where a line
+// alone is not longer.
+export function pieces(lines) {
+  const out = [];
+  let piece = "";
+  for (const line of lines) {
+    if (piece && piece.length + 1 + line.length > PIECE_CHARS) {
+      out.push(piece);
+      piece = "";
+    }
+    piece = piece ? `${piece}\n${line}` : line;
+  }
+  if (piece) out.push(piece);
+  return out;
+}
+
 // `12 passed, 1 failed, 2 skipped (340ms)`: the exact words of DESIGN §15.
 export function summaryLine(c) {
   return `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (${Math.round(c.duration_ms)}ms)`;
@@ -91,13 +112,15 @@ export class Reporter {
     clearTimeout(this.timer);
     this.timer = null;
     this.last = now();
-    if (this.pending.length) this.report(this.pending.splice(0).join("\n"));
+    for (const piece of pieces(this.pending.splice(0))) this.report(piece);
   }
 
   // The run is over: the rest of the lines, the summary and the
   // failures; returns the block's value.
   end() {
     const value = { ...this.counts, duration_ms: Math.round(now() - this.started), failures: this.failures };
+    this.flush();
+    // The summary starts a piece of its own, the failures after it.
     this.pending.push(summaryLine(value));
     for (const f of this.failures) this.pending.push(failureText(f));
     this.flush();

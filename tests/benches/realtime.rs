@@ -30,6 +30,9 @@ mod stages;
 #[path = "realtime/mcp.rs"]
 mod mcp;
 
+#[path = "realtime/testing.rs"]
+mod testing;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -82,7 +85,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 18] = [
+    let scenarios: [(&str, Scenario); 19] = [
         ("latency", latency),
         ("where_the_time_goes", stages::where_the_time_goes),
         ("doors", doors::doors),
@@ -100,6 +103,7 @@ fn main() {
         ("bridge", bridge::bridge),
         ("node", node_realms::node_realms),
         ("node_console", node_realms::node_console),
+        ("tests_in_realm", testing::tests_in_realm),
         ("adapter_size", adapter_size),
     ];
     let mut rows = Vec::new();

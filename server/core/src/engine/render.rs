@@ -321,10 +321,74 @@ fn event_text(e: &BackgroundEvent) -> String {
         Some(stack) if !stack.is_empty() => format!("{}\n{stack}", e.message),
         _ => e.message.clone(),
     };
+    if is_test_lines(e) {
+        return test_lines_within(&text, MAX_EVENT_BYTES);
+    }
     match cut(&text, MAX_EVENT_BYTES) {
         (kept, true) => format!("{kept}… ({} more bytes)", text.len() - kept.len()),
         (_, false) => text,
     }
+}
+
+/// A test run's lines within `max` bytes: what gives way is the passing
+/// and skipped lines in the middle of the run (the first and the last of
+/// them stay, with a line counting the rest), never the summary or the
+/// failures after it, which matter most (only their own end is cut when
+/// they alone pass the cap).
+fn test_lines_within(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let summary = lines.iter().rposition(|l| is_summary_line(l));
+    let (results, rest) = lines.split_at(summary.unwrap_or(lines.len()));
+    let rest = rest.join("\n");
+    let room = max.saturating_sub(rest.len() + 64).max(max / 4);
+    let fits = |taken: &[&str]| taken.iter().map(|l| l.len() + 1).sum::<usize>();
+    let mut head = 0;
+    while head < results.len() && fits(&results[..=head]) <= room / 2 {
+        head += 1;
+    }
+    let mut tail = results.len();
+    while tail > head && fits(&results[tail - 1..]) <= room / 2 {
+        tail -= 1;
+    }
+    let mut out = results[..head].join("\n");
+    let left_out = tail - head;
+    if left_out > 0 {
+        out.push_str(&format!(
+            "\n… ({left_out} more lines of this run left out) …"
+        ));
+    }
+    for line in &results[tail..] {
+        out.push('\n');
+        out.push_str(line);
+    }
+    if !rest.is_empty() {
+        let (kept, was_cut) = cut(&rest, max.saturating_sub(out.len()).max(max / 2));
+        out.push('\n');
+        out.push_str(kept);
+        if was_cut {
+            out.push_str(&format!("… ({} more bytes)", rest.len() - kept.len()));
+        }
+    }
+    out.trim_start_matches('\n').to_string()
+}
+
+/// `12 passed, 1 failed, 2 skipped (340ms)`: a test run's summary line.
+fn is_summary_line(line: &str) -> bool {
+    let mut words = line.split(' ');
+    let counted = |n: Option<&str>, word: Option<&str>, of: &str| {
+        n.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            && word == Some(of)
+    };
+    counted(words.next(), words.next(), "passed,")
+        && counted(words.next(), words.next(), "failed,")
+        && counted(words.next(), words.next(), "skipped")
+        && words
+            .next()
+            .is_some_and(|d| d.starts_with('(') && d.ends_with("ms)"))
+        && words.next().is_none()
 }
 
 /// Events a realm did not send: left out to keep within its cap (counted
@@ -643,6 +707,48 @@ mod tests {
         assert!(text.contains("✔ t11 (1ms)"), "{text}");
         assert!(!text.contains("omitted"), "{text}");
         assert_eq!(event_info(&test("x")), "Text test");
+    }
+
+    /// A run over the cap loses lines from the middle of its results,
+    /// never its summary or the failures after it.
+    #[test]
+    fn a_long_test_run_keeps_its_summary_and_failures() {
+        let mut lines: Vec<String> = (0..600)
+            .map(|i| format!("✔ cart › adds item {i} (0ms)"))
+            .collect();
+        lines.push("599 passed, 1 failed, 0 skipped (146ms)".into());
+        lines.push("✖ cart › totals\n  AssertionError: 4 !== 6\n    at totals.test.js:3:10".into());
+        let e = BackgroundEvent {
+            source: Some(TEST_SOURCE.into()),
+            ..log(&lines.join("\n"))
+        };
+        let text = event_text(&e);
+        assert!(text.len() <= MAX_EVENT_BYTES, "{}", text.len());
+        assert!(text.starts_with("✔ cart › adds item 0 (0ms)\n"), "{text}");
+        assert!(text.contains("✔ cart › adds item 599 (0ms)\n599 passed, 1 failed, 0 skipped (146ms)\n✖ cart › totals\n  AssertionError: 4 !== 6\n    at totals.test.js:3:10"), "{text}");
+        let left_out: usize = text
+            .split("… (")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .expect("a count of lines left out");
+        let shown = text.matches("✔ cart › adds item").count();
+        assert_eq!(shown + left_out, 600, "{text}");
+        // Under the cap: whole.
+        let short = BackgroundEvent {
+            source: Some(TEST_SOURCE.into()),
+            ..log("✔ a (1ms)\n1 passed, 0 failed, 0 skipped (1ms)")
+        };
+        assert_eq!(event_text(&short), short.message);
+        for (line, summary) in [
+            ("12 passed, 1 failed, 2 skipped (340ms)", true),
+            ("0 passed, 0 failed, 0 skipped (0ms)", true),
+            ("✔ 12 passed, 1 failed, 2 skipped (340ms)", false),
+            ("12 passed, 1 failed, 2 skipped", false),
+            ("x passed, 1 failed, 2 skipped (3ms)", false),
+        ] {
+            assert_eq!(is_summary_line(line), summary, "{line}");
+        }
     }
 
     #[test]
