@@ -164,16 +164,14 @@ pub fn page_cost(rows: &mut Vec<Row>) {
         without.push(memory_in_page(&format!("{base}/without.html"), false));
         with.push(memory_in_page(&format!("{base}/with.html"), true));
     }
-    let mb = |v: &[(f64, f64)], i: usize| {
-        median(v.iter().map(|m| if i == 0 { m.0 } else { m.1 }).collect()) / 1e6
-    };
+    let heap = |v: &[(f64, f64)]| median(v.iter().map(|m| m.0).collect()) / 1e6;
+    let wasm = median(with.iter().map(|m| m.1).collect()) / 1e6;
     rows.push(Row {
         what: format!("the page's memory after GC, connected (a fresh Chromium each, median of {MEMORY_RUNS}): JS heap used, without → with the tag (and the adapter's WebAssembly memory, outside that heap)"),
         value: format!(
-            "{:.2} MB → {:.2} MB (+ {:.2} MB)",
-            mb(&without, 0),
-            mb(&with, 0),
-            mb(&with, 1)
+            "{:.2} MB → {:.2} MB (+ {wasm:.2} MB)",
+            heap(&without),
+            heap(&with),
         ),
         goal: "—".into(),
     });
