@@ -33,6 +33,9 @@ mod mcp;
 #[path = "realtime/testing.rs"]
 mod testing;
 
+#[path = "realtime/page_cost.rs"]
+mod page_cost;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -85,7 +88,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 19] = [
+    let scenarios: [(&str, Scenario); 20] = [
         ("latency", latency),
         ("where_the_time_goes", stages::where_the_time_goes),
         ("doors", doors::doors),
@@ -99,6 +102,7 @@ fn main() {
         ("console_flood", console_flood),
         ("request_hooks", request_hooks),
         ("first_line", first_line),
+        ("page_cost", page_cost::page_cost),
         ("pictures", pictures),
         ("bridge", bridge::bridge),
         ("node", node_realms::node_realms),

@@ -1,7 +1,8 @@
 //! Node processes as realms: save → reply of `1+1` in a Node realm next to
 //! a page's, what `--import ./debug/daebug-node.mjs` adds to a process's
 //! start-up (to its first line, and to a script that is done), and what it
-//! adds to an idle server's memory and CPU.
+//! adds to an idle server's memory and CPU; and, for `page_cost`, what it
+//! adds to a process's memory after GC.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -215,4 +216,70 @@ fn console_to_disk(bridge: bool) -> Vec<Duration> {
         }
     }
     times.split_off(3)
+}
+
+/// Waits for the realm's welcome when the loader is in (its
+/// `daebug:welcomed` mark), then a moment for what it sends first, then
+/// collects twice and prints `process.memoryUsage()`.
+const MEMORY: &str = "const realm = globalThis[Symbol.for('daebug.node')] !== undefined;\n\
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));\n\
+    const end = Date.now() + 10000;\n\
+    while (realm && !performance.getEntriesByName('daebug:welcomed').length && Date.now() < end) await sleep(5);\n\
+    await sleep(500);\n\
+    gc(); gc();\n\
+    // The adapter's instance, from its glue (its `default()` hands back the one it made).\n\
+    const wasm = realm ? (await (await globalThis[Symbol.for('daebug.adapter')]).default()).memory.buffer.byteLength : 0;\n\
+    console.log('memory ' + JSON.stringify({ connected: realm && performance.getEntriesByName('daebug:welcomed').length > 0, wasm, ...process.memoryUsage() }));\n";
+const MEMORY_RUNS: usize = 5;
+
+/// A Node 22 process's memory after GC, without and with
+/// `--import daebug-node.mjs` (connected to the hub serving `root`), in
+/// turns: heap used, RSS, what lives outside the heap, and the adapter's
+/// WebAssembly memory.
+pub fn memory_in_node(rows: &mut Vec<Row>, root: &Path) {
+    let app = root.join("node-app");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(app.join("memory.mjs"), MEMORY).unwrap();
+    let run = |loader: bool| {
+        let mut cmd = Command::new(node(22));
+        cmd.arg("--expose-gc");
+        if loader {
+            cmd.arg("--import").arg(root.join("debug/daebug-node.mjs"));
+        }
+        let out = cmd
+            .arg("memory.mjs")
+            .current_dir(&app)
+            .env_remove("NODE_OPTIONS")
+            .stderr(Stdio::null())
+            .output()
+            .expect("run node");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        let line = printed
+            .lines()
+            .find_map(|l| l.strip_prefix("memory "))
+            .unwrap_or_else(|| panic!("no memory line from node: {printed}"));
+        let m: serde_json::Value = serde_json::from_str(line).expect("memory JSON");
+        assert_eq!(m["connected"], loader, "the realm connected, or not: {m}");
+        let mb = |k: &str| m[k].as_f64().unwrap_or(f64::NAN) / 1e6;
+        [mb("heapUsed"), mb("rss"), mb("external"), mb("wasm")]
+    };
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    for _ in 0..MEMORY_RUNS {
+        without.push(run(false));
+        with.push(run(true));
+    }
+    let cells = |v: &[[f64; 4]]| {
+        let m = |i: usize| median(v.iter().map(|r| r[i]).collect());
+        format!("{:.1} / {:.1} / {:.1} MB", m(0), m(1), m(2))
+    };
+    rows.push(Row {
+        what: format!("a Node 22 process's memory after GC, connected: heap used / RSS / external, without → with `--import daebug-node.mjs` (and the adapter's WebAssembly memory) (median of {MEMORY_RUNS})"),
+        value: format!(
+            "{} → {} (+ {:.1} MB)",
+            cells(&without),
+            cells(&with),
+            median(with.iter().map(|r| r[3]).collect())
+        ),
+        goal: "—".into(),
+    });
 }
