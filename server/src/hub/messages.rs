@@ -55,6 +55,11 @@ pub enum DirMsg {
     Seen { conn: ConnId },
     /// A log's state changed.
     LogState { stem: String, state: LogState },
+    /// What waits for a person in the realm of a log now.
+    Waiting {
+        stem: String,
+        waits: Vec<daebug_protocol::person::Waiting>,
+    },
     /// The watcher saw this file in `debug/` change (or go).
     FileChanged { file_name: String, removed: bool },
     /// `debug/` was created again after someone deleted it.
@@ -136,6 +141,13 @@ pub enum LogMsg {
     },
     /// The bridge answered an `inspect`: the realm hears.
     Inspected(InspectAnswer),
+    /// A person acted on a panel in the dashboard: the realm hears (a
+    /// `person::PersonAct` as JSON text). False to `sent` when no realm
+    /// serves the log now.
+    Person {
+        json: String,
+        sent: oneshot::Sender<bool>,
+    },
 }
 
 /// How many messages of its realm a log task holds unread. A realm that

@@ -1,0 +1,67 @@
+//! The person in the loop's routing (DESIGN §14): `person.js` puts
+//! `StreamedData`, `mount`, `ask` and `pick` on the toolkit; what they tell
+//! the hub goes out as [`RealmMsg::Person`], and what the hub says back
+//! ([`daebug_protocol::HubMsg::Person`], a person acting in the dashboard)
+//! goes to the hook `person.js` returned. The panels themselves are plain
+//! JavaScript the hub serves (`daebug-panel.mjs`), loaded on first use:
+//! none of it is in the `.wasm`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use daebug_protocol::RealmMsg;
+use js_sys::{Function, Object};
+use wasm_bindgen::prelude::*;
+
+const SOURCE: &str = include_str!("person.js");
+
+/// How a message reaches the hub (set once the adapter runs).
+type Send = Rc<RefCell<Option<Box<dyn Fn(RealmMsg)>>>>;
+
+/// See the module docs.
+pub struct Person {
+    hook: Function,
+    send: Send,
+    _send: Closure<dyn Fn(String)>,
+}
+
+impl Person {
+    /// Adds the entry points to `toolkit`; `None` when the realm cannot
+    /// make functions from source (its CSP), which blocks need too.
+    pub fn install(toolkit: &Object, script_url: &str, kind: &str) -> Option<Person> {
+        let send: Send = Rc::default();
+        let to_hub = send.clone();
+        let closure = Closure::<dyn Fn(String)>::new(move |json: String| {
+            if let Some(f) = to_hub.borrow().as_ref() {
+                f(RealmMsg::Person { json });
+            }
+        });
+        let make = crate::made::function("t, send, url, kind", SOURCE).ok()?;
+        let hook = make
+            .call4(
+                &JsValue::UNDEFINED,
+                toolkit,
+                closure.as_ref(),
+                &script_url.into(),
+                &kind.into(),
+            )
+            .ok()?
+            .dyn_into()
+            .ok()?;
+        Some(Person {
+            hook,
+            send,
+            _send: closure,
+        })
+    }
+
+    /// Where the toolkit's messages go from now on.
+    pub fn send_with(&self, send: Box<dyn Fn(RealmMsg)>) {
+        *self.send.borrow_mut() = Some(send);
+    }
+
+    /// The hub's message (JSON text) for the panel module.
+    pub fn hub(&self, json: String) {
+        let _ = self.hook.call1(&JsValue::UNDEFINED, &json.into());
+    }
+}
