@@ -9,7 +9,7 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 use support::cdp::DevtoolsBrowser;
@@ -153,4 +153,120 @@ fn data_fences_run_in_order_with_the_blocks_of_their_chunk() {
     // A later block reads the value too.
     let reply = run(&log, "stats.items.length");
     assert!(reply.contains("```JSON\n2\n```"), "{reply}");
+}
+
+/// Whether the panel's `result` has settled, asked from a block: a promise
+/// that settles is seen at once; one that does not is still pending after
+/// the realm's next few turns (a bounded look, not a wait for an event).
+const SETTLED: &str = "await Promise.race([p.result.then(() => 'resolved', () => 'rejected'), \
+    new Promise((r) => setTimeout(() => r('pending'), 200))])";
+
+#[test]
+fn a_panel_with_a_schema_answers_only_a_persons_valid_submit() {
+    let desk = Desk::new(&[("index.html", PAGE)]);
+    let mut tab = desk.tab;
+    let log = log_in(desk.root.path(), "panels-");
+    let reply = run(
+        &log,
+        "const seen = [];\n\
+         const data = { progress: 10 };\n\
+         window.t0 = performance.now();\n\
+         const p = daebug.mount({\n\
+           title: 'Checkout form',\n\
+           data,\n\
+           outputSchema: { type: 'object', required: ['name', 'qty'],\n\
+             properties: { name: { type: 'string', minLength: 3 }, qty: { type: 'integer', minimum: 1 } } },\n\
+           callbacks: { ping: (x) => seen.push(x) },\n\
+           ui: ({ data, output, callbacks, h }) => [\n\
+             h('p', { id: 'progress' }, `progress ${data.progress}`),\n\
+             h('input', { id: 'name', value: output.name.value, onChange: output.name.onChange }),\n\
+             output.name.error && h('small', { id: 'name-error' }, output.name.error),\n\
+             h('input', { id: 'qty', type: 'number', value: output.qty.value, onChange: output.qty.onChange }),\n\
+             h('button', { id: 'ping', onClick: () => callbacks.ping('pinged') }, 'Ping'),\n\
+           ],\n\
+         });\n\
+         'mounted'",
+    );
+    assert!(reply.contains("\"mounted\""), "{reply}");
+    let painted = tab.wait_until(
+        "the panel painted",
+        "performance.getEntriesByName('daebug:panel-painted')[0]?.startTime - window.t0",
+    );
+    eprintln!(
+        "mount -> panel painted: {:.1} ms",
+        painted.as_f64().unwrap_or(-1.0)
+    );
+    let progress = in_panel("#progress");
+    tab.wait_until(
+        "progress 10",
+        &format!("{progress}?.textContent === 'progress 10'"),
+    );
+
+    // Reactive data: the object the block passed, changed in a later block.
+    run(&log, "data.progress = 50");
+    tab.wait_until(
+        "progress 50",
+        &format!("{progress}?.textContent === 'progress 50'"),
+    );
+    run(&log, "p.data.progress = 70");
+    tab.wait_until(
+        "progress 70",
+        &format!("{progress}?.textContent === 'progress 70'"),
+    );
+
+    // A callback runs in the realm when the panel calls it.
+    click(&mut tab, &in_panel("#ping"));
+    let reply = run(&log, "await daebug.waitFor(() => seen.length && seen)");
+    assert!(reply.contains("[\"pinged\"]"), "{reply}");
+
+    // An invalid submit: the field's error, and no answer.
+    click(&mut tab, &in_panel("#name"));
+    type_text(&mut tab, "Al");
+    click(&mut tab, &in_panel("#qty"));
+    type_text(&mut tab, "2");
+    click(&mut tab, &in_panel(".submit"));
+    tab.wait_until(
+        "the field's error",
+        &format!(
+            "{}?.textContent === 'must be at least 3 characters'",
+            in_panel("#name-error")
+        ),
+    );
+    let reply = run(&log, SETTLED);
+    assert!(reply.contains("\"pending\""), "{reply}");
+
+    // Valid now, but a block's `.click()` is not a person's.
+    click(&mut tab, &in_panel("#name"));
+    type_text(&mut tab, "a");
+    let reply = run(
+        &log,
+        &format!("{}.click();\n{SETTLED}", in_panel(".submit")),
+    );
+    assert!(reply.contains("\"pending\""), "{reply}");
+    assert!(!log.text().contains("**human**"), "{}", log.text());
+
+    // The person's submit resolves the block that awaits it.
+    start_block(&log, "const v = await p.result;\nv");
+    log_until(&log, "the block to run", |t| t.trim_end().ends_with(")"));
+    let sent = Instant::now();
+    click(&mut tab, &in_panel(".submit"));
+    let text = log_until(&log, "the human line", |t| {
+        t.contains("> **human** answered")
+    });
+    let on_disk = sent.elapsed();
+    eprintln!("trusted submit -> human line on disk: {on_disk:?}");
+    assert!(
+        text.contains("> **human** answered \"Checkout form\" at ")
+            && text.contains("```JSON\n{\"name\":\"Ala\",\"qty\":2}\n```"),
+        "{text}"
+    );
+    let text = log_until(&log, "the block's reply", |t| {
+        t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = &text[text.rfind("const v = await p.result").unwrap()..];
+    assert!(
+        reply.contains("```JSON\n{\"name\":\"Ala\",\"qty\":2}\n```"),
+        "{reply}"
+    );
+    tab.wait_until("the panel gone", &format!("!{}", in_panel(".card")));
 }
