@@ -270,3 +270,112 @@ fn a_panel_with_a_schema_answers_only_a_persons_valid_submit() {
     );
     tab.wait_until("the panel gone", &format!("!{}", in_panel(".card")));
 }
+
+#[test]
+fn ask_is_answered_by_a_persons_click() {
+    let desk = Desk::new(&[("index.html", PAGE)]);
+    let mut tab = desk.tab;
+    let log = log_in(desk.root.path(), "panels-");
+    start_block(&log, "await daebug.ask('Log in, then press Continue')");
+    click(&mut tab, &in_panel(".choices button"));
+    let text = log_until(&log, "the ask's reply", |t| {
+        t.contains("> **human** answered") && t.trim_end().ends_with(support::FOOTER)
+    });
+    assert!(
+        text.contains("> **human** answered \"Log in, then press Continue\" at ")
+            && text.contains("```JSON\n\"Continue\"\n```\n\n> **human**"),
+        "{text}"
+    );
+
+    // Choices; a block's click on one does not answer.
+    start_block(
+        &log,
+        "const choice = daebug.ask('Ship it?', { choices: ['Yes', 'No'] });\n\
+         await daebug.waitFor(() => document.querySelector('daebug-panels')?.shadowRoot.querySelector('.choices button'));\n\
+         document.querySelector('daebug-panels').shadowRoot.querySelector('.choices button').click();\n\
+         await choice",
+    );
+    let no = "[...document.querySelector('daebug-panels')?.shadowRoot?.querySelectorAll('.choices button') ?? []].find((b) => b.textContent === 'No')";
+    click(&mut tab, no);
+    let text = log_until(&log, "the second answer", |t| {
+        t.matches("> **human** answered").count() == 2 && t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = &text[text.rfind("await choice").unwrap()..];
+    assert!(reply.contains("```JSON\n\"No\"\n```"), "{reply}");
+    assert!(
+        reply.contains("> **human** answered \"Ship it?\""),
+        "{reply}"
+    );
+}
+
+/// A page made the way React's development build makes it: each DOM node
+/// carries its fiber under `__reactFiber$<random>`, whose `_debugSource`
+/// says where the JSX was written and whose `_debugOwner` is the component
+/// that rendered it. (Written by hand: this machine cannot fetch React.)
+const REACT_PAGE: &str = "<!doctype html><html><head><title>Panels</title>\
+    <script src=\"/daebug.js\"></script></head><body><div id=\"root\"><main>\
+    <h1>Shop</h1><div class=\"row\"><button class=\"buy\">Buy now</button></div></main></div>\
+    <script>\n\
+    function BuyButton() {}\n\
+    function App() {}\n\
+    const key = '__reactFiber$' + Math.random().toString(36).slice(2);\n\
+    const app = { tag: 0, type: App, _debugSource: { fileName: '/home/dev/shop/src/App.jsx', lineNumber: 4, columnNumber: 3 } };\n\
+    const owner = { tag: 0, type: BuyButton, return: app, _debugOwner: app,\n\
+      _debugSource: { fileName: '/home/dev/shop/src/App.jsx', lineNumber: 9, columnNumber: 7 } };\n\
+    document.querySelector('.buy')[key] = { tag: 5, type: 'button', return: owner, _debugOwner: owner,\n\
+      _debugSource: { fileName: '/home/dev/shop/src/components/BuyButton.jsx', lineNumber: 12, columnNumber: 7 } };\n\
+    document.querySelector('main')[key] = { tag: 5, type: 'main', return: app, _debugOwner: app,\n\
+      _debugSource: { fileName: '/home/dev/shop/src/App.jsx', lineNumber: 6, columnNumber: 5 } };\n\
+    </script></body></html>";
+
+#[test]
+fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
+    let desk = Desk::new(&[("index.html", REACT_PAGE)]);
+    let mut tab = desk.tab;
+    let log = log_in(desk.root.path(), "panels-");
+    start_block(
+        &log,
+        "const picked = await daebug.pick('Which button?');\n\
+         [picked.selector, picked.tag, picked.text, picked.component, picked.source, picked.styles.display, picked.element === document.querySelector('.buy'), $0 === picked.element]",
+    );
+    // The person moves over the button, then clicks it.
+    tab.wait_until("the pick's banner", &format!("!!{}", in_panel(".hint")));
+    click(&mut tab, "document.querySelector('.buy')");
+    let text = log_until(&log, "the pick's reply", |t| {
+        t.contains("> **human** answered") && t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = &text[text.rfind("const picked").unwrap()..];
+    assert!(
+        reply.contains(
+            "[\n  \"button\",\n  \"button\",\n  \"Buy now\",\n  \"BuyButton\",\n  \"src/components/BuyButton.jsx:12:7\",\n  \"inline-block\",\n  true,\n  true\n]"
+        ),
+        "{reply}"
+    );
+    // The human line with what was picked, and a picture of it.
+    assert!(
+        reply.contains("> **human** answered \"Which button?\" at ")
+            && reply.contains("\"component\": \"BuyButton\"")
+            && reply.contains("\"source\": \"src/components/BuyButton.jsx:12:7\""),
+        "{reply}"
+    );
+    assert!(reply.contains("![snapshot "), "{reply}");
+    // The selector matches the element alone; `$0` is it in later blocks.
+    let reply = run(
+        &log,
+        "[document.querySelectorAll(picked.selector).length, $0.className]",
+    );
+    assert!(reply.contains("[1,\"buy\"]"), "{reply}");
+
+    // Escape: the promise rejects with a clear error.
+    start_block(&log, "await daebug.pick('Escape test')");
+    tab.wait_until("the second banner", &format!("!!{}", in_panel(".hint")));
+    press(&mut tab, "Escape", 27);
+    let text = log_until(&log, "the cancelled pick", |t| {
+        t.contains("the person cancelled") && t.trim_end().ends_with(support::FOOTER)
+    });
+    assert!(
+        text.contains("Error: daebug.pick: the person cancelled (Escape)"),
+        "{text}"
+    );
+    tab.wait_until("the banner gone", &format!("!{}", in_panel(".card")));
+}

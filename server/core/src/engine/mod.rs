@@ -558,8 +558,16 @@ impl LogEngine {
             } => self.realm_answered(text, job, &stem, reply, ok, now, out),
             Input::Presence { away } => self.presence(text, away, now, out),
             Input::Human { title, value } => {
+                // In the running job's region (the block that awaits it,
+                // as a rule), else above the footer.
                 let lines = human::answer(&title, &value, now.clock);
-                self.write_lifecycle(text, lines, now, out);
+                match self.job.as_mut() {
+                    Some(j) => {
+                        j.lifecycle.push_str(&lines);
+                        self.update_region(text, true, now, out);
+                    }
+                    None => self.above_footer(text, lines, now, out),
+                }
             }
         }
     }
