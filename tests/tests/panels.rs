@@ -9,7 +9,7 @@
 
 mod support;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::cdp::DevtoolsBrowser;
@@ -378,4 +378,148 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
         "{text}"
     );
     tab.wait_until("the banner gone", &format!("!{}", in_panel(".card")));
+}
+
+/// One HTTP/1.1 request to the hub (an agent's call, as `curl` makes it):
+/// the status and the body.
+fn http(base: &str, method: &str, path: &str, headers: &[&str], body: &str) -> (u16, String) {
+    use std::io::{Read, Write as _};
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    write!(s, "{head}\r\n{body}").expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    let status = out[9..12].parse().expect("status");
+    let body = out
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The form of a worker's or a Node process's panel, answered by a person
+/// in the dashboard; an agent's HTTP call cannot answer it, and the API and
+/// MCP's `list_realms` show it waiting.
+fn answer_in_the_dashboard(base: &str, log: &Log, title: &str) {
+    start_block(
+        log,
+        &format!(
+            "const p = daebug.mount({{ title: {title:?}, outputSchema: {{ type: 'object', required: ['name'],\n\
+               properties: {{ name: {{ type: 'string', minLength: 2 }} }} }} }});\n\
+             await p.result"
+        ),
+    );
+    // Visible through the API while it waits.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let listed = loop {
+        let (_, body) = http(base, "GET", "/api/realms", &[], "");
+        if body.contains(title) || Instant::now() > deadline {
+            break body;
+        }
+        std::thread::yield_now();
+    };
+    assert!(
+        listed.contains("\"waiting\":[{\"id\":1,\"kind\":\"panel\"")
+            && listed.contains(&format!("\"title\":{title:?}")),
+        "{listed}"
+    );
+    // An agent's call to the dashboard's answer route is refused.
+    let act = format!(
+        "{{\"stem\":{:?},\"id\":1,\"handler\":0,\"event\":\"submit\"}}",
+        log.stem
+    );
+    let (status, body) = http(
+        base,
+        "POST",
+        "/_daebug/person",
+        &["Content-Type: application/json"],
+        &act,
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("only a person in the dashboard"), "{body}");
+
+    let mut dash = DevtoolsBrowser::open(&format!("{base}/_daebug/#{}", log.stem));
+    let input = "document.querySelector('#person .card input[name=name]')";
+    dash.wait_until("the panel in the dashboard", input);
+    // A script's click in the dashboard is not a person's either.
+    dash.eval("document.querySelector('#person .submit').click(); true");
+    click(&mut dash, input);
+    type_text(&mut dash, "B");
+    click(&mut dash, "document.querySelector('#person .submit')");
+    dash.wait_until(
+        "the field's error",
+        "document.querySelector('#person .card')?.innerText.includes('must be at least 2 characters')",
+    );
+    click(&mut dash, input);
+    type_text(&mut dash, "o");
+    click(&mut dash, "document.querySelector('#person .submit')");
+    let text = log_until(log, "the person's answer", |t| {
+        t.contains("> **human** answered") && t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = &text[text.rfind("await p.result").unwrap()..];
+    assert!(
+        reply.contains("```JSON\n{\"name\":\"Bo\"}\n```")
+            && reply.contains(&format!("> **human** answered {title:?} at ")),
+        "{reply}"
+    );
+    assert_eq!(
+        reply.matches("> **human** answered").count(),
+        1,
+        "one answer: {reply}"
+    );
+    dash.wait_until(
+        "the panel gone from the dashboard",
+        "document.getElementById('person').hidden",
+    );
+}
+
+#[test]
+fn a_workers_panel_is_answered_from_the_dashboard() {
+    let desk = Desk::new(&[
+        (
+            "index.html",
+            "<!doctype html><html><head><title>Panels</title></head><body>\
+             <script>new Worker('/worker.js', { type: 'module' })</script></body></html>",
+        ),
+        ("worker.js", "import '/daebug.js?name=crunch';\n"),
+    ]);
+    let log = desk.log("crunch-");
+    answer_in_the_dashboard(&desk.base, &log, "Worker form");
+}
+
+#[test]
+fn a_node_processs_panel_is_answered_from_the_dashboard() {
+    let root = TempDir::new("panels-node");
+    std::fs::create_dir_all(root.path().join("app")).unwrap();
+    std::fs::write(
+        root.path().join("app/server.js"),
+        "setInterval(() => {}, 1000);\n",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    wait_for(
+        &root.path().join("debug/daebug-node.mjs"),
+        "the Node loader",
+        |t| t.contains(&base),
+    );
+    let node = support::node::NodeProcess::start(
+        &support::node::node(22),
+        root.path(),
+        &root.path().join("app"),
+        &[],
+        "server.js",
+        &[],
+    );
+    let log = log_in(root.path(), "server-");
+    answer_in_the_dashboard(&base, &log, "Node form");
+    drop(node);
 }

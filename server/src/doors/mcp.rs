@@ -52,8 +52,10 @@ Every block and reply is also written in the realm's Markdown log, debug/<stem>.
 const LIST_REALMS: &str = "\
 The connected realms, one per line: `<stem> <kind> <state> <url> <log>`. kind: page, \
 iframe, worker or node; state: idle, executing, completed, failed, timeout, \
-unresponsive or disconnected (cannot run code until it connects again). None: open \
-a page the hub serves, or one that loads its /daebug.js.";
+unresponsive or disconnected (cannot run code until it connects again); then \
+`waiting for a person: panel \"Title\"` when a daebug.mount panel, ask or pick awaits \
+a person's answer (only a person can give it). None: open a page the hub serves, \
+or one that loads its /daebug.js.";
 
 const EVAL: &str = "\
 Run JavaScript (lang \"ts\": TypeScript) in a realm, as its devtools console does: \
@@ -249,8 +251,13 @@ pub fn realm_lines(realms: &[RealmInfo]) -> String {
                 true => String::new(),
                 false => format!("  ({})", r.name),
             };
+            let waiting: String = r
+                .waiting
+                .iter()
+                .map(|w| format!("  waiting for a person: {} {:?}", w.kind, w.title))
+                .collect();
             format!(
-                "{}  {}  {}  {}  {}{name}\n",
+                "{}  {}  {}  {}  {}{name}{waiting}\n",
                 r.stem, r.kind, r.state, r.url, r.log
             )
         })
@@ -422,10 +429,25 @@ mod tests {
             state: "idle".into(),
             last: "10:00:05".into(),
             log: "debug/shop-3f2a.md".into(),
+            waiting: Vec::new(),
         };
         assert_eq!(
-            realm_lines(&[realm]),
+            realm_lines(&[realm.clone()]),
             "shop-3f2a  page  idle  http://127.0.0.1:8302/  debug/shop-3f2a.md  (Shop)\n"
+        );
+        let waiting = RealmInfo {
+            state: "executing".into(),
+            waiting: vec![daebug_protocol::person::Waiting {
+                id: 1,
+                kind: "panel".into(),
+                title: "Checkout form".into(),
+                view: serde_json::Value::Null,
+            }],
+            ..realm
+        };
+        assert_eq!(
+            realm_lines(&[waiting]),
+            "shop-3f2a  page  executing  http://127.0.0.1:8302/  debug/shop-3f2a.md  (Shop)  waiting for a person: panel \"Checkout form\"\n"
         );
         assert!(realm_lines(&[]).starts_with("no realms"));
     }

@@ -33,6 +33,7 @@ pub mod files;
 pub mod guard;
 pub mod log_html;
 pub mod percent;
+pub mod person;
 pub mod token;
 
 /// What the HTTP handlers share.
