@@ -523,3 +523,41 @@ fn a_node_processs_panel_is_answered_from_the_dashboard() {
     answer_in_the_dashboard(&base, &log, "Node form");
     drop(node);
 }
+
+#[test]
+fn a_panel_that_fails_to_render_says_so_and_close_removes_one() {
+    let desk = Desk::new(&[("index.html", PAGE)]);
+    let mut tab = desk.tab;
+    let log = log_in(desk.root.path(), "panels-");
+    let reply = run(
+        &log,
+        "const bad = daebug.mount({ title: 'Broken', ui: () => { throw new TypeError('no such field: total') } });\n\
+         await bad.result",
+    );
+    assert!(
+        reply.contains("TypeError: no such field: total")
+            && reply.contains("daebug.mount: This panel failed to load"),
+        "{reply}"
+    );
+    tab.wait_until(
+        "the failure in the page",
+        &format!(
+            "{}?.textContent === 'This panel failed to load'",
+            in_panel(".failed")
+        ),
+    );
+
+    let reply = run(
+        &log,
+        "const q = daebug.mount({ title: 'Closing', ui: ({ h }) => h('p', { id: 'bye' }, 'bye') });\n\
+         await daebug.waitFor(() => document.querySelector('daebug-panels').shadowRoot.querySelector('#bye'));\n\
+         q.close();\n\
+         [!!document.querySelector('daebug-panels').shadowRoot.querySelector('#bye'), await q.result.catch((e) => e.message)]",
+    );
+    assert!(
+        reply.contains(
+            "[false,\"daebug.mount: the panel was closed before a person submitted it\"]"
+        ),
+        "{reply}"
+    );
+}
