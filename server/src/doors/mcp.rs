@@ -432,7 +432,7 @@ mod tests {
             waiting: Vec::new(),
         };
         assert_eq!(
-            realm_lines(&[realm.clone()]),
+            realm_lines(std::slice::from_ref(&realm)),
             "shop-3f2a  page  idle  http://127.0.0.1:8302/  debug/shop-3f2a.md  (Shop)\n"
         );
         let waiting = RealmInfo {
