@@ -96,10 +96,12 @@ fn click_at(tab: &mut DevtoolsBrowser, x: f64, y: f64) {
 
 /// A person's key press (`Enter`, `Escape`).
 fn press(tab: &mut DevtoolsBrowser, key: &str, code: u32) {
+    // Enter's `text` is what makes the browser submit a form (a keypress).
+    let text = if key == "Enter" { "\r" } else { "" };
     for kind in ["keyDown", "keyUp"] {
         tab.call(
             "Input.dispatchKeyEvent",
-            json!({ "type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code }),
+            json!({ "type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code, "text": text }),
         );
     }
 }
@@ -539,6 +541,11 @@ fn a_panel_that_fails_to_render_says_so_and_close_removes_one() {
             && reply.contains("daebug.mount: This panel failed to load"),
         "{reply}"
     );
+    // The stacks show the block's frame, not daebug's own.
+    assert!(
+        reply.contains("at Object.ui (<cell>:1:") && !reply.contains("daebug-panel.mjs"),
+        "{reply}"
+    );
     tab.wait_until(
         "the failure in the page",
         &format!(
@@ -558,6 +565,30 @@ fn a_panel_that_fails_to_render_says_so_and_close_removes_one() {
         reply.contains(
             "[false,\"daebug.mount: the panel was closed before a person submitted it\"]"
         ),
+        "{reply}"
+    );
+
+    // A `ui` with a form of its own: a block's `requestSubmit()` does not
+    // answer, a person's Enter in its field does.
+    let reply = run(
+        &log,
+        "const f = daebug.mount({ title: 'Own form', outputSchema: { type: 'object', required: ['city'], properties: { city: { type: 'string' } } },\n\
+           ui: ({ output, h }) => h('form', null, h('input', { id: 'city', value: output.city.value, onChange: output.city.onChange }), h('button', { type: 'submit' }, 'Go')) });\n\
+         await daebug.waitFor(() => document.querySelector('daebug-panels').shadowRoot.querySelector('#city'));\n\
+         document.querySelector('daebug-panels').shadowRoot.querySelector('form').requestSubmit();\n\
+         await Promise.race([f.result.then(() => 'resolved'), new Promise((r) => setTimeout(() => r('pending'), 200))])",
+    );
+    assert!(reply.contains("\"pending\""), "{reply}");
+    start_block(&log, "await f.result");
+    click(&mut tab, &in_panel("#city"));
+    type_text(&mut tab, "Oslo");
+    press(&mut tab, "Enter", 13);
+    let text = log_until(&log, "the form's answer", |t| {
+        t.contains("> **human** answered \"Own form\"") && t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = &text[text.rfind("await f.result").unwrap()..];
+    assert!(
+        reply.contains("```JSON\n{\"city\":\"Oslo\"}\n```"),
         "{reply}"
     );
 }

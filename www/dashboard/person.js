@@ -9,7 +9,7 @@
 // frames, scripts or media of its own.
 const TAGS = new Set(("div span p h1 h2 h3 h4 h5 h6 strong em b i u s code pre ul ol li label input select " +
   "option textarea button small table thead tbody tr td th progress meter br hr section header footer " +
-  "fieldset legend output").split(" "));
+  "fieldset legend output form").split(" "));
 const ATTRS = new Set("id class type name placeholder min max step rows cols value checked selected disabled title role for aria-label".split(" "));
 
 let shown = "";
@@ -46,6 +46,18 @@ function card(realm, w) {
   const post = poster(realm.stem, w.id);
   const body = el("div", "body");
   body.append(...build(v.ui, post));
+  // A form of the panel's own: its submit is the card's, when a person's
+  // click or Enter caused it.
+  let person = false;
+  // Only for the task of the person's event: the browser submits in it.
+  const mark = (yes) => yes && ((person = true), setTimeout(() => (person = false)));
+  body.addEventListener("click", (e) => mark(e.isTrusted && !!e.target.closest?.("form")), true);
+  body.addEventListener("keydown", (e) => mark(e.isTrusted && e.key === "Enter"), true);
+  body.addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (person) post(0, "submit", null);
+    person = false;
+  });
   c.append(body);
   for (const [k, m] of Object.entries(v.errors || {})) c.append(el("p", "error", k ? `${k}: ${m}` : m));
   if (v.submit) {

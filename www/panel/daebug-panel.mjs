@@ -136,8 +136,9 @@ export function start({ toolkit, send, kind }) {
       }
       const label = schema ? "Submit" : "Done";
       if (page) {
-        const card = draw(w, ui, h("button", { class: "submit", onClick: submit }, label));
+        const card = draw(w, ui, h("button", { class: "submit", type: "submit", onClick: submit }, label));
         shownErrors(card, errors);
+        ownForms(card, submit);
         return card;
       }
       w.view = { ui, errors: unshown(ui, errors), submit: label };
@@ -265,6 +266,25 @@ export function start({ toolkit, send, kind }) {
   }
 
   return { mount, ask, pick, hub };
+}
+
+// A `ui` with a `<form>` of its own: its submit is the panel's, when a
+// person's click or Enter caused it (the `submit` event itself is the
+// browser's, trusted even when a script's `.click()` caused it).
+function ownForms(card, submit) {
+  if (card.$forms) return;
+  card.$forms = true;
+  let person = false;
+  // Only for the task of the person's event: the browser submits in it.
+  const mark = (yes) => yes && ((person = true), setTimeout(() => (person = false)));
+  card.addEventListener("click", (e) => mark(e.isTrusted && !!e.target.closest?.("form")), true);
+  card.addEventListener("keydown", (e) => mark(e.isTrusted && e.key === "Enter"), true);
+  card.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const was = person;
+    person = false;
+    if (was) submit({ isTrusted: true });
+  });
 }
 
 // ----- building nodes ---------------------------------------------------------
