@@ -316,7 +316,9 @@ fn ask_is_answered_by_a_persons_click() {
 /// that rendered it. (Written by hand: this machine cannot fetch React.)
 const REACT_PAGE: &str = "<!doctype html><html><head><title>Panels</title>\
     <script src=\"/daebug.js\"></script></head><body><div id=\"root\"><main>\
-    <h1>Shop</h1><div class=\"row\"><button class=\"buy\">Buy now</button></div></main></div>\
+    <h1>Shop</h1><div class=\"row\"><button class=\"buy\">Buy now</button></div>\
+    <p><a class=\"more\">More</a></p></main></div>\
+    <script src=\"/deps/react_jsx-dev-runtime.js\"></script><script src=\"/assets/app.js\"></script>\
     <script>\n\
     function BuyButton() {}\n\
     function App() {}\n\
@@ -330,9 +332,31 @@ const REACT_PAGE: &str = "<!doctype html><html><head><title>Panels</title>\
       _debugSource: { fileName: '/home/dev/shop/src/App.jsx', lineNumber: 6, columnNumber: 5 } };\n\
     </script></body></html>";
 
+/// React 19 keeps no `_debugSource`: a fiber's `_debugStack` is an `Error`
+/// made where the JSX ran, in the bundled script, which a source map maps
+/// back to the file the person wrote.
+const REACT_19_FILES: [(&str, &str); 3] = [
+    (
+        "deps/react_jsx-dev-runtime.js",
+        "window.jsxDEV = function jsxDEV(type, props) { return { tag: 5, type, props, _debugStack: new Error('react-stack-top-frame') }; };\n",
+    ),
+    (
+        "assets/app.js",
+        "// the bundle\nfunction More() {}\nconst more = jsxDEV('a', {}); more._debugOwner = { tag: 0, type: More };\n\
+         document.querySelector('.more')['__reactFiber$' + 'q1w2'] = more;\n//# sourceMappingURL=app.js.map\n",
+    ),
+    // Generated line 3, any column -> ../src/components/More.tsx 21:5.
+    (
+        "assets/app.js.map",
+        r#"{"version":3,"sources":["../src/components/More.tsx"],"names":[],"mappings":";;AAoBI"}"#,
+    ),
+];
+
 #[test]
 fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
-    let desk = Desk::new(&[("index.html", REACT_PAGE)]);
+    let mut files = vec![("index.html", REACT_PAGE)];
+    files.extend(REACT_19_FILES);
+    let desk = Desk::new(&files);
     let mut tab = desk.tab;
     let log = log_in(desk.root.path(), "panels-");
     start_block(
@@ -367,6 +391,26 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
         "[document.querySelectorAll(picked.selector).length, $0.className]",
     );
     assert!(reply.contains("[1,\"buy\"]"), "{reply}");
+
+    // React 19: the source from `_debugStack`, through the source map.
+    start_block(
+        &log,
+        "const more = await daebug.pick('And this link?');\n[more.component, more.source, $0.className]",
+    );
+    tab.wait_until(
+        "the pick's banner again",
+        &format!("!!{}", in_panel(".hint")),
+    );
+    click(&mut tab, "document.querySelector('.more')");
+    let text = log_until(&log, "the second pick", |t| {
+        t.contains("> **human** answered \"And this link?\"")
+            && t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = &text[text.rfind("const more").unwrap()..];
+    assert!(
+        reply.contains("[\"More\",\"src/components/More.tsx:21:5\",\"more\"]"),
+        "{reply}"
+    );
 
     // Escape: the promise rejects with a clear error.
     start_block(&log, "await daebug.pick('Escape test')");

@@ -195,7 +195,7 @@ export function start({ toolkit, send, kind }) {
       const take = async (el) => {
         stop();
         if (!el) return reject(new Error("daebug.pick: nothing was under the pointer"));
-        const found = describe(el);
+        const found = await describe(el);
         globalThis[S("daebug.$0")] = el;
         answered(w.title, found);
         // The reply shows a picture of it (the same pipeline as daebug.image).
@@ -429,19 +429,19 @@ function unshown(ui, errors) {
 
 // ----- pick: what the person pointed at ------------------------------------
 
-function describe(el) {
+async function describe(el) {
   const r = el.getBoundingClientRect();
   const cs = getComputedStyle(el);
   const styles = {};
   for (const k of ["display", "position", "color", "background-color", "font-family", "font-size", "font-weight", "margin", "padding", "border", "width", "height"]) styles[k] = cs.getPropertyValue(k);
-  const { source, component } = origin(el);
+  const { source, component, stack } = origin(el);
   return {
     selector: selector(el),
     tag: el.tagName.toLowerCase(),
     text: (el.innerText ?? el.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 200),
     rect: { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) },
     styles,
-    source,
+    source: source ?? (stack ? await fromStack(stack) : null),
     component,
   };
 }
@@ -491,9 +491,12 @@ function origin(el) {
 
 function react(fiber) {
   let source = null;
-  for (let f = fiber; f && !source; f = f._debugOwner ?? f.return) {
+  let stack = null;
+  for (let f = fiber; f && !source && !stack; f = f._debugOwner ?? f.return) {
     const s = f._debugSource;
     if (s?.fileName) source = place(s.fileName, s.lineNumber, s.columnNumber);
+    // React 19 keeps where the JSX ran as a stack instead (bundled code).
+    else if (typeof f._debugStack?.stack === "string") stack = f._debugStack.stack;
   }
   let component = null;
   for (let f = fiber; f && !component; f = f._debugOwner ?? f.return) {
@@ -501,7 +504,70 @@ function react(fiber) {
     if (typeof t === "function") component = t.displayName || t.name || null;
     else if (t && typeof t === "object") component = t.displayName || t.render?.displayName || t.render?.name || t.type?.name || null;
   }
-  return { source, component };
+  return { source, component, stack };
+}
+
+// The first frame of the app's own code in a React 19 `_debugStack` (not
+// React's, nor a dependency's), mapped through its script's source map.
+async function fromStack(stack) {
+  for (const line of stack.split("\n").slice(1)) {
+    const m = /(https?:\/\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m || /\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime/.test(m[1])) continue;
+    return (await mapped(m[1], +m[2], +m[3])) ?? place(m[1], +m[2], +m[3]);
+  }
+  return null;
+}
+
+// Where line:column (1-based) of the script at `url` was written, through
+// the source map its `sourceMappingURL` names (a file or a `data:` URL).
+async function mapped(url, line, column) {
+  try {
+    const text = await (await fetch(url)).text();
+    const ref = /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(text);
+    if (!ref) return null;
+    const at = new URL(ref[1], url).href;
+    const map = await (await fetch(at)).json();
+    const hit = lookup(map.mappings ?? "", line, column - 1);
+    if (!hit) return null;
+    const root = map.sourceRoot ? new URL(map.sourceRoot, at).href : at;
+    return place(new URL(map.sources[hit[0]], root).href, hit[1] + 1, hit[2] + 1);
+  } catch {
+    return null;
+  }
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+function vlq(segment) {
+  const out = [];
+  let value = 0;
+  let shift = 0;
+  for (const ch of segment) {
+    const d = B64.indexOf(ch);
+    value += (d & 31) << shift;
+    if (d & 32) shift += 5;
+    else out.push(value & 1 ? -(value >>> 1) : value >>> 1), (value = 0), (shift = 0);
+  }
+  return out;
+}
+// [source, line, column] (0-based) of the last segment at or before the
+// generated `line` (1-based) and `column` (0-based).
+export function lookup(mappings, line, column) {
+  let source = 0, ol = 0, oc = 0, best = null;
+  const lines = mappings.split(";");
+  for (let i = 0; i < lines.length && i < line; i++) {
+    let gc = 0;
+    for (const seg of lines[i].split(",")) {
+      if (!seg) continue;
+      const d = vlq(seg);
+      gc += d[0];
+      if (d.length < 4) continue;
+      source += d[1];
+      ol += d[2];
+      oc += d[3];
+      if (i === line - 1 && gc <= column) best = [source, ol, oc];
+    }
+  }
+  return best;
 }
 
 // `src/App.jsx:12:7`: the project's path when it has a `src/`, else as given
