@@ -525,6 +525,19 @@ fn answer_in_the_dashboard(base: &str, log: &Log, title: &str) {
         "the panel gone from the dashboard",
         "document.getElementById('person').hidden",
     );
+
+    // An ask, answered there too.
+    start_block(
+        log,
+        "await daebug.ask('Deploy?', { choices: ['Yes', 'No'] })",
+    );
+    let no = "[...document.querySelectorAll('#person .card button')].find((b) => b.textContent === 'No')";
+    click(&mut dash, no);
+    let text = log_until(log, "the ask's answer", |t| {
+        t.contains("> **human** answered \"Deploy?\"") && t.trim_end().ends_with(support::FOOTER)
+    });
+    let reply = &text[text.rfind("await daebug.ask").unwrap()..];
+    assert!(reply.contains("```JSON\n\"No\"\n```"), "{reply}");
 }
 
 #[test]
