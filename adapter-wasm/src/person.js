@@ -1,11 +1,3 @@
-// The person in the loop's entry points on `daebug` (DESIGN §14), made
-// once by `person.rs` with (t: the toolkit, send: JSON text to the hub,
-// url: the adapter's URL, kind: page | worker | node). Only what must
-// answer at once lives here: `StreamedData` (a data fence sets it in the
-// block's own task) and `mount`'s handle. The panels, `ask` and `pick`
-// are in the hub's `daebug-panel.mjs`, imported on first use, so the
-// adapter every page loads stays small. Returns the hook the adapter
-// calls with a message of the hub's (a person acting in the dashboard).
 const S = Symbol.for;
 const targets = new Map();
 const q = JSON.stringify;
@@ -15,7 +7,6 @@ class StreamedData {
     const had = targets.get(id);
     if (had) return had.proxy;
     const t = { value: undefined, watchers: new Set() };
-    // Reads go straight through to the value (`stats.count`).
     const of = () => (t.value !== null && typeof t.value === "object" ? t.value : {});
     t.proxy = new Proxy(Object.create(null), {
       get: (_, k) =>

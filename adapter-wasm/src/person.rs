@@ -5,6 +5,16 @@
 //! goes to the hook `person.js` returned. The panels themselves are plain
 //! JavaScript the hub serves (`daebug-panel.mjs`), loaded on first use:
 //! none of it is in the `.wasm`.
+//!
+//! `person.js` (no comments: every byte of it is in the `.wasm`) is made
+//! once with `(t, send, url, kind)`: the toolkit, a function sending JSON
+//! text to the hub, the adapter's URL and the realm's kind. Only what must
+//! answer at once lives there: `StreamedData` (a data fence sets a target
+//! in the block's own task; reads go straight through to the value, as
+//! `stats.count`) and the handle `mount` returns at once (`p.result`,
+//! `p.close()`). `mount`, `ask` and `pick` then import `daebug-panel.mjs`
+//! from the hub (a Node process fetches it and imports it as a `data:`
+//! URL). It returns the hook for the hub's messages.
 
 use std::cell::RefCell;
 use std::rc::Rc;
