@@ -153,8 +153,10 @@ fn data_fences_run_in_order_with_the_blocks_of_their_chunk() {
     }
     assert!(!tail.contains("**ERROR**"), "{tail}");
     // A later block reads the value too.
-    let reply = run(&log, "stats.items.length");
-    assert!(reply.contains("```JSON\n2\n```"), "{reply}");
+    // A later block reads the value too: the last one set, replacing the
+    // first (`items` went with it).
+    let reply = run(&log, "[stats.count, stats.items]");
+    assert!(reply.contains("```Text\n[4, undefined]\n```"), "{reply}");
 }
 
 /// Whether the panel's `result` has settled, asked from a block: a promise
