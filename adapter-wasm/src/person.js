@@ -52,3 +52,4 @@ t.mount = (options) => {
 t.ask = (text, options) => load().then((m) => m.ask(text, options || {}));
 t.pick = (prompt) => load().then((m) => m.pick(prompt));
 return (json) => load().then((m) => m.hub(json));
+//# sourceURL=daebug-person.js

@@ -651,3 +651,26 @@ fn a_panel_that_fails_to_render_says_so_and_close_removes_one() {
         "{reply}"
     );
 }
+
+#[test]
+fn a_panel_shows_streamed_data_as_data_fences_set_it() {
+    let desk = Desk::new(&[("index.html", PAGE)]);
+    let mut tab = desk.tab;
+    let log = log_in(desk.root.path(), "panels-");
+    exchange(
+        &log,
+        "\n```js\nconst stats = new daebug.StreamedData('stats');\n\
+         const s = daebug.mount({ title: 'Stats', streamedData: { stats },\n\
+           ui: ({ streamedData, h }) => h('p', { id: 'count' }, `count ${streamedData.stats.count}`) });\n\
+         'ok'\n```\n```json agent.data => \"stats\"\n{\"count\": 7}\n```\n",
+        2,
+    );
+    let count = in_panel("#count");
+    tab.wait_until("count 7", &format!("{count}?.textContent === 'count 7'"));
+    exchange(
+        &log,
+        "\n```JSON agent.data => \"stats\"\n{\"count\": 8}\n```\n",
+        1,
+    );
+    tab.wait_until("count 8", &format!("{count}?.textContent === 'count 8'"));
+}
