@@ -45,6 +45,7 @@ function start() {
     .then(() => load(fetch0))
     .then((glue) => {
       glue.start(SELF);
+      addTests(early);
       return glue;
     })
     .catch((e) => {
@@ -61,6 +62,16 @@ function start() {
     });
   globalThis[started] = adapter;
   lastWords(early, adapter);
+}
+
+// `daebug.test(spec, options)` (DESIGN §15) runs the files with Node's own
+// node:test; the runner is written beside this file and imported on first
+// use.
+function addTests(early) {
+  const kit = globalThis[Symbol.for("daebug.toolkit")];
+  if (!kit || kit.test) return;
+  kit.test = (spec, options) =>
+    import(new URL("./daebug-test-node.mjs", import.meta.url)).then((m) => m.runTests(spec, options, early.report));
 }
 
 // What the adapter reads of this realm (`daebug.realm`, its hello), and
@@ -224,104 +235,6 @@ function lastWords(early, adapter) {
 
 // Console and fetch wrappers that stay (a reference the program took early
 // keeps working), and the process's fatal events, kept until the adapter
-// attaches. The same shape as the page loader's (`daebug.js`).
-function hooks() {
-  const records = [];
-  const originals = {};
-  let sink = null;
-  let netSink = null;
-  let nodeSink = null;
-  let dropped = 0;
-  let stopped = false;
-  const keep = (r) => (stopped ? 0 : records.length < 1000 ? records.push(r) : dropped++);
-  const methods = ["log", "info", "warn", "error", "debug", "trace", "assert", "table", "dir",
-    "count", "countReset", "time", "timeLog", "timeEnd", "group", "groupCollapsed", "groupEnd"];
-  for (const m of methods) {
-    const orig = console[m];
-    if (typeof orig !== "function") continue;
-    originals[m] = orig;
-    console[m] = function (...args) {
-      try {
-        const trace = m === "trace" ? new Error() : undefined;
-        if (sink) sink(m, args, trace);
-        else keep({ m, args, trace, at: performance.now() });
-      } catch {}
-      return orig.apply(this, args);
-    };
-  }
-  // Requests as [method, url, start, end, status, text], as in a page.
-  let listed = null;
-  let unlisted = 0;
-  const started = (method, u) => {
-    const r = [String(method || "GET"), String(u), performance.now(), 0, 0, ""];
-    if (listed && listed.length < 1000) listed.push(r);
-    else if (listed) unlisted++;
-    return r;
-  };
-  const ended = (r, status, text) => {
-    try {
-      if (r[3]) return;
-      r[3] = performance.now();
-      r[4] = status;
-      r[5] = String(text);
-      if (status === 0 || status >= 400) {
-        if (netSink) netSink(r);
-        else keep({ net: r });
-      }
-    } catch {}
-  };
-  const fetch0 = globalThis.fetch;
-  if (typeof fetch0 === "function") {
-    globalThis.fetch = function (input, init) {
-      let r;
-      try {
-        const req = input instanceof Request ? input : null;
-        r = started((init && init.method) || (req && req.method), req ? req.url : input);
-      } catch {}
-      const p = fetch0.apply(this, arguments);
-      if (!r) return p;
-      return p.then(
-        (res) => (ended(r, res.status, res.statusText), res),
-        (e) => {
-          // Node says why in the cause (`ECONNREFUSED`).
-          ended(r, 0, e && e.cause ? `${e.message}: ${e.cause.code || e.cause.message}` : e);
-          throw e;
-        },
-      );
-    };
-  }
-  return {
-    originals,
-    // `uncaughtException` or `unhandledRejection` and what was thrown.
-    node(kind, value) {
-      try {
-        if (nodeSink) nodeSink(kind, value);
-        else keep({ node: [kind, value] });
-      } catch {}
-    },
-    attach(s, n, e) {
-      sink = s;
-      netSink = n;
-      nodeSink = e || null;
-      const out = { records: records.splice(0), dropped };
-      dropped = 0;
-      return out;
-    },
-    detach() {
-      sink = null;
-      netSink = null;
-      nodeSink = null;
-    },
-    stop() {
-      this.detach();
-      stopped = true;
-      records.length = 0;
-    },
-    requests(on) {
-      const out = { list: listed || [], unlisted };
-      listed = on ? [] : null;
-      unlisted = 0;
-      return out;
-    },
-  };
-}
+// attaches: `hooks()`, shared with the page loader, spliced in here by the
+// hub (adapter-shim/hooks.js).
+/* daebug:hooks */

@@ -18,11 +18,22 @@
     .then(async (glue) => {
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
       glue.start(self);
+      addTests();
     })
     .catch((e) => {
       early.stop();
       early.originals.warn.call(console, "daebug: the adapter did not start:", e);
     });
+
+  // `daebug.test(spec, options)` (DESIGN §15): the runner is a module the
+  // hub serves beside this file, imported on first use (the adapter's
+  // WebAssembly stays small); results reach the log as `Text test` lines.
+  function addTests() {
+    const kit = globalThis[Symbol.for("daebug.toolkit")];
+    if (!kit || kit.test) return;
+    kit.test = (spec, options) =>
+      import(new URL("./daebug-test.mjs", self)).then((m) => m.runTests(spec, options, early.report, self));
+  }
 
   // A worker keeps its log across its page's reloads: the hub derives its
   // id from the page's tab id and the worker's name or script. A worker
@@ -69,150 +80,8 @@
     return id;
   }
 
-  // Console, fetch and XMLHttpRequest wrappers that stay (a reference a
-  // page took early keeps working), and listeners that buffer until the
-  // adapter attaches.
-  function hooks() {
-    const records = [];
-    const originals = {};
-    let sink = null;
-    let netSink = null;
-    let dropped = 0;
-    let stopped = false;
-    const keep = (r) => (stopped ? 0 : records.length < 1000 ? records.push(r) : dropped++);
-    const methods = ["log", "info", "warn", "error", "debug", "trace", "assert", "table", "dir",
-      "count", "countReset", "time", "timeLog", "timeEnd", "group", "groupCollapsed", "groupEnd"];
-    for (const m of methods) {
-      const orig = console[m];
-      if (typeof orig !== "function") continue;
-      originals[m] = orig;
-      console[m] = function (...args) {
-        try {
-          const trace = m === "trace" ? new Error() : undefined;
-          if (sink) sink(m, args, trace);
-          else keep({ m, args, trace, at: performance.now() });
-        } catch {}
-        return orig.apply(this, args);
-      };
-    }
-    // Requests, each as [method, url, start, end, status, text] (end 0:
-    // on its way; status 0: no answer, and the text says why), kept here
-    // in plain JavaScript: only one that failed or answered 400 or more
-    // reaches the adapter at once, and those started while a job runs are
-    // listed for it (see `requests`).
-    let listed = null;
-    let unlisted = 0;
-    const started = (method, url) => {
-      const r = [String(method || "GET"), String(url), performance.now(), 0, 0, ""];
-      if (listed && listed.length < 1000) listed.push(r);
-      else if (listed) unlisted++;
-      return r;
-    };
-    const ended = (r, status, text) => {
-      try {
-        if (r[3]) return;
-        r[3] = performance.now();
-        r[4] = status;
-        r[5] = String(text);
-        if (status === 0 || status >= 400) {
-          if (netSink) netSink(r);
-          else keep({ net: r });
-        }
-      } catch {}
-    };
-    const fetch0 = globalThis.fetch;
-    if (typeof fetch0 === "function") {
-      globalThis.fetch = function (input, init) {
-        let r;
-        try {
-          const req = input instanceof Request ? input : null;
-          r = started((init && init.method) || (req && req.method), req ? req.url : input);
-        } catch {}
-        const p = fetch0.apply(this, arguments);
-        if (!r) return p;
-        // The page gets the chained promise: its rejection stays the page's
-        // to handle (an unhandled one is still reported as such).
-        return p.then(
-          (res) => (ended(r, res.status, res.statusText), res),
-          (e) => {
-            ended(r, 0, e);
-            throw e;
-          },
-        );
-      };
-    }
-    const XHR = globalThis.XMLHttpRequest;
-    if (typeof XHR === "function") {
-      const { open, send, abort } = XHR.prototype;
-      const calls = new WeakMap();
-      XHR.prototype.open = function (method, url) {
-        let c = calls.get(this);
-        if (!c) {
-          calls.set(this, (c = {}));
-          // One listener, from the first `open` (before the page's own as
-          // a rule, so an answer is seen before the page acts on it): every
-          // outcome, an abort or a timeout too, ends in state DONE.
-          const x = this;
-          x.addEventListener("readystatechange", () => {
-            if (x.readyState !== 4 || !c.r) return;
-            const late = x.timeout && performance.now() - c.r[2] >= x.timeout;
-            const why = c.aborted ? "aborted" : late ? "timed out" : "network error";
-            ended(c.r, x.status, x.status ? x.statusText : why);
-            c.r = null;
-          });
-        }
-        c.m = method;
-        c.u = url;
-        return open.apply(this, arguments);
-      };
-      XHR.prototype.send = function () {
-        const c = calls.get(this);
-        if (c) (c.r = started(c.m, c.u)), (c.aborted = false);
-        return send.apply(this, arguments);
-      };
-      XHR.prototype.abort = function () {
-        const c = calls.get(this);
-        if (c) c.aborted = true;
-        return abort.apply(this, arguments);
-      };
-    }
-    // Capture phase: a resource that fails to load (img, script, link)
-    // fires `error` on its element, which does not bubble.
-    const kinds = ["error", "unhandledrejection", "securitypolicyviolation"];
-    const listen = (event) => keep({ event });
-    for (const k of kinds) addEventListener(k, listen, true);
-    return {
-      originals,
-      // The adapter takes over: calls go to `s` and failed requests to `n`
-      // from now on, and what was kept is handed over once.
-      attach(s, n) {
-        sink = s;
-        netSink = n;
-        for (const k of kinds) removeEventListener(k, listen, true);
-        const out = { records: records.splice(0), dropped };
-        dropped = 0;
-        return out;
-      },
-      detach() {
-        sink = null;
-        netSink = null;
-      },
-      // The adapter will not come: keep nothing (no page objects held for
-      // the page's life), listen to nothing; the wrappers pass through.
-      stop() {
-        this.detach();
-        stopped = true;
-        records.length = 0;
-        for (const k of kinds) removeEventListener(k, listen, true);
-      },
-      // A job starts (`true`: list its requests from now on) or ends: the
-      // requests listed so far, those still on their way too.
-      requests(on) {
-        const out = { list: listed || [], unlisted };
-        listed = on ? [] : null;
-        unlisted = 0;
-        return out;
-      },
-    };
-  }
+  // Console, fetch and XMLHttpRequest wrappers that stay, and listeners
+  // that buffer until the adapter attaches: `hooks()`, shared with the
+  // Node loader, spliced in here by the hub (adapter-shim/hooks.js).
+  /* daebug:hooks */
 })();

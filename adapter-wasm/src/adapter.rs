@@ -14,6 +14,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::WebSocket;
 
+use crate::bind::{Listener, Phase};
 use crate::buffer::{Batch, BufferLimits, EventBuffer, Outgoing};
 use crate::capture::{now_ms, Capture, Shared};
 use crate::identity;
@@ -158,45 +159,6 @@ impl Drop for Socket {
         self.ws.set_onclose(None);
         self.ws.set_onerror(None);
         let _ = self.ws.close();
-    }
-}
-
-/// An event listener, added in its constructor and removed on drop.
-struct Listener {
-    target: JsValue,
-    kind: &'static str,
-    callback: Closure<dyn FnMut(JsValue)>,
-}
-
-impl Listener {
-    /// Listens to `kind` on `target`; `None` when it has no
-    /// `addEventListener`.
-    fn on(
-        target: JsValue,
-        kind: &'static str,
-        callback: Closure<dyn FnMut(JsValue)>,
-    ) -> Option<Listener> {
-        let add: Function = Reflect::get(&target, &"addEventListener".into())
-            .ok()?
-            .dyn_into()
-            .ok()?;
-        add.call2(&target, &kind.into(), callback.as_ref()).ok()?;
-        Some(Listener {
-            target,
-            kind,
-            callback,
-        })
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        if let Some(f) = Reflect::get(&self.target, &"removeEventListener".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok())
-        {
-            let _ = f.call2(&self.target, &self.kind.into(), self.callback.as_ref());
-        }
     }
 }
 
@@ -484,14 +446,19 @@ impl Adapter {
         });
         let global = js_sys::global();
         let mut listeners: Vec<Listener> = [
-            Listener::on(global.clone().into(), "pagehide", hide),
-            Listener::on(global.clone().into(), "pageshow", show),
+            Listener::on(&global, "pagehide", Phase::Bubble, hide),
+            Listener::on(&global, "pageshow", Phase::Bubble, show),
         ]
         .into_iter()
         .flatten()
         .collect();
         if let Some(navigation) = global_get("navigation").filter(|n| n.is_object()) {
-            listeners.extend(Listener::on(navigation, "navigate", navigate));
+            listeners.extend(Listener::on(
+                &navigation,
+                "navigate",
+                Phase::Bubble,
+                navigate,
+            ));
         }
         // A pending background event wakes the tick itself once the
         // buffer's wait (20 ms) is over, not at the next regular tick.

@@ -26,6 +26,7 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::bind::{self, Event, Hooks, Listener, Phase, Record};
 use crate::browser_lines::{csp, report, resource};
 use crate::buffer::EventBuffer;
 use crate::console::{label, table, ConsoleState, TABLE_ROWS};
@@ -71,8 +72,38 @@ thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// A listener on the global scope.
-type Listener = Closure<dyn FnMut(JsValue)>;
+/// A callback for the global scope's events.
+type Callback = Closure<dyn FnMut(JsValue)>;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The browser's `ReportingObserver` (deprecations, interventions).
+    type ReportingObserver;
+    #[wasm_bindgen(constructor, catch)]
+    fn new(callback: &JsValue, options: &JsValue) -> Result<ReportingObserver, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn observe(this: &ReportingObserver) -> Result<(), JsValue>;
+    #[wasm_bindgen(method)]
+    fn disconnect(this: &ReportingObserver);
+
+    /// `new URL(url, base)`, for a request's absolute URL.
+    #[wasm_bindgen(js_name = URL)]
+    type Url;
+    #[wasm_bindgen(constructor, catch, js_class = URL)]
+    fn new(url: &str, base: &JsValue) -> Result<Url, JsValue>;
+    #[wasm_bindgen(method, getter, js_class = URL)]
+    fn href(this: &Url) -> String;
+
+    /// The realm's own URL (`location.href`; none in Node).
+    #[wasm_bindgen(thread_local_v2, js_namespace = globalThis, js_name = location)]
+    static LOCATION: JsValue;
+
+    #[wasm_bindgen(js_namespace = globalThis, js_name = setTimeout)]
+    fn set_timeout(f: &Function, ms: i32) -> JsValue;
+
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
 
 /// Installed capture; see the module docs.
 pub struct Capture {
@@ -80,9 +111,9 @@ pub struct Capture {
     /// Each method's original function and the wrapper put in its place.
     wrapped: Vec<(&'static str, JsValue, JsValue)>,
     global: JsValue,
-    listeners: Vec<(&'static str, Listener)>,
+    listeners: Vec<Listener>,
     /// The loader's hooks this capture is attached to, if any.
-    early: Option<JsValue>,
+    early: Option<Hooks>,
     /// Kept alive while the wrappers may call it.
     _sink: Closure<dyn FnMut(JsValue, Array, JsValue, JsValue)>,
     /// Where the loader reports failed requests (see [`net_sink`]).
@@ -91,7 +122,7 @@ pub struct Capture {
     /// rejections (see [`node_sink`]).
     _node: Option<NodeSink>,
     /// The `ReportingObserver`, disconnected on drop.
-    reports: Option<(JsValue, Listener)>,
+    reports: Option<(ReportingObserver, Callback)>,
 }
 
 /// The loader calls this with a request that failed or answered 400 or
@@ -147,18 +178,10 @@ fn record_of(r: &Array) -> RequestRecord {
 /// last call, as the job's `Text network` summary (`None`: none, or no
 /// loader).
 pub fn job_requests(on: bool) -> Option<String> {
-    let early = early_hooks(&js_sys::global().into())?;
-    let requests: Function = Reflect::get(&early, &"requests".into())
-        .ok()?
-        .dyn_into()
-        .ok()?;
-    let out = requests.call1(&early, &JsValue::from_bool(on)).ok()?;
-    let list: Array = Reflect::get(&out, &"list".into()).ok()?.dyn_into().ok()?;
-    let unlisted = Reflect::get(&out, &"unlisted".into())
-        .ok()
-        .and_then(|n| n.as_f64())
-        .unwrap_or(0.0) as usize;
-    let lines: Vec<String> = list
+    let out = bind::hooks()?.requests(on).ok()?;
+    let unlisted = out.unlisted() as usize;
+    let lines: Vec<String> = out
+        .list()
         .iter()
         .map(|r| record_of(r.unchecked_ref()).line())
         .collect();
@@ -167,23 +190,14 @@ pub fn job_requests(on: bool) -> Option<String> {
 
 /// `url` resolved against the realm's location (as the request was).
 fn absolute(url: &str) -> String {
-    let global: JsValue = js_sys::global().into();
-    let base = Reflect::get(&global, &"location".into())
-        .and_then(|l| Reflect::get(&l, &"href".into()))
-        .unwrap_or_default();
-    Reflect::get(&global, &"URL".into())
-        .and_then(|c| c.dyn_into::<Function>())
-        .and_then(|c| Reflect::construct(&c, &Array::of2(&url.into(), &base)))
-        .and_then(|u| Reflect::get(&u, &"href".into()))
-        .ok()
-        .and_then(|h| h.as_string())
-        .unwrap_or_else(|| url.to_string())
+    let base = LOCATION.with(|l| Reflect::get(l, &"href".into()).unwrap_or_default());
+    Url::new(url, &base).map_or_else(|_| url.to_string(), |u| u.href())
 }
 
 /// A resource that failed to load: its element's tag and URL, when the
 /// `error` event's target is an element (not the global scope).
-fn failed_resource(event: &JsValue) -> Option<String> {
-    let target = Reflect::get(event, &"target".into()).ok()?;
+fn failed_resource(event: &Event) -> Option<String> {
+    let target = event.target();
     // A script error's target is the global scope, whatever names the page
     // gave its globals (a `var tagName`).
     if js_sys::Object::is(&target, &js_sys::global()) {
@@ -215,11 +229,7 @@ fn violation(event: &JsValue) -> String {
 
 /// Browser reports (deprecations, interventions) as events, with the
 /// ones made before the observer existed (`buffered`).
-fn observe_reports(buffer: &Shared, global: &JsValue) -> Option<(JsValue, Listener)> {
-    let ctor: Function = Reflect::get(global, &"ReportingObserver".into())
-        .ok()?
-        .dyn_into()
-        .ok()?;
+fn observe_reports(buffer: &Shared) -> Option<(ReportingObserver, Callback)> {
     let buffer = buffer.clone();
     let callback = Closure::<dyn FnMut(JsValue)>::new(move |reports: JsValue| {
         guarded(|| {
@@ -228,8 +238,9 @@ fn observe_reports(buffer: &Shared, global: &JsValue) -> Option<(JsValue, Listen
             };
             for r in reports.iter() {
                 let get = |v: &JsValue, k: &str| Reflect::get(v, &k.into()).unwrap_or_default();
-                let body = get(&r, "body");
-                let kind = get(&r, "type").as_string().unwrap_or_default();
+                let r: &Event = r.unchecked_ref();
+                let body = r.body();
+                let kind = r.kind().as_string().unwrap_or_default();
                 let message = get(&body, "message").as_string().unwrap_or_default();
                 // A call the loader wraps (a synchronous XHR) is reported
                 // at the wrapper: no place is better than a wrong one.
@@ -259,20 +270,10 @@ fn observe_reports(buffer: &Shared, global: &JsValue) -> Option<(JsValue, Listen
     Reflect::set(&options, &"buffered".into(), &JsValue::TRUE).ok()?;
     let types = Array::of2(&"deprecation".into(), &"intervention".into());
     Reflect::set(&options, &"types".into(), &types).ok()?;
-    let observer = Reflect::construct(&ctor, &Array::of2(callback.as_ref(), &options)).ok()?;
-    let observe: Function = Reflect::get(&observer, &"observe".into())
-        .ok()?
-        .dyn_into()
-        .ok()?;
-    observe.call0(&observer).ok()?;
+    // No `ReportingObserver` here (Firefox, Node): the constructor throws.
+    let observer = ReportingObserver::new(callback.as_ref(), &options).ok()?;
+    observer.observe().ok()?;
     Some((observer, callback))
-}
-
-/// The loader's early hooks (`daebug.js`): its console wrappers, what
-/// they kept, and the console's originals.
-fn early_hooks(global: &JsValue) -> Option<JsValue> {
-    let key: JsValue = js_sys::Symbol::for_("daebug.early").into();
-    Reflect::get(global, &key).ok().filter(JsValue::is_object)
 }
 
 /// The console's own `method`, as it was before anyone wrapped it (the
@@ -280,9 +281,7 @@ fn early_hooks(global: &JsValue) -> Option<JsValue> {
 /// page's events.
 pub fn original_console(method: &str) -> Option<Function> {
     let global: JsValue = js_sys::global().into();
-    let from_loader = early_hooks(&global)
-        .and_then(|e| Reflect::get(&e, &"originals".into()).ok())
-        .and_then(|o| Reflect::get(&o, &method.into()).ok());
+    let from_loader = bind::hooks().and_then(|e| Reflect::get(&e.originals(), &method.into()).ok());
     from_loader
         .filter(JsValue::is_function)
         .or_else(|| {
@@ -404,13 +403,7 @@ fn console_call(
         if let Some(at) = at {
             return at;
         }
-        let global: JsValue = js_sys::global().into();
-        Reflect::get(&global, &"performance".into())
-            .ok()
-            .and_then(|p| Reflect::get(&p, &"now".into()).ok().map(|f| (p, f)))
-            .and_then(|(p, f)| f.dyn_into::<Function>().ok()?.call0(&p).ok())
-            .and_then(|v| v.as_f64())
-            .unwrap_or_else(js_sys::Date::now)
+        performance_now()
     };
     Some(match method {
         "info" => Call::Plain(Level::Info),
@@ -422,6 +415,9 @@ fn console_call(
         "assert" => Call::Assert,
         "table" => Call::Table,
         "dir" => Call::Dir,
+        // Not a console method: the loader's `report` for `daebug.test`'s
+        // lines (the runner is JavaScript the hub serves), `Text test`.
+        "test" => Call::Made(Some("test"), message_of(args)),
         "count" => Call::Made(Some("console.count"), state.count(&first_label())),
         "countReset" => Call::Made(None, state.count_reset(&first_label())?),
         "time" => Call::Made(None, state.time(&first_label(), now())?),
@@ -580,9 +576,7 @@ pub fn wake_after(wake: Option<u64>) {
             if let Some(f) = &*w.borrow() {
                 // A millisecond more: a timer that fires a little early
                 // would find the batch not due yet.
-                if let Some(id) = set_timeout(f, ms as i32 + 1) {
-                    crate::node::unref(&id);
-                }
+                crate::node::unref(&set_timeout(f, ms as i32 + 1));
             }
         });
     }
@@ -597,16 +591,6 @@ thread_local! {
 /// Registers the adapter's tick as what a pending background event wakes.
 pub fn on_pending(tick: Function) {
     WAKE.with(|w| *w.borrow_mut() = Some(tick));
-}
-
-/// `setTimeout(f, ms)`: the timer's id.
-fn set_timeout(f: &Function, ms: i32) -> Option<JsValue> {
-    let global = js_sys::global();
-    let set: Function = Reflect::get(&global, &"setTimeout".into())
-        .ok()?
-        .dyn_into()
-        .ok()?;
-    set.call2(&global, f, &JsValue::from(ms)).ok()
 }
 
 /// Runs `f` unless a capture is already under way on this thread.
@@ -657,15 +641,14 @@ impl Capture {
                 })
             },
         );
-        let early = early_hooks(&global);
-        let mut kept = JsValue::UNDEFINED;
+        let early = bind::hooks();
+        let mut kept = None;
         let mut net = None;
         let mut node = None;
         if let Some(early) = &early {
-            let attach: Function = Reflect::get(early, &"attach".into())?.dyn_into()?;
             let n = net_sink(buffer.clone());
             let e = node_sink(buffer.clone());
-            kept = attach.call3(early, sink.as_ref(), n.as_ref(), e.as_ref())?;
+            kept = Some(early.attach(sink.as_ref(), n.as_ref(), e.as_ref())?);
             net = Some(n);
             node = Some(e);
         }
@@ -677,16 +660,15 @@ impl Capture {
         let source = error_source(&global);
         let on_error = {
             let buffer = buffer.clone();
-            Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            Callback::new(move |event: JsValue| {
                 guarded(|| {
-                    if let Some(line) = failed_resource(&event) {
+                    let event: &Event = event.unchecked_ref();
+                    if let Some(line) = failed_resource(event) {
                         return push(&buffer, network_event(line));
                     }
-                    let get =
-                        |k: &str| Reflect::get(&event, &k.into()).unwrap_or(JsValue::UNDEFINED);
-                    let error = get("error");
+                    let error = event.error();
                     let (message, stack) = if error.is_undefined() || error.is_null() {
-                        (get("message").as_string().unwrap_or_default(), None)
+                        (event.message().as_string().unwrap_or_default(), None)
                     } else {
                         thrown(&error)
                     };
@@ -706,17 +688,16 @@ impl Capture {
         };
         let on_rejection = {
             let buffer = buffer.clone();
-            Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            Callback::new(move |event: JsValue| {
                 guarded(|| {
-                    let reason =
-                        Reflect::get(&event, &"reason".into()).unwrap_or(JsValue::UNDEFINED);
+                    let reason = event.unchecked_ref::<Event>().reason();
                     push(&buffer, thrown_event("unhandledrejection".into(), &reason));
                 })
             })
         };
         let on_violation = {
             let buffer = buffer.clone();
-            Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            Callback::new(move |event: JsValue| {
                 guarded(|| {
                     push(
                         &buffer,
@@ -732,7 +713,7 @@ impl Capture {
                 })
             })
         };
-        let reports = observe_reports(&buffer, &global);
+        let reports = observe_reports(&buffer);
         let mut capture = Capture {
             console,
             wrapped,
@@ -744,84 +725,64 @@ impl Capture {
             _node: node,
             reports,
         };
-        for (kind, listener) in [
+        // Capture phase: a resource's `error` does not bubble to the global
+        // scope. A Node process has none to listen on (its loader hands
+        // over the process's fatal events instead).
+        capture.listeners = [
             ("error", on_error),
             ("unhandledrejection", on_rejection),
             ("securitypolicyviolation", on_violation),
-        ] {
-            capture.listen(kind, listener)?;
+        ]
+        .into_iter()
+        .filter_map(|(kind, f)| Listener::on(&capture.global, kind, Phase::Capture, f))
+        .collect();
+        if let Some(kept) = &kept {
+            capture.replay(&buffer, kept);
         }
-        capture.replay(&buffer, &kept);
         Ok(capture)
     }
 
     /// What the loader kept before the adapter was ready, through the
     /// same paths as a live call or event, in order.
-    fn replay(&self, buffer: &Shared, kept: &JsValue) {
-        let get = |v: &JsValue, k: &str| Reflect::get(v, &k.into()).unwrap_or_default();
-        let records: Array = get(kept, "records").dyn_into().unwrap_or_default();
+    fn replay(&self, buffer: &Shared, kept: &bind::Kept) {
         let sink: &Function = self._sink.as_ref().unchecked_ref();
-        for record in records.iter() {
-            let net = get(&record, "net");
+        for record in kept.records().iter() {
+            let record: &Record = record.unchecked_ref();
+            let net = record.net();
             if let (Some(sink), true) = (&self._net, net.is_object()) {
                 let f: &Function = sink.as_ref().unchecked_ref();
                 let _ = f.call1(&JsValue::UNDEFINED, &net);
                 continue;
             }
-            let node = get(&record, "node");
+            let node = record.node();
             if let (Some(sink), true) = (&self._node, node.is_object()) {
                 let f: &Function = sink.as_ref().unchecked_ref();
-                let _ = f.call2(
-                    &JsValue::UNDEFINED,
-                    &Reflect::get(&node, &0.into()).unwrap_or_default(),
-                    &Reflect::get(&node, &1.into()).unwrap_or_default(),
-                );
+                let node: &Array = node.unchecked_ref();
+                let _ = f.call2(&JsValue::UNDEFINED, &node.get(0), &node.get(1));
                 continue;
             }
-            let event = get(&record, "event");
+            let event = record.event();
             if event.is_object() {
-                let kind = get(&event, "type").as_string().unwrap_or_default();
-                if let Some((_, listener)) = self.listeners.iter().find(|(k, _)| *k == kind) {
-                    let f: &Function = listener.as_ref().unchecked_ref();
-                    let _ = f.call1(&JsValue::UNDEFINED, &event);
+                let kind = event.unchecked_ref::<Event>().kind().as_string();
+                if let Some(l) = self
+                    .listeners
+                    .iter()
+                    .find(|l| Some(l.kind()) == kind.as_deref())
+                {
+                    let _ = l.function().call1(&JsValue::UNDEFINED, &event);
                 }
                 continue;
             }
-            let args = [
-                get(&record, "m"),
-                get(&record, "args"),
-                get(&record, "trace"),
-                get(&record, "at"),
-            ];
+            let args = [record.m(), record.args(), record.trace(), record.at()];
             let _ = sink.apply(&JsValue::UNDEFINED, &args.iter().collect());
         }
-        let dropped = get(kept, "dropped").as_f64().unwrap_or(0.0) as u32;
+        let dropped = kept.dropped() as u32;
         if let Ok(mut b) = buffer.try_borrow_mut() {
             if dropped > 0 {
                 b.omit(dropped, now_ms());
             }
             b.flush_soon(now_ms());
         }
-    }
-
-    /// Listens on the global scope; a Node process has none to listen on
-    /// (its loader hands over the process's fatal events instead).
-    fn listen(&mut self, kind: &'static str, listener: Listener) -> Result<(), JsValue> {
-        let Ok(add) = Reflect::get(&self.global, &"addEventListener".into())
-            .and_then(|f| f.dyn_into::<Function>())
-        else {
-            return Ok(());
-        };
-        // Capture phase: a resource's `error` does not bubble to the
-        // global scope.
-        add.call3(
-            &self.global,
-            &kind.into(),
-            listener.as_ref(),
-            &JsValue::TRUE,
-        )?;
-        self.listeners.push((kind, listener));
-        Ok(())
     }
 }
 
@@ -866,19 +827,11 @@ fn wrap_console(
 impl Drop for Capture {
     fn drop(&mut self) {
         if let Some((observer, _)) = &self.reports {
-            if let Ok(f) =
-                Reflect::get(observer, &"disconnect".into()).and_then(|f| f.dyn_into::<Function>())
-            {
-                let _ = f.call0(observer);
-            }
+            observer.disconnect();
         }
         // The loader's wrappers stay; they stop calling us.
         if let Some(early) = &self.early {
-            if let Ok(detach) =
-                Reflect::get(early, &"detach".into()).and_then(|f| f.dyn_into::<Function>())
-            {
-                let _ = detach.call0(early);
-            }
+            early.detach();
         }
         for (name, original, wrapper) in &self.wrapped {
             // Put the original back only where ours is still in place: a
@@ -889,17 +842,6 @@ impl Drop for Capture {
                 let _ = Reflect::set(&self.console, &(*name).into(), original);
             }
         }
-        if let Ok(remove) = Reflect::get(&self.global, &"removeEventListener".into())
-            .and_then(|f| f.dyn_into::<Function>())
-        {
-            for (kind, listener) in &self.listeners {
-                let _ = remove.call3(
-                    &self.global,
-                    &(*kind).into(),
-                    listener.as_ref(),
-                    &JsValue::TRUE,
-                );
-            }
-        }
+        // The listeners remove themselves (`Listener`'s drop).
     }
 }

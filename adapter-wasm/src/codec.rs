@@ -234,7 +234,7 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
         "bye" => HubMsg::Bye {
             reason: string(&v, "reason")?,
         },
-        other => return Err(format!("unknown message type {other:?}")),
+        other => return Err(format!("unknown message type \"{other}\"")),
     })
 }
 

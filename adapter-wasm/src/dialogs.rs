@@ -11,7 +11,6 @@
 //! puts the originals back (unless someone replaced them again since).
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use daebug_protocol::{BackgroundEvent, EventType, Level};
@@ -64,7 +63,7 @@ impl Dialogs {
         if !Reflect::get(&global, &"confirm".into()).ok()?.is_function() {
             return None;
         }
-        let queue: Rc<RefCell<VecDeque<JsValue>>> = Rc::default();
+        let queue: Rc<RefCell<Vec<JsValue>>> = Rc::default();
         let mut replaced = Vec::new();
         for kind in KINDS {
             let original = Reflect::get(&global, &kind.into()).ok()?;
@@ -85,7 +84,10 @@ impl Dialogs {
                 }
                 let text = string_of(&message);
                 let default_text = (!default.is_undefined()).then(|| string_of(&default));
-                let queued = || queue.borrow_mut().pop_front();
+                let queued = || {
+                    let mut q = queue.borrow_mut();
+                    (!q.is_empty()).then(|| q.remove(0))
+                };
                 let (answer, shown) = match kind {
                     "confirm" => {
                         let yes = queued().is_none_or(|v| v.is_truthy());
@@ -128,7 +130,7 @@ impl Dialogs {
         let answer = {
             let queue = queue.clone();
             Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |value: JsValue| {
-                queue.borrow_mut().push_back(value);
+                queue.borrow_mut().push(value);
                 JsValue::from(queue.borrow().len() as u32)
             })
         };

@@ -49,6 +49,8 @@ use wasm_bindgen::prelude::*;
 #[cfg(target_arch = "wasm32")]
 pub mod adapter;
 pub mod backoff;
+#[cfg(target_arch = "wasm32")]
+pub mod bind;
 pub mod browser_lines;
 pub mod buffer;
 #[cfg(target_arch = "wasm32")]

@@ -19,8 +19,6 @@
 //!   page kept in the back/forward cache never looks alive; it connects
 //!   again when shown (`pageshow`).
 
-use std::collections::{BTreeSet, VecDeque};
-
 use daebug_protocol::{HubMsg, JobId, JobResult, Outcome, RealmKind, RealmMsg, PROTOCOL_VERSION};
 
 use crate::backoff::Backoff;
@@ -93,11 +91,11 @@ pub struct Link {
     /// Welcomed on the current socket.
     welcomed: bool,
     /// Jobs started here and not settled.
-    running: BTreeSet<JobId>,
+    running: Vec<JobId>,
     /// Job ids already run.
-    seen: VecDeque<JobId>,
+    seen: Vec<JobId>,
     /// Results and background batches waiting for a welcome.
-    outbox: VecDeque<RealmMsg>,
+    outbox: Vec<RealmMsg>,
     /// The page is hidden (`pagehide`): a closed socket stays closed.
     hidden: bool,
     /// The stem of the log the hub gave this realm (empty before).
@@ -110,9 +108,9 @@ impl Link {
             identity,
             backoff: Backoff::default(),
             welcomed: false,
-            running: BTreeSet::new(),
-            seen: VecDeque::new(),
-            outbox: VecDeque::new(),
+            running: Vec::new(),
+            seen: Vec::new(),
+            outbox: Vec::new(),
             hidden: false,
             stem: String::new(),
         }
@@ -182,10 +180,10 @@ impl Link {
                     return Vec::new();
                 }
                 if self.seen.len() >= REMEMBERED {
-                    self.seen.pop_front();
+                    self.seen.remove(0);
                 }
-                self.seen.push_back(job);
-                self.running.insert(job);
+                self.seen.push(job);
+                self.running.push(job);
                 vec![Action::Run {
                     job,
                     code,
@@ -248,7 +246,7 @@ impl Link {
         duration_ms: u64,
         events: Batch,
     ) -> Vec<Action> {
-        self.running.remove(&job);
+        self.running.retain(|j| *j != job);
         self.deliver(RealmMsg::Result(JobResult {
             job,
             outcome,
@@ -329,9 +327,9 @@ impl Link {
             {
                 // Its events are counted in the next background batch:
                 // every limit says what it dropped.
-                if let Some(RealmMsg::Background {
+                if let RealmMsg::Background {
                     events, dropped, ..
-                }) = self.outbox.remove(i)
+                } = self.outbox.remove(i)
                 {
                     let lost = u32::try_from(events.len()).unwrap_or(u32::MAX);
                     let lost = lost.saturating_add(dropped);
@@ -345,7 +343,7 @@ impl Link {
                         });
                     match next {
                         Some(d) => *d = d.saturating_add(lost),
-                        None => self.outbox.push_back(RealmMsg::Background {
+                        None => self.outbox.push(RealmMsg::Background {
                             events: Vec::new(),
                             dropped: lost,
                             limited: 0,
@@ -354,7 +352,7 @@ impl Link {
                 }
             }
         }
-        self.outbox.push_back(msg);
+        self.outbox.push(msg);
         Vec::new()
     }
 }

@@ -47,14 +47,10 @@ impl Person {
             }
         });
         let make = crate::made::function("t, send, url, kind", SOURCE).ok()?;
+        // `apply`, which the adapter binds already (no `call4` import).
+        let args = js_sys::Array::of4(toolkit, closure.as_ref(), &script_url.into(), &kind.into());
         let hook = make
-            .call4(
-                &JsValue::UNDEFINED,
-                toolkit,
-                closure.as_ref(),
-                &script_url.into(),
-                &kind.into(),
-            )
+            .apply(&JsValue::UNDEFINED, &args)
             .ok()?
             .dyn_into()
             .ok()?;

@@ -11,7 +11,6 @@
 //! error), so their WebKit frames stay without positions.
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
@@ -31,7 +30,7 @@ thread_local! {
     static POSITIONS_KEPT: Cell<Option<bool>> = const { Cell::new(None) };
     /// A blob script failed here (a CSP without `blob:`): not tried again.
     static BLOCKED: Cell<bool> = const { Cell::new(false) };
-    static NAMES: RefCell<VecDeque<(String, String)>> = const { RefCell::new(VecDeque::new()) };
+    static NAMES: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `stack` with every blob URL of a block's script replaced by that
@@ -61,9 +60,9 @@ pub fn name_cells(stack: &str) -> String {
 fn remember(url: String, name: String) {
     NAMES.with(|names| {
         let mut names = names.borrow_mut();
-        names.push_back((url, name));
-        while names.len() > REMEMBERED {
-            names.pop_front();
+        names.push((url, name));
+        if names.len() > REMEMBERED {
+            names.remove(0);
         }
     });
 }

@@ -35,7 +35,7 @@ pub mod sourcemap;
 // The pure per-log behaviour lives in its own crate, so the compiler
 // keeps it free of tokio, files and clocks; the hub uses it by the same
 // paths it always had.
-pub use daebug_core::{engine, lang, prepare};
+pub use daebug_core::{check, engine, lang, prepare};
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubError};

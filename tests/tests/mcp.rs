@@ -100,7 +100,7 @@ fn mcp_over_streamable_http() {
         let tools = client.list_all_tools().await.expect("tools/list");
         let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
         names.sort();
-        assert_eq!(names, ["eval", "list_realms", "read_log"]);
+        assert_eq!(names, ["eval", "list_realms", "read_log", "run_tests"]);
         for tool in &tools {
             let description = tool.description.as_deref().unwrap_or_default();
             assert!(!description.trim().is_empty(), "{}", tool.name);

@@ -114,6 +114,9 @@ function __wbg_get_imports() {
         __wbg__wbg_cb_unref_09736879a3f67559: function(arg0) {
             arg0._wbg_cb_unref();
         },
+        __wbg_addEventListener_21fd281eebba7da0: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+            arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
+        }, arguments); },
         __wbg_apply_bfe2b07b146427e2: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
@@ -122,18 +125,30 @@ function __wbg_get_imports() {
             const ret = Reflect.apply(arg0, arg1, arg2);
             return ret;
         }, arguments); },
+        __wbg_args_33ad340ce1461c17: function(arg0) {
+            const ret = arg0.args;
+            return ret;
+        },
+        __wbg_at_dc783f9a635b0f65: function(arg0) {
+            const ret = arg0.at;
+            return ret;
+        },
+        __wbg_attach_8b4e3356d5c06e72: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+            const ret = arg0.attach(arg1, arg2, arg3);
+            return ret;
+        }, arguments); },
         __wbg_bind_6c8081aa5318c83a: function(arg0, arg1, arg2) {
             const ret = arg0.bind(arg1, arg2);
+            return ret;
+        },
+        __wbg_body_a6011c676df46969: function(arg0) {
+            const ret = arg0.body;
             return ret;
         },
         __wbg_bufferedAmount_1a6499d60a181d57: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        __wbg_call_23089ef18de8d8c3: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4, arg5) {
-            const ret = arg0.call(arg1, arg2, arg3, arg4, arg5);
-            return ret;
-        }, arguments); },
         __wbg_call_275b78b3b6520b92: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             const ret = arg0.call(arg1, arg2, arg3, arg4);
             return ret;
@@ -173,10 +188,28 @@ function __wbg_get_imports() {
             const ret = arg0.description;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
+        __wbg_detach_b258fbbffd9eebc3: function(arg0) {
+            arg0.detach();
+        },
+        __wbg_disconnect_ae076eef19bf705b: function(arg0) {
+            arg0.disconnect();
+        },
+        __wbg_dropped_ee91fe5c12155155: function(arg0) {
+            const ret = arg0.dropped;
+            return ret;
+        },
+        __wbg_error_d92df372cbfcca6c: function(arg0) {
+            const ret = arg0.error;
+            return ret;
+        },
         __wbg_eval_4b86caa0c9fd0a9c: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
+        __wbg_event_f886625ae866f8cc: function(arg0) {
+            const ret = arg0.event;
+            return ret;
+        },
         __wbg_for_e12451d86fef973f: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
@@ -229,6 +262,13 @@ function __wbg_get_imports() {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
+        __wbg_href_ca28ddf2a5cfc31d: function(arg0, arg1) {
+            const ret = arg1.href;
+            const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len1 = WASM_VECTOR_LEN;
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
+        },
         __wbg_instanceof_DataView_c848a927e99fc10e: function(arg0) {
             let result;
             try {
@@ -327,10 +367,30 @@ function __wbg_get_imports() {
             const ret = arg0.length;
             return ret;
         },
+        __wbg_list_edd9c48fe15f4fac: function(arg0) {
+            const ret = arg0.list;
+            return ret;
+        },
+        __wbg_m_a5b04d8cf6f5f022: function(arg0) {
+            const ret = arg0.m;
+            return ret;
+        },
+        __wbg_message_50c9346cb75d2399: function(arg0) {
+            const ret = arg0.message;
+            return ret;
+        },
+        __wbg_net_52fcc90667e71bd4: function(arg0) {
+            const ret = arg0.net;
+            return ret;
+        },
         __wbg_new_0_36d738a0c8cfac43: function() {
             const ret = new Date();
             return ret;
         },
+        __wbg_new_24337f9c4d296b92: function() { return handleError(function (arg0, arg1, arg2) {
+            const ret = new URL(getStringFromWasm0(arg0, arg1), arg2);
+            return ret;
+        }, arguments); },
         __wbg_new_37eb45aaf5eeb820: function() {
             const ret = new Array();
             return ret;
@@ -339,6 +399,10 @@ function __wbg_get_imports() {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
+        __wbg_new_5a1ecd39529499cc: function() { return handleError(function (arg0, arg1) {
+            const ret = new ReportingObserver(arg0, arg1);
+            return ret;
+        }, arguments); },
         __wbg_new_7075786089b89c5e: function() {
             const ret = new Map();
             return ret;
@@ -391,16 +455,35 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
+        __wbg_node_8ad1750ff95ec96e: function(arg0) {
+            const ret = arg0.node;
+            return ret;
+        },
         __wbg_now_463ac581d2fc7ea3: function() {
             const ret = Date.now();
             return ret;
         },
+        __wbg_now_81efbbbd1bb06d0a: function() {
+            const ret = performance.now();
+            return ret;
+        },
+        __wbg_observe_c82c2414815c7daa: function() { return handleError(function (arg0) {
+            arg0.observe();
+        }, arguments); },
         __wbg_of_027eb15371aac932: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
+        __wbg_of_41bbc931cc6fa107: function(arg0, arg1, arg2, arg3) {
+            const ret = Array.of(arg0, arg1, arg2, arg3);
+            return ret;
+        },
         __wbg_of_e7ea0fcd535c1444: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
+            return ret;
+        },
+        __wbg_originals_7a20668594c67df0: function(arg0) {
+            const ret = arg0.originals;
             return ret;
         },
         __wbg_ownKeys_c9890d5405932253: function() { return handleError(function (arg0) {
@@ -430,10 +513,25 @@ function __wbg_get_imports() {
             const ret = Math.random();
             return ret;
         },
+        __wbg_reason_714c5bf41f330cf1: function(arg0) {
+            const ret = arg0.reason;
+            return ret;
+        },
+        __wbg_records_1c20f1c5049d17ae: function(arg0) {
+            const ret = arg0.records;
+            return ret;
+        },
         __wbg_reject_334b730b3c00849b: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
+        __wbg_removeEventListener_f242e93a4ccb3a11: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+            arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
+        }, arguments); },
+        __wbg_requests_27cdeaf621856c81: function() { return handleError(function (arg0, arg1) {
+            const ret = arg0.requests(arg1 !== 0);
+            return ret;
+        }, arguments); },
         __wbg_resolve_dbf78ab4942478b0: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
@@ -441,6 +539,10 @@ function __wbg_get_imports() {
         __wbg_send_cd51063ca1be4d0f: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
+        __wbg_setTimeout_ac4f8abaf46a5c44: function(arg0, arg1) {
+            const ret = globalThis.setTimeout(arg0, arg1);
+            return ret;
+        },
         __wbg_set_2793479888329cb6: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
@@ -477,6 +579,10 @@ function __wbg_get_imports() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
+        __wbg_static_accessor_LOCATION_00f518d724b6312b: function() {
+            const ret = globalThis.location;
+            return ret;
+        },
         __wbg_static_accessor_SELF_53bb20457401453d: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
@@ -489,6 +595,10 @@ function __wbg_get_imports() {
             const ret = JSON.stringify(arg0);
             return ret;
         }, arguments); },
+        __wbg_target_252b905c5592f28f: function(arg0) {
+            const ret = arg0.target;
+            return ret;
+        },
         __wbg_then_656f253a5dd7d8ea: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
@@ -507,6 +617,18 @@ function __wbg_get_imports() {
         }, arguments); },
         __wbg_toString_d60954eceeffa7e1: function(arg0) {
             const ret = arg0.toString();
+            return ret;
+        },
+        __wbg_trace_3a85340dc8ec85f2: function(arg0) {
+            const ret = arg0.trace;
+            return ret;
+        },
+        __wbg_type_3228ce844a09f935: function(arg0) {
+            const ret = arg0.type;
+            return ret;
+        },
+        __wbg_unlisted_b612b99d4eb6f622: function(arg0) {
+            const ret = arg0.unlisted;
             return ret;
         },
         __wbindgen_generic_0000000000000001: function(arg0, arg1) {

@@ -20,6 +20,7 @@
 //! of those is a dependency. The hub (`daebug`) re-exports these modules
 //! under the same paths (`daebug::engine`, `daebug::hub::delivery`, …).
 
+pub mod check;
 pub mod delivery;
 pub mod engine;
 pub mod flood;

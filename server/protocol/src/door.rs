@@ -113,6 +113,11 @@ pub enum DoorError {
     /// answer was not the API's). In-process doors never return it.
     #[error("{message}")]
     Unanswered { message: String },
+    /// Only through a hub reached over its HTTP API: none runs there (no
+    /// `debug/.hub`, or nothing listens where it says). In-process doors
+    /// never return it.
+    #[error("no hub: {message}")]
+    NoHub { message: String },
 }
 
 /// `debug/.hub`: where a running hub is, for its clients (the CLI, the

@@ -3,8 +3,9 @@
 
 use std::io::{Read, Write};
 
-use daebug::doors::api::{EvalRequest, Timeout};
-use daebug::doors::client::{self, ClientError};
+use daebug::doors::api::{DoorError, EvalRequest, Timeout};
+use daebug::doors::client;
+use daebug::doors::door::Door;
 
 use super::{connect, HubArgs};
 
@@ -33,7 +34,7 @@ pub fn eval_request(
 
 /// `--timeout`: a number is seconds, anything else a fence's value (the
 /// hub checks it).
-fn timeout_arg(text: &str) -> Timeout {
+pub fn timeout_arg(text: &str) -> Timeout {
     match text.trim().parse::<f64>() {
         Ok(s) => Timeout::Seconds(s),
         Err(_) => Timeout::Text(text.trim().to_string()),
@@ -43,9 +44,9 @@ fn timeout_arg(text: &str) -> Timeout {
 pub async fn eval(
     hub: &HubArgs,
     realm: &str,
-    req: &EvalRequest,
+    req: EvalRequest,
     json: bool,
-) -> Result<u8, ClientError> {
+) -> Result<u8, DoorError> {
     let reply = connect(hub)?.eval(realm, req).await?;
     let mut out = std::io::stdout().lock();
     if json {

@@ -2,12 +2,13 @@
 
 use std::io::Write;
 
-use daebug::doors::api::RealmInfo;
-use daebug::doors::client::{self, ClientError};
+use daebug::doors::api::{DoorError, RealmInfo};
+use daebug::doors::client;
+use daebug::doors::door::Door;
 
 use super::{connect, HubArgs};
 
-pub async fn list(hub: &HubArgs, json: bool) -> Result<u8, ClientError> {
+pub async fn list(hub: &HubArgs, json: bool) -> Result<u8, DoorError> {
     let realms = connect(hub)?.realms().await?;
     let mut out = std::io::stdout().lock();
     if json {

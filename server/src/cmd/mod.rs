@@ -1,20 +1,25 @@
 //! The `daebug` command line, one file a subcommand (as mdBook's
 //! `src/cmd/`): the flags here, and what each command does in its file.
 //! `serve` and `mcp` run the hub (or attach to one); `list`, `eval` and
-//! `tail` are clients of a running hub's HTTP API and exit with the
-//! block's outcome (docs/doors.md).
+//! `tail` ask a running hub through the doors' one façade
+//! ([`daebug::doors::door::Door`], attached over its HTTP API) and exit
+//! with the block's outcome (docs/doors.md).
 
+pub mod check;
 pub mod eval;
 pub mod list;
 pub mod mcp;
 pub mod serve;
 pub mod tail;
+pub mod test;
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use daebug::doors::client::{self, ClientError, HubClient};
+use daebug::doors::api::DoorError;
+use daebug::doors::attached::AttachedHub;
+use daebug::doors::client;
 
 pub use mcp::McpArgs;
 pub use serve::ServeArgs;
@@ -81,6 +86,54 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a realm's tests (node:test files) through its log and print the
+    /// results, the summary and each failure.
+    ///
+    /// Exit status: 0 all passed, 1 any failed, 2 the run timed out, 3 no
+    /// such realm or no hub, 4 anything else.
+    Test {
+        #[command(flatten)]
+        hub: HubArgs,
+        /// The realm: its stem, or the start of exactly one stem.
+        realm: String,
+        /// Test files: paths or globs under the hub's root (a page's) or the
+        /// working directory (a Node process's); default: every
+        /// `*.test.*` and `*.spec.*` file.
+        spec: Vec<String>,
+        /// Only tests whose full name (`suite › test`) matches this
+        /// regular expression.
+        #[arg(long, value_name = "REGEXP")]
+        filter: Option<String>,
+        /// Only tests marked `only`.
+        #[arg(long)]
+        only: bool,
+        /// The run's timeout: seconds (`5`, `0.5`) or `90s`, `500ms`, `2m`.
+        #[arg(long, value_name = "TIME")]
+        timeout: Option<String>,
+        /// The name the log's request header gives you (default `cli`).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+        /// Print the whole answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay a recorded log's blocks against a live realm, in order, and
+    /// compare each reply's value (or error) with the recorded one.
+    ///
+    /// Exit status: 0 every reply as recorded, 1 any difference, 3 no such
+    /// realm or no hub, 4 anything else (an unreadable file).
+    Check {
+        #[command(flatten)]
+        hub: HubArgs,
+        /// The Markdown log to replay (`debug/<stem>.md`, or a copy).
+        file: PathBuf,
+        /// The realm to replay it in (default: the log's own stem).
+        #[arg(long, value_name = "REALM")]
+        realm: Option<String>,
+        /// The name the log's request headers give the replay (default `check`).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+    },
     /// Print the end of a realm's log, then what is written to it, until Ctrl-C.
     Tail {
         #[command(flatten)]
@@ -138,22 +191,42 @@ pub async fn run_client(command: Command) -> u8 {
                     return client::EXIT_OTHER;
                 }
             };
-            eval::eval(&hub, &realm, &req, json).await
+            eval::eval(&hub, &realm, req, json).await
         }
         Command::Tail { hub, realm, lines } => tail::tail(&hub, &realm, lines).await,
+        Command::Test {
+            hub,
+            realm,
+            spec,
+            filter,
+            only,
+            timeout,
+            agent,
+            json,
+        } => {
+            let req = test::test_request(spec, filter, only, timeout, agent);
+            test::test(&hub, &realm, &req, json).await
+        }
+        Command::Check {
+            hub,
+            file,
+            realm,
+            agent,
+        } => check::check(&hub, &file, realm.as_deref(), agent).await,
     };
     match result {
         Ok(status) => status,
         Err(e) => {
             eprintln!("daebug: {e}");
-            e.exit_status()
+            client::refusal_exit_status(&e)
         }
     }
 }
 
-/// The hub a client command talks to.
-pub fn connect(hub: &HubArgs) -> Result<HubClient, ClientError> {
-    HubClient::find(&hub.root, hub.host.as_deref(), hub.port, hub.token.clone())
+/// The hub a client command talks to, through the doors' façade.
+pub fn connect(hub: &HubArgs) -> Result<AttachedHub, DoorError> {
+    AttachedHub::named(&hub.root, hub.host.as_deref(), hub.port, hub.token.clone())
+        .map_err(daebug::doors::attached::door_error)
 }
 
 /// Writes `text` to stdout at once.

@@ -1,13 +1,21 @@
 //! `daebug tail`: the end of a realm's log, then what is written to it,
-//! until Ctrl-C.
+//! until Ctrl-C. The one client command that follows the hub's change
+//! events, which the doors' façade does not carry: it asks the hub's
+//! HTTP API directly ([`HubClient`]).
 
-use daebug::doors::client::{self, ClientError, LogFollower};
+use daebug::doors::api::DoorError;
+use daebug::doors::attached::door_error;
+use daebug::doors::client::{self, ClientError, HubClient, LogFollower};
 use futures_util::StreamExt;
 
-use super::{connect, print_flush, HubArgs};
+use super::{print_flush, HubArgs};
 
-pub async fn tail(hub: &HubArgs, realm: &str, lines: usize) -> Result<u8, ClientError> {
-    let client = connect(hub)?;
+pub async fn tail(hub: &HubArgs, realm: &str, lines: usize) -> Result<u8, DoorError> {
+    follow(hub, realm, lines).await.map_err(door_error)
+}
+
+async fn follow(hub: &HubArgs, realm: &str, lines: usize) -> Result<u8, ClientError> {
+    let client = HubClient::find(&hub.root, hub.host.as_deref(), hub.port, hub.token.clone())?;
     let stem = client.realm(realm).await?.stem;
     // Subscribed before the log is read: no change falls between.
     let mut events = client.events().await?;

@@ -73,23 +73,40 @@ impl AttachedHub {
         port: Option<u16>,
         token: Option<String>,
     ) -> Result<AttachedHub, ClientError> {
-        let client = HubClient::find(root, host, port, token.clone())?;
-        let url = client.url();
+        let hub = AttachedHub::named(root, host, port, token)?;
+        let client = hub
+            .client(false)
+            .map_err(|_| ClientError::NoHub(hub.url.clone()))?;
         match tokio::time::timeout(PROBE, client.realms()).await {
-            Ok(Ok(_)) => Ok(AttachedHub {
-                root: root.to_path_buf(),
-                host: host.map(str::to_owned),
-                port,
-                token,
-                url,
-                found: std::sync::Arc::new(std::sync::Mutex::new(Some(client))),
-            }),
+            Ok(Ok(_)) => Ok(hub),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(ClientError::NoHub(format!(
-                "{url} did not answer within {}s",
+                "{} did not answer within {}s",
+                hub.url,
                 PROBE.as_secs()
             ))),
         }
+    }
+
+    /// The hub `host`/`port` name, else the one `root/debug/.hub` names,
+    /// without asking it anything first (the CLI's one call finds out
+    /// soon enough). [`ClientError::NoHub`] when there is no `debug/.hub`
+    /// to read.
+    pub fn named(
+        root: &Path,
+        host: Option<&str>,
+        port: Option<u16>,
+        token: Option<String>,
+    ) -> Result<AttachedHub, ClientError> {
+        let client = HubClient::find(root, host, port, token.clone())?;
+        Ok(AttachedHub {
+            root: root.to_path_buf(),
+            host: host.map(str::to_owned),
+            port,
+            token,
+            url: client.url(),
+            found: std::sync::Arc::new(std::sync::Mutex::new(Some(client))),
+        })
     }
 
     /// `http://host:port` of the hub as first found.
@@ -173,12 +190,14 @@ impl Door for AttachedHub {
 
 /// A client's error as a door's refusal: the one the hub's API answered
 /// with (as the in-process door would have returned it), else
+/// [`DoorError::NoHub`] when none runs there, else
 /// [`DoorError::Unanswered`] with what went wrong.
 pub fn door_error(e: ClientError) -> DoorError {
     match e {
         ClientError::Api {
             door: Some(door), ..
         } => door,
+        ClientError::NoHub(message) => DoorError::NoHub { message },
         other => DoorError::Unanswered {
             message: other.to_string(),
         },
@@ -203,6 +222,8 @@ mod tests {
         );
         let e = door_error(ClientError::NoHub("cannot reach the hub".into()));
         assert_eq!(e.to_string(), "no hub: cannot reach the hub");
+        assert!(matches!(e, DoorError::NoHub { .. }));
+        let e = door_error(ClientError::Protocol("not JSON".into()));
         assert!(matches!(e, DoorError::Unanswered { .. }));
     }
 
@@ -296,7 +317,38 @@ mod tests {
         let _ = stop.send(());
         served.await.expect("join").expect("the hub ran");
         let gone = Door::realms(&attached).await.unwrap_err();
-        assert!(matches!(gone, DoorError::Unanswered { .. }), "{gone}");
+        assert!(matches!(gone, DoorError::NoHub { .. }), "{gone}");
         assert!(gone.to_string().contains("no hub"), "{gone}");
+
+        // The hub started again on the same root, on another port: the
+        // same attached door reaches it (its `debug/.hub` read anew). The
+        // old port is held meanwhile, so the new hub cannot take it again.
+        let old_port = attached.url().rsplit(':').next().expect("a port");
+        let held = std::net::TcpListener::bind(format!("127.0.0.1:{old_port}")).expect("hold");
+        let hub = crate::Hub::bind(crate::HubConfig::new(dir.path(), 0))
+            .await
+            .expect("bind again");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(hub.run(async move {
+            let _ = stopped.await;
+        }));
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !hub_file.exists() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no debug/.hub again"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let again = HubClient::find(dir.path(), None, None, None)
+            .expect("the new hub's file")
+            .url();
+        assert_ne!(again, attached.url(), "the new hub took another port");
+        // Let go (a held port would take the old client's connection and
+        // never answer it): now nothing listens where the door last was.
+        drop(held);
+        assert_eq!(Door::realms(&attached).await, Ok(vec![]));
+        let _ = stop.send(());
+        served.await.expect("join").expect("the hub ran again");
     }
 }

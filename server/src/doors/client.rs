@@ -74,6 +74,19 @@ impl ClientError {
     }
 }
 
+/// The CLI's exit status for a door's refusal: 3 for no hub and no (or
+/// no unique) realm, 4 for the rest (as [`ClientError::exit_status`]).
+pub fn refusal_exit_status(e: &DoorError) -> u8 {
+    match e {
+        DoorError::NoHub { .. } | DoorError::NoSuchRealm { .. } | DoorError::Ambiguous { .. } => {
+            EXIT_NO_REALM
+        }
+        DoorError::BadRequest { .. } | DoorError::Stopping | DoorError::Unanswered { .. } => {
+            EXIT_OTHER
+        }
+    }
+}
+
 /// The CLI's exit status for a block's reply: 0 ran to a value, 2 timed
 /// out, 1 anything else (an error, a syntax error, cancelled).
 pub fn exit_status(reply: &EvalReply) -> u8 {
@@ -567,6 +580,29 @@ mod tests {
         assert_eq!(api(400).exit_status(), 4);
         assert_eq!(api(503).exit_status(), 4);
         assert_eq!(ClientError::Protocol("x".into()).exit_status(), 4);
+        // A refusal through the door: the same statuses as the client's.
+        for e in [
+            ClientError::NoHub("x".into()),
+            api(400),
+            ClientError::Protocol("x".into()),
+        ] {
+            let status = e.exit_status();
+            assert_eq!(
+                refusal_exit_status(&crate::doors::attached::door_error(e)),
+                status
+            );
+        }
+        let realm = || "x".to_string();
+        assert_eq!(
+            refusal_exit_status(&DoorError::NoSuchRealm { realm: realm() }),
+            3
+        );
+        let ambiguous = DoorError::Ambiguous {
+            realm: realm(),
+            stems: vec![],
+        };
+        assert_eq!(refusal_exit_status(&ambiguous), 3);
+        assert_eq!(refusal_exit_status(&DoorError::Stopping), 4);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The MCP door (docs/doors.md, "MCP"): three tools over the official
+//! The MCP door (docs/doors.md, "MCP"): four tools over the official
 //! Rust SDK (`rmcp`), served two ways:
 //!
 //! - streamable HTTP at `/mcp` on the hub ([`router`]), behind the hub's
@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use super::api::{DoorError, EvalRequest, RealmInfo, Timeout};
 use super::door::Door;
 use super::reading::{digest, tokens, LogQuery, LogRead, DEFAULT_TAIL};
+use super::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
 use super::Doors;
 use crate::engine::picture;
 use crate::http::guard::Guard;
@@ -50,12 +51,10 @@ processes) connected to a local hub, like typing into their devtools console. \
 Every block and reply is also written in the realm's Markdown log, debug/<stem>.md.";
 
 const LIST_REALMS: &str = "\
-The connected realms, one per line: `<stem> <kind> <state> <url> <log>`. kind: page, \
-iframe, worker or node; state: idle, executing, completed, failed, timeout, \
-unresponsive or disconnected (cannot run code until it connects again); then \
-`waiting for a person: panel \"Title\"` when a daebug.mount panel, ask or pick awaits \
-a person's answer (only a person can give it). None: open a page the hub serves, \
-or one that loads its /daebug.js.";
+Connected realms, one a line: `<stem> <kind> <state> <url> <log>`, plus `waiting \
+for a person` while a panel, ask or pick awaits one. kind: page, iframe, worker or \
+node; state: idle, executing, completed, failed, timeout, unresponsive or \
+disconnected. None: open a page that loads the hub's /daebug.js.";
 
 const EVAL: &str = "\
 Run JavaScript (lang \"ts\": TypeScript) in a realm, as its devtools console does: \
@@ -64,6 +63,10 @@ for later calls until the realm reloads. Returns the reply as written in the log
 the value in a fence, console output, errors with stacks; is_error when it throws \
 or times out. Pictures (daebug.image(x), daebug.snapshot(el), a canvas value) \
 come as image content.";
+
+const RUN_TESTS: &str = "\
+Run a realm's node:test files (spec: path or glob): each result, a summary and \
+each failure's diff and stack; is_error if any failed.";
 
 const READ_LOG: &str = "\
 A realm's Markdown log: every block any agent or person sent, its reply, and the \
@@ -103,6 +106,19 @@ impl From<TimeoutArg> for Timeout {
             TimeoutArg::Text(t) => Timeout::Text(t),
         }
     }
+}
+
+/// The arguments of `run_tests`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunTestsArgs {
+    /// A stem from list_realms, or its unique start.
+    pub realm: String,
+    #[serde(default)]
+    pub spec: Option<String>,
+    /// Regexp on names.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 /// The arguments of `read_log`.
@@ -191,6 +207,20 @@ impl<D: Door> McpServer<D> {
         match reply.ok {
             true => CallToolResult::success(content),
             false => CallToolResult::error(content),
+        }
+    }
+
+    #[tool(description = RUN_TESTS)]
+    async fn run_tests(&self, Parameters(args): Parameters<RunTestsArgs>) -> CallToolResult {
+        let req = TestRequest {
+            spec: args.spec.map(Spec::One),
+            filter: args.filter,
+            agent: Some(DOOR.to_string()),
+            ..TestRequest::default()
+        };
+        match self.door.eval(&args.realm, test_block(&req)).await {
+            Ok(reply) => text_result(reply.text.clone(), tests_exit_status(&reply) != 0),
+            Err(e) => error_result(&e),
         }
     }
 
@@ -477,7 +507,7 @@ mod tests {
             })
             .collect();
         names.sort();
-        assert_eq!(names, ["eval", "list_realms", "read_log"]);
+        assert_eq!(names, ["eval", "list_realms", "read_log", "run_tests"]);
     }
 
     /// What an agent reads of the tools before the first call (their

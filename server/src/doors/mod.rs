@@ -21,14 +21,16 @@ pub mod client;
 pub mod door;
 pub mod mcp;
 pub mod reading;
+pub mod run_tests;
 
 use std::path::PathBuf;
 
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::hub::messages::{DirMsg, LogMsg};
+use crate::hub::messages::{DirMsg, ListedRealm, LogMsg, Unresolved};
 use api::{DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
+use daebug_protocol::RealmKind;
 
 /// How many change events wait for a slow reader before it misses some
 /// (it is told it lagged and reads the state again).
@@ -81,7 +83,8 @@ impl Doors {
     pub async fn realms(&self) -> Result<Vec<RealmInfo>, DoorError> {
         let (reply, answer) = oneshot::channel();
         self.ask(DirMsg::Realms { reply })?;
-        answer.await.map_err(|_| DoorError::Stopping)
+        let listed = answer.await.map_err(|_| DoorError::Stopping)?;
+        Ok(listed.into_iter().map(realm_info).collect())
     }
 
     /// The realm named `realm` or whose stem it starts uniquely, as
@@ -131,7 +134,18 @@ impl Doors {
             realm: realm.to_string(),
             reply,
         })?;
-        answer.await.map_err(|_| DoorError::Stopping)?
+        answer
+            .await
+            .map_err(|_| DoorError::Stopping)?
+            .map_err(|why| match why {
+                Unresolved::NoSuch => DoorError::NoSuchRealm {
+                    realm: realm.to_string(),
+                },
+                Unresolved::Several(stems) => DoorError::Ambiguous {
+                    realm: realm.to_string(),
+                    stems,
+                },
+            })
     }
 
     /// Runs `req` in `realm` through its log: written there as the
@@ -244,6 +258,30 @@ pub fn last_lines(text: &str, n: usize) -> &str {
     match body.rmatch_indices('\n').nth(n - 1) {
         Some((i, _)) => &text[i + 1..],
         None => text,
+    }
+}
+
+/// A realm as the doors list it (`GET /api/realms`, `list_realms`).
+fn realm_info(listed: ListedRealm) -> RealmInfo {
+    let ListedRealm {
+        entry,
+        name,
+        waiting,
+    } = listed;
+    RealmInfo {
+        kind: match entry.kind {
+            RealmKind::Page => "page",
+            RealmKind::Worker => "worker",
+            RealmKind::Node => "node",
+        }
+        .into(),
+        name,
+        url: entry.url,
+        state: entry.state.as_str().into(),
+        last: entry.last_seen.to_string(),
+        log: daebug_protocol::door::log_path(&entry.stem),
+        stem: entry.stem,
+        waiting,
     }
 }
 

@@ -33,6 +33,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::guard::is_same_origin;
 use crate::doors::api::{DoorError, EvalRequest, HubEvent};
+use crate::doors::run_tests::{test_block, TestRequest};
 use crate::doors::Doors;
 
 /// The door's name in a log's request header when the request names no
@@ -51,6 +52,7 @@ pub fn routes<S>(doors: Doors) -> Router<S> {
         .route("/api/realms", get(list))
         .route("/api/realms/{realm}", get(one))
         .route("/api/realms/{realm}/eval", post(eval))
+        .route("/api/realms/{realm}/test", post(test))
         .route("/api/realms/{realm}/log", get(log))
         .route("/api/events", get(events))
         .route("/api", any(unknown))
@@ -86,7 +88,7 @@ impl From<DoorError> for ApiError {
             DoorError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             DoorError::Stopping => StatusCode::SERVICE_UNAVAILABLE,
             // A door relaying another hub: that hub failed it.
-            DoorError::Unanswered { .. } => StatusCode::BAD_GATEWAY,
+            DoorError::Unanswered { .. } | DoorError::NoHub { .. } => StatusCode::BAD_GATEWAY,
         };
         let mut body = match serde_json::to_value(&e) {
             Ok(serde_json::Value::Object(map)) => map,
@@ -175,6 +177,25 @@ async fn eval(
     let body = read_json_body(req).await?;
     let request = parse_eval(&body)?;
     let reply = doors.eval(&realm, request, DOOR).await?;
+    Ok(json(StatusCode::OK, &reply))
+}
+
+/// `POST /api/realms/{realm}/test` (DESIGN §15): the realm's tests as one
+/// block; the answer is the eval's, its `value` the run's result.
+async fn test(
+    State(doors): State<Doors>,
+    Path(realm): Path<String>,
+    req: Request,
+) -> Result<Response, ApiError> {
+    let body = read_json_body(req).await?;
+    let request: TestRequest = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("the body is not a test request ({e}); send {{\"spec\"?: path | glob | [..], \"filter\"?: regexp, \"only\"?: bool, \"timeout\"?: seconds, \"agent\"?: name}}"),
+        )
+    })?;
+    let reply = doors.eval(&realm, test_block(&request), DOOR).await?;
     Ok(json(StatusCode::OK, &reply))
 }
 
@@ -350,7 +371,7 @@ async fn unknown(req: Request<Body>) -> ApiError {
         "not_found",
         format!(
             "no API route {}; the routes are GET /api/realms, GET /api/realms/{{realm}}, \
-             POST /api/realms/{{realm}}/eval, GET /api/realms/{{realm}}/log?tail=N&format=markdown|html, \
+             POST /api/realms/{{realm}}/eval, POST /api/realms/{{realm}}/test, GET /api/realms/{{realm}}/log?tail=N&format=markdown|html, \
              GET /api/events",
             req.uri().path()
         ),
@@ -396,8 +417,8 @@ mod tests {
                     DirMsg::Resolve { realm, reply } if realm == KNOWN => {
                         let _ = reply.send(Ok((realm, mpsc::unbounded_channel().0)));
                     }
-                    DirMsg::Resolve { realm, reply } => {
-                        let _ = reply.send(Err(DoorError::NoSuchRealm { realm }));
+                    DirMsg::Resolve { reply, .. } => {
+                        let _ = reply.send(Err(crate::hub::messages::Unresolved::NoSuch));
                     }
                     _ => {}
                 }

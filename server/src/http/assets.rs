@@ -74,6 +74,40 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
             "/../www/adapter/daebug_adapter_bg.wasm"
         )),
     },
+    // The test runner and node:test / node:assert for pages and workers
+    // (DESIGN §15), imported by `daebug.test` on first use.
+    AdapterFile {
+        path: "/daebug-test.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test.mjs"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug-test-report.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test-report.mjs"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug-assert.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-assert.mjs"
+        )),
+    },
+    AdapterFile {
+        path: "/daebug-assert-strict.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-assert-strict.mjs"
+        )),
+    },
 ];
 
 /// Chrome's Private Network Access preflight header, and its answer: a page
@@ -111,6 +145,23 @@ pub fn routes() -> Router<HttpState> {
 /// Where the hub writes the loader's own URL into it (see [`loader`]).
 const SELF_PLACEHOLDER: &str = "\"__DAEBUG_SELF__\"";
 
+/// The console, fetch and XMLHttpRequest hooks, written once for both
+/// loaders (`daebug.js` and `daebug-node.mjs`): see [`with_hooks`].
+const HOOKS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/hooks.js"
+));
+
+/// Where a loader's source takes [`HOOKS`].
+const HOOKS_MARKER: &str = "/* daebug:hooks */";
+
+/// A loader's source (`adapter-shim/daebug.js` or `daebug-node.mjs`) with
+/// the shared hooks spliced in at its marker, so the client still gets one
+/// file.
+pub fn with_hooks(loader: &str) -> String {
+    loader.replacen(HOOKS_MARKER, HOOKS.trim_end(), 1)
+}
+
 /// The loader with its own URL written in: as a classic script (the tag
 /// that captures from a page's first line) it has no `import.meta.url`,
 /// and it loads the adapter from next to itself and passes the URL's
@@ -131,7 +182,7 @@ pub fn loader(state: &HttpState, headers: &HeaderMap, uri: &axum::http::Uri) -> 
     let url = format!("http://{host}{path}");
     let quoted = serde_json::to_string(&url).unwrap_or_else(|_| "\"\"".into());
     let shim = std::str::from_utf8(ADAPTER_FILES[0].body).unwrap_or_default();
-    shim.replacen(SELF_PLACEHOLDER, &quoted, 1)
+    with_hooks(shim).replacen(SELF_PLACEHOLDER, &quoted, 1)
 }
 
 /// GET/HEAD of an adapter file (axum drops the body for HEAD).
@@ -277,6 +328,8 @@ mod tests {
             if file.path == "/daebug.js" {
                 let text = std::str::from_utf8(&body).expect("utf-8");
                 assert!(!text.contains("__DAEBUG_SELF__"), "{text}");
+                assert!(!text.contains(HOOKS_MARKER), "{text}");
+                assert!(text.contains("function hooks()"), "{text}");
             } else {
                 assert_eq!(&body[..], file.body, "{}", file.path);
             }

@@ -8,6 +8,8 @@
 //!   has no `index.html`), embedded too; [`log_html`] renders a log for it.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
+//! - [`test_files`]: `/daebug-tests.json`, the files a test glob matches;
+//!   [`node_specifiers`]: `node:test`/`node:assert` in served scripts.
 //! - [`api`]: the HTTP API under `/api` (docs/doors.md), when the hub has
 //!   its doors: JSON, no CORS, no foreign `Origin`.
 //! - [`token`]: with a token (a hub listening beyond loopback), the 401 for
@@ -32,8 +34,10 @@ pub mod dashboard;
 pub mod files;
 pub mod guard;
 pub mod log_html;
+pub mod node_specifiers;
 pub mod percent;
 pub mod person;
+pub mod test_files;
 pub mod token;
 
 /// What the HTTP handlers share.
@@ -75,6 +79,7 @@ pub fn router(state: HttpState, ws: Router) -> Router {
     let api = state.doors.clone().map(api::routes);
     let own = assets::routes()
         .merge(dashboard::routes())
+        .merge(test_files::routes())
         .fallback(files::serve)
         .with_state(state);
     let mut app = ws.merge(own);

@@ -18,14 +18,14 @@ use tokio_util::task::TaskTracker;
 use super::clock::wall;
 use super::fsio::write_atomic;
 use super::log_task::{self, LogSettings};
-use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg, Welcome};
+use super::messages::{ConnId, DirMsg, Hello, ListedRealm, LogHandle, LogMsg, Unresolved, Welcome};
 use super::names;
 use crate::engine::earlier;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
 use crate::engine::registry_notes::{agent_part, answer_blocks};
 use crate::engine::{ClockTime, Input, LogState};
-use daebug_protocol::door::{DoorError, HubEvent, RealmInfo};
+use daebug_protocol::door::HubEvent;
 
 /// At most this many realms are remembered; the oldest disconnected ones
 /// are forgotten first (their logs stay on disk).
@@ -271,16 +271,21 @@ impl Directory {
                 let list = pruned
                     .listed
                     .iter()
-                    .map(|&i| realm_info(&self.realms[i]))
+                    .map(|&i| {
+                        let r = &self.realms[i];
+                        ListedRealm {
+                            entry: r.entry(),
+                            name: r.name.clone(),
+                            waiting: r.waiting.clone(),
+                        }
+                    })
                     .collect();
                 let _ = reply.send(list);
                 false
             }
             DirMsg::Resolve { realm, reply } => {
                 let found = self.resolve(&realm).and_then(|stem| {
-                    let log = self.logs.get(&stem).ok_or(DoorError::NoSuchRealm {
-                        realm: realm.clone(),
-                    })?;
+                    let log = self.logs.get(&stem).ok_or(Unresolved::NoSuch)?;
                     Ok((stem, log.tx.clone()))
                 });
                 let _ = reply.send(found);
@@ -367,7 +372,7 @@ impl Directory {
 
     /// The stem a door means by `realm`: a stem, or the start of exactly
     /// one (of the connected realms, when it starts several).
-    fn resolve(&self, realm: &str) -> Result<String, DoorError> {
+    fn resolve(&self, realm: &str) -> Result<String, Unresolved> {
         if let Some(r) = self.realms.iter().find(|r| r.stem == realm) {
             return Ok(r.stem.clone());
         }
@@ -383,13 +388,10 @@ impl Directory {
             .collect();
         match (matching.as_slice(), connected.as_slice()) {
             ([one], _) | (_, [one]) => Ok(one.stem.clone()),
-            ([], _) => Err(DoorError::NoSuchRealm {
-                realm: realm.to_string(),
-            }),
-            (many, _) => Err(DoorError::Ambiguous {
-                realm: realm.to_string(),
-                stems: many.iter().map(|r| r.stem.clone()).collect(),
-            }),
+            ([], _) => Err(Unresolved::NoSuch),
+            (many, _) => Err(Unresolved::Several(
+                many.iter().map(|r| r.stem.clone()).collect(),
+            )),
         }
     }
 
@@ -604,26 +606,6 @@ impl Directory {
     }
 }
 
-/// A realm as the doors list it.
-fn realm_info(r: &Realm) -> RealmInfo {
-    let entry = r.entry();
-    RealmInfo {
-        stem: r.stem.clone(),
-        kind: match r.kind {
-            RealmKind::Page => "page",
-            RealmKind::Worker => "worker",
-            RealmKind::Node => "node",
-        }
-        .into(),
-        name: r.name.clone(),
-        url: r.url.clone(),
-        state: entry.state.as_str().into(),
-        last: r.last_seen.to_string(),
-        log: daebug_protocol::door::log_path(&r.stem),
-        waiting: r.waiting.clone(),
-    }
-}
-
 /// The URL the realm of `stem` said it is at.
 fn realm_url(realms: &[Realm], stem: &str) -> String {
     realms
@@ -749,15 +731,11 @@ mod tests {
         let cart = hello(&mut dir, 3, "Cart");
         assert_eq!(dir.resolve(&cart), Ok(cart.clone()));
         assert_eq!(dir.resolve("cart"), Ok(cart.clone()));
-        assert!(
-            matches!(dir.resolve("shop"), Err(DoorError::Ambiguous { stems, .. }) if stems == [shop.clone(), shop2.clone()])
-        );
         assert_eq!(
-            dir.resolve("nope"),
-            Err(DoorError::NoSuchRealm {
-                realm: "nope".into()
-            })
+            dir.resolve("shop"),
+            Err(Unresolved::Several(vec![shop.clone(), shop2.clone()]))
         );
+        assert_eq!(dir.resolve("nope"), Err(Unresolved::NoSuch));
         assert!(dir.resolve("").is_err());
         dir.on(DirMsg::Gone { conn: 1 });
         assert_eq!(dir.resolve("shop"), Ok(shop2));

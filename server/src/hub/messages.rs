@@ -9,8 +9,27 @@ use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 use crate::cdp::lines::BrowserLine;
 use crate::engine::lifecycle::Lifecycle;
+use crate::engine::registry::RealmEntry;
 use crate::engine::{Input, LogState};
-use daebug_protocol::door::{DoorError, RealmInfo};
+
+/// A realm as the directory lists it: its registry entry and the name
+/// it gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedRealm {
+    pub entry: RealmEntry,
+    pub name: String,
+    /// Its panels, asks and picks waiting for a person, as it sent them.
+    pub waiting: Vec<daebug_protocol::person::Waiting>,
+}
+
+/// Why a name a door gave is no realm's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unresolved {
+    /// No stem is it or starts with it.
+    NoSuch,
+    /// It starts these stems (none connected, or several).
+    Several(Vec<String>),
+}
 
 /// What a realm says about itself in its hello.
 #[derive(Debug, Clone)]
@@ -66,15 +85,16 @@ pub enum DirMsg {
     DebugDirCreated,
     /// The registry `debug.md` changed (the hub's own writes included).
     RegistryChanged,
-    /// A door asks for the realms, as the registry lists them.
+    /// A door asks for the realms, as the registry lists them (the doors
+    /// turn them into their own JSON: no door type enters an inbox).
     Realms {
-        reply: oneshot::Sender<Vec<RealmInfo>>,
+        reply: oneshot::Sender<Vec<ListedRealm>>,
     },
     /// A door names a realm (its stem, or a unique start of it): which
     /// log is it?
     Resolve {
         realm: String,
-        reply: oneshot::Sender<Result<(String, mpsc::UnboundedSender<LogMsg>), DoorError>>,
+        reply: oneshot::Sender<Result<(String, mpsc::UnboundedSender<LogMsg>), Unresolved>>,
     },
     /// The fan-out log's `job`: run this block in every connected realm
     /// and tell `to` whom it asked, then each reply.

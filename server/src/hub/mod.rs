@@ -348,6 +348,9 @@ impl Hub {
                 debug_dir.join(node_loader::FILE_NAME).display()
             );
         }
+        if let Err(e) = node_loader::write_test_runner(&debug_dir) {
+            tracing::warn!("cannot write daebug.test's Node runner into debug/: {e}");
+        }
         tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
         let serve = {
             let shutdown = shutdown.clone();

@@ -25,7 +25,7 @@ pub const FILE_NAME: &str = "daebug-node.mjs";
 /// with `?token=` when the hub has one).
 pub fn text(script_url: &str) -> String {
     let quoted = serde_json::to_string(script_url).unwrap_or_else(|_| "\"\"".into());
-    TEMPLATE.replacen(SELF_PLACEHOLDER, &quoted, 1)
+    crate::http::assets::with_hooks(TEMPLATE).replacen(SELF_PLACEHOLDER, &quoted, 1)
 }
 
 /// Writes it into `debug` in one step (a process starting meanwhile reads
@@ -51,6 +51,40 @@ pub fn write(debug: &Path, script_url: &str, secret: bool) -> std::io::Result<Pa
     Ok(path)
 }
 
+/// `daebug.test` in a Node realm: the runner (Node's own node:test) and
+/// the report it shares with pages, which `daebug-node.mjs` imports from
+/// beside itself on first use.
+const TEST_FILES: [(&str, &str); 2] = [
+    (
+        "daebug-test-node.mjs",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test-node.mjs"
+        )),
+    ),
+    (
+        "daebug-test-report.mjs",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-test-report.mjs"
+        )),
+    ),
+];
+
+/// Writes the Node test runner's files into `debug` (no secret in them),
+/// each in one step like the loader.
+pub fn write_test_runner(debug: &Path) -> std::io::Result<()> {
+    for (name, text) in TEST_FILES {
+        let path = debug.join(name);
+        let tmp = fsio::write_temp(&path, text)?;
+        if let Err(e) = std::fs::rename(&tmp, &path) {
+            fsio::remove_quietly(&tmp);
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +94,7 @@ mod tests {
         let t = text("http://127.0.0.1:8302/daebug.js?token=a\"b");
         assert!(t.contains(r#""http://127.0.0.1:8302/daebug.js?token=a\"b""#));
         assert!(!t.contains("__DAEBUG_SELF__"));
+        // The shared hooks are spliced in: the file is whole.
+        assert!(t.contains("function hooks()") && !t.contains("/* daebug:hooks */"));
     }
 }

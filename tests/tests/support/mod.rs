@@ -189,6 +189,11 @@ pub fn base_of(line: &str) -> String {
 /// Polls are frequent but this long at most.
 const WAIT: Duration = Duration::from_secs(30);
 
+/// How long a realm has to connect the first time: a browser that starts
+/// cold (WebKit's MiniBrowser under xvfb) on a busy 2-core machine has
+/// been seen to take over 30 s.
+const CONNECT_WAIT: Duration = Duration::from_secs(90);
+
 /// The browser engines the tests open pages in: one seam
 /// ([`Browser::open_in`]), each engine's command line in [`launch`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -492,9 +497,12 @@ impl World {
 /// it is listed and idle.
 pub fn log_in(root: &Path, prefix: &str) -> Log {
     let registry = root.join("debug.md");
-    let listed = wait_for(&registry, &format!("a realm named {prefix}"), |t| {
-        stems_in(t).iter().any(|s| s.starts_with(prefix))
-    });
+    let listed = daebug_test_files::wait_for_within(
+        &registry,
+        &format!("a realm named {prefix}"),
+        CONNECT_WAIT,
+        |t| stems_in(t).iter().any(|s| s.starts_with(prefix)),
+    );
     let stem = stems_in(&listed)
         .into_iter()
         .find(|s| s.starts_with(prefix))

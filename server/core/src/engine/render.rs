@@ -274,6 +274,7 @@ pub fn event_info(e: &BackgroundEvent) -> String {
         },
         // The other console methods name themselves in `source`; only a
         // known one may stand in a fence info string.
+        (EventType::Console, _) if is_test_lines(e) => format!("Text {TEST_SOURCE}"),
         (EventType::Console, _) if e.source.as_deref() == Some("console.assert") => {
             "Error console.assert".into()
         }
@@ -345,11 +346,45 @@ impl Drops {
     }
 }
 
+/// Whether an event holds lines of a test run (`daebug.test`, DESIGN §15),
+/// which its realm sends in batches as tests finish.
+pub fn is_test_lines(e: &BackgroundEvent) -> bool {
+    e.kind == EventType::Console && e.source.as_deref() == Some(TEST_SOURCE)
+}
+
+/// The `source` of [`is_test_lines`] events; their fence is `Text test`.
+pub const TEST_SOURCE: &str = "test";
+
+/// Batches of test lines in a row read as one `Text test` fence (and
+/// count as one event against the ten shown), so a run's lines stay
+/// whole however many batches they came in.
+fn merge_test_lines(events: &[BackgroundEvent]) -> std::borrow::Cow<'_, [BackgroundEvent]> {
+    let adjacent = events
+        .windows(2)
+        .any(|w| is_test_lines(&w[0]) && is_test_lines(&w[1]));
+    if !adjacent {
+        return std::borrow::Cow::Borrowed(events);
+    }
+    let mut out: Vec<BackgroundEvent> = Vec::with_capacity(events.len());
+    for e in events {
+        match out.last_mut() {
+            Some(last) if is_test_lines(last) && is_test_lines(e) => {
+                last.message.push('\n');
+                last.message.push_str(&e.message);
+            }
+            _ => out.push(e.clone()),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The fenced blocks for a list of events: all of them when there are at
 /// most ten, else the first two, a line saying how many were left out
 /// (including those the realm left out) and how many the realm dropped
 /// at its rate limit, and the last eight.
 pub fn events(events: &[BackgroundEvent], drops: Drops) -> String {
+    let merged = merge_test_lines(events);
+    let events = &merged[..];
     let mut out = String::new();
     let omitted = events.len().saturating_sub(MAX_EVENTS_SHOWN) + drops.omitted as usize;
     let limited = drops.limited as usize;
@@ -591,6 +626,23 @@ mod tests {
             event_info(&method("console.log\n```js")),
             "Text console.log"
         );
+    }
+
+    #[test]
+    fn batches_of_test_lines_read_as_one_fence() {
+        let test = |m: &str| BackgroundEvent {
+            source: Some(TEST_SOURCE.into()),
+            ..log(m)
+        };
+        let mut list: Vec<BackgroundEvent> =
+            (0..12).map(|i| test(&format!("✔ t{i} (1ms)"))).collect();
+        list.insert(5, log("between"));
+        let text = events(&list, Drops::default());
+        assert_eq!(text.matches("```Text test").count(), 2, "{text}");
+        assert!(text.contains("✔ t0 (1ms)\n✔ t1 (1ms)"), "{text}");
+        assert!(text.contains("✔ t11 (1ms)"), "{text}");
+        assert!(!text.contains("omitted"), "{text}");
+        assert_eq!(event_info(&test("x")), "Text test");
     }
 
     #[test]

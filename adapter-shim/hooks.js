@@ -1,0 +1,177 @@
+// hooks.js: the console, fetch and XMLHttpRequest hooks both loaders put
+// in place on their first line (`daebug.js` in pages and workers,
+// `daebug-node.mjs` in Node). The hub splices this file into each loader
+// at its marker comment (`daebug:hooks`), so a loader stays one file for the
+// client and the hooks are written once. It defines one function,
+// `hooks()`, that installs them and returns what the adapter attaches to
+// (its typed bindings: `Hooks` in adapter-wasm/src/bind.rs).
+//
+// The wrappers stay for the realm's life (a reference its code took early
+// keeps working); until the adapter attaches, what they see is kept here.
+function hooks() {
+  const records = [];
+  const originals = {};
+  let sink = null;
+  let netSink = null;
+  let nodeSink = null;
+  let dropped = 0;
+  let stopped = false;
+  const keep = (r) => (stopped ? 0 : records.length < 1000 ? records.push(r) : dropped++);
+  // The one list of the console methods daebug captures.
+  const methods = ["log", "info", "warn", "error", "debug", "trace", "assert", "table", "dir",
+    "count", "countReset", "time", "timeLog", "timeEnd", "group", "groupCollapsed", "groupEnd"];
+  for (const m of methods) {
+    const orig = console[m];
+    if (typeof orig !== "function") continue;
+    originals[m] = orig;
+    console[m] = function (...args) {
+      try {
+        const trace = m === "trace" ? new Error() : undefined;
+        if (sink) sink(m, args, trace);
+        else keep({ m, args, trace, at: performance.now() });
+      } catch {}
+      return orig.apply(this, args);
+    };
+  }
+  // Requests, each as [method, url, start, end, status, text] (end 0: on
+  // its way; status 0: no answer, and the text says why), kept here in
+  // plain JavaScript: only one that failed or answered 400 or more
+  // reaches the adapter at once, and those started while a job runs are
+  // listed for it (see `requests`).
+  let listed = null;
+  let unlisted = 0;
+  const started = (method, url) => {
+    const r = [String(method || "GET"), String(url), performance.now(), 0, 0, ""];
+    if (listed && listed.length < 1000) listed.push(r);
+    else if (listed) unlisted++;
+    return r;
+  };
+  const ended = (r, status, text) => {
+    try {
+      if (r[3]) return;
+      r[3] = performance.now();
+      r[4] = status;
+      r[5] = String(text);
+      if (status === 0 || status >= 400) {
+        if (netSink) netSink(r);
+        else keep({ net: r });
+      }
+    } catch {}
+  };
+  const fetch0 = globalThis.fetch;
+  if (typeof fetch0 === "function") {
+    globalThis.fetch = function (input, init) {
+      let r;
+      try {
+        const req = input instanceof Request ? input : null;
+        r = started((init && init.method) || (req && req.method), req ? req.url : input);
+      } catch {}
+      const p = fetch0.apply(this, arguments);
+      if (!r) return p;
+      // The caller gets the chained promise: its rejection stays the
+      // caller's to handle (an unhandled one is still reported as such).
+      return p.then(
+        (res) => (ended(r, res.status, res.statusText), res),
+        (e) => {
+          // Node says why in the cause (`ECONNREFUSED`); a browser's
+          // fetch errors have none.
+          ended(r, 0, e && e.cause ? `${e.message}: ${e.cause.code || e.cause.message}` : e);
+          throw e;
+        },
+      );
+    };
+  }
+  const XHR = globalThis.XMLHttpRequest;
+  if (typeof XHR === "function") {
+    const { open, send, abort } = XHR.prototype;
+    const calls = new WeakMap();
+    XHR.prototype.open = function (method, url) {
+      let c = calls.get(this);
+      if (!c) {
+        calls.set(this, (c = {}));
+        // One listener, from the first `open` (before the page's own as a
+        // rule, so an answer is seen before the page acts on it): every
+        // outcome, an abort or a timeout too, ends in state DONE.
+        const x = this;
+        x.addEventListener("readystatechange", () => {
+          if (x.readyState !== 4 || !c.r) return;
+          const late = x.timeout && performance.now() - c.r[2] >= x.timeout;
+          const why = c.aborted ? "aborted" : late ? "timed out" : "network error";
+          ended(c.r, x.status, x.status ? x.statusText : why);
+          c.r = null;
+        });
+      }
+      c.m = method;
+      c.u = url;
+      return open.apply(this, arguments);
+    };
+    XHR.prototype.send = function () {
+      const c = calls.get(this);
+      if (c) (c.r = started(c.m, c.u)), (c.aborted = false);
+      return send.apply(this, arguments);
+    };
+    XHR.prototype.abort = function () {
+      const c = calls.get(this);
+      if (c) c.aborted = true;
+      return abort.apply(this, arguments);
+    };
+  }
+  // A page's or worker's global errors until the adapter listens itself.
+  // Capture phase: a resource that fails to load (img, script, link) fires
+  // `error` on its element, which does not bubble. Node has no global
+  // events: its loader hands over the process's fatal ones (`node`).
+  const kinds = typeof addEventListener === "function" ? ["error", "unhandledrejection", "securitypolicyviolation"] : [];
+  const listen = (event) => keep({ event });
+  for (const k of kinds) addEventListener(k, listen, true);
+  const unlisten = () => {
+    for (const k of kinds) removeEventListener(k, listen, true);
+  };
+  return {
+    originals,
+    // Node: `uncaughtException` or `unhandledRejection` and what was thrown.
+    node(kind, value) {
+      try {
+        if (nodeSink) nodeSink(kind, value);
+        else keep({ node: [kind, value] });
+      } catch {}
+    },
+    // The adapter takes over: console calls go to `s`, failed requests to
+    // `n` and Node's fatal events to `e` from now on, and what was kept is
+    // handed over once.
+    attach(s, n, e) {
+      sink = s;
+      netSink = n;
+      nodeSink = e || null;
+      unlisten();
+      const out = { records: records.splice(0), dropped };
+      dropped = 0;
+      return out;
+    },
+    detach() {
+      sink = null;
+      netSink = null;
+      nodeSink = null;
+    },
+    // A test run's lines (`daebug.test`), as a `Text test` event of the
+    // running block.
+    report(text) {
+      if (sink) sink("test", [String(text)]);
+    },
+    // The adapter will not come: keep nothing (no objects held for the
+    // realm's life), listen to nothing; the wrappers pass through.
+    stop() {
+      this.detach();
+      stopped = true;
+      records.length = 0;
+      unlisten();
+    },
+    // A job starts (`true`: list its requests from now on) or ends: the
+    // requests listed so far, those still on their way too.
+    requests(on) {
+      const out = { list: listed || [], unlisted };
+      listed = on ? [] : null;
+      unlisted = 0;
+      return out;
+    },
+  };
+}

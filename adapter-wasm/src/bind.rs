@@ -1,0 +1,174 @@
+//! The adapter's typed bindings: the loader's hooks (`adapter-shim/hooks.js`)
+//! and the few global-scope calls the adapter makes, as `#[wasm_bindgen]`
+//! imports rather than string-keyed `Reflect` calls. Each is one import the
+//! glue calls directly: smaller in the `.wasm` than a `Reflect::get` with its
+//! key string and its `Result`, and the contract with the loader is written
+//! down here, once.
+//!
+//! [`Listener`] is the one RAII event listener: added on creation, removed
+//! on drop, in the phase it was added in.
+
+use js_sys::{Array, Function};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// What `hooks()` returns (`adapter-shim/hooks.js`): the loader's
+    /// console, request and error hooks.
+    pub type Hooks;
+    /// The console's methods as they were before the loader wrapped them.
+    #[wasm_bindgen(method, getter)]
+    pub fn originals(this: &Hooks) -> JsValue;
+    /// The adapter takes over: console calls to `sink`, failed requests to
+    /// `net`, a Node process's fatal events to `node`; what was kept.
+    #[wasm_bindgen(method, catch)]
+    pub fn attach(
+        this: &Hooks,
+        sink: &JsValue,
+        net: &JsValue,
+        node: &JsValue,
+    ) -> Result<Kept, JsValue>;
+    #[wasm_bindgen(method)]
+    pub fn detach(this: &Hooks);
+    /// A job starts (`true`) or ends: the requests listed since.
+    #[wasm_bindgen(method, catch)]
+    pub fn requests(this: &Hooks, on: bool) -> Result<Requests, JsValue>;
+
+    /// What the hooks kept before the adapter attached.
+    pub type Kept;
+    #[wasm_bindgen(method, getter)]
+    pub fn records(this: &Kept) -> Array;
+    #[wasm_bindgen(method, getter)]
+    pub fn dropped(this: &Kept) -> f64;
+
+    /// One kept record: a console call (`m`, `args`, `trace`, `at`), a
+    /// failed request (`net`), a global event (`event`) or a Node fatal
+    /// event (`node`: `[kind, value]`).
+    pub type Record;
+    #[wasm_bindgen(method, getter)]
+    pub fn m(this: &Record) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn args(this: &Record) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn trace(this: &Record) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn at(this: &Record) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn net(this: &Record) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn node(this: &Record) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn event(this: &Record) -> JsValue;
+
+    /// The requests a job's start or end hands over.
+    pub type Requests;
+    #[wasm_bindgen(method, getter)]
+    pub fn list(this: &Requests) -> Array;
+    #[wasm_bindgen(method, getter)]
+    pub fn unlisted(this: &Requests) -> f64;
+
+    /// An event's fields the capture reads (`ErrorEvent`,
+    /// `PromiseRejectionEvent`, `SecurityPolicyViolationEvent`, a report).
+    pub type Event;
+    #[wasm_bindgen(method, getter, js_name = type)]
+    pub fn kind(this: &Event) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn target(this: &Event) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn error(this: &Event) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn message(this: &Event) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn reason(this: &Event) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn body(this: &Event) -> JsValue;
+
+    /// Anything with `addEventListener` (the global scope, `navigation`).
+    pub type Target;
+    #[wasm_bindgen(method, catch, js_name = addEventListener)]
+    fn add_event_listener(
+        this: &Target,
+        kind: &str,
+        f: &JsValue,
+        capture: bool,
+    ) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeEventListener)]
+    fn remove_event_listener(
+        this: &Target,
+        kind: &str,
+        f: &JsValue,
+        capture: bool,
+    ) -> Result<(), JsValue>;
+}
+
+/// The loader's hooks, when a loader put them in place
+/// (`globalThis[Symbol.for("daebug.early")]`).
+pub fn hooks() -> Option<Hooks> {
+    let key: JsValue = js_sys::Symbol::for_("daebug.early").into();
+    js_sys::Reflect::get(&js_sys::global(), &key)
+        .ok()
+        .filter(JsValue::is_object)
+        .map(JsCast::unchecked_into)
+}
+
+/// Which phase a [`Listener`] listens in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Before the target's own listeners: sees events that do not bubble
+    /// (a resource's `error` at the global scope).
+    Capture,
+    /// The default phase.
+    Bubble,
+}
+
+/// A listener on an event target, removed when dropped (in the phase it
+/// was added in, as `removeEventListener` needs).
+#[must_use = "the listener is removed when dropped"]
+pub struct Listener {
+    target: Target,
+    kind: &'static str,
+    phase: Phase,
+    callback: Closure<dyn FnMut(JsValue)>,
+}
+
+impl Listener {
+    /// Listens to `kind` on `target`; `None` when it has no
+    /// `addEventListener` (a Node global) or it refused.
+    pub fn on(
+        target: &JsValue,
+        kind: &'static str,
+        phase: Phase,
+        callback: Closure<dyn FnMut(JsValue)>,
+    ) -> Option<Listener> {
+        let target: Target = target.clone().unchecked_into();
+        target
+            .add_event_listener(kind, callback.as_ref(), phase == Phase::Capture)
+            .ok()?;
+        Some(Listener {
+            target,
+            kind,
+            phase,
+            callback,
+        })
+    }
+
+    /// The event kind it listens to.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// The callback, to hand it an event by hand (a replayed one).
+    pub fn function(&self) -> &Function {
+        self.callback.as_ref().unchecked_ref()
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self.target.remove_event_listener(
+            self.kind,
+            self.callback.as_ref(),
+            self.phase == Phase::Capture,
+        );
+    }
+}
