@@ -188,6 +188,8 @@ struct Adapter {
     pictures: Rc<crate::pictures::Pictures>,
     /// `getEventListeners` / `queryObjects` waiting for the hub.
     devtools: Rc<crate::devtools::DevtoolsAsks>,
+    /// Panels, `ask` and `pick`: their messages to and from the hub.
+    person: Option<crate::person::Person>,
     /// A Node process: the loader's object (see [`crate::node`]).
     node: Option<JsValue>,
     /// Flushes asked (a Node process's last word): their `seq` and the
@@ -328,6 +330,14 @@ impl Adapter {
             pictures.clone(),
             devtools.clone(),
         );
+        let person = toolkit.as_ref().and_then(|t| {
+            let kind = match kind {
+                RealmKind::Page => "page",
+                RealmKind::Worker => "worker",
+                RealmKind::Node => "node",
+            };
+            crate::person::Person::install(t.object(), script_url, kind)
+        });
         let dialogs = match (
             identity::query_param(script_url, "dialogs").as_deref(),
             &toolkit,
@@ -362,6 +372,7 @@ impl Adapter {
             toolkit,
             pictures,
             devtools,
+            person,
             node,
             flushes: Vec::new(),
             flush_seq: 0,
@@ -372,6 +383,14 @@ impl Adapter {
     fn begin(rc: &Rc<RefCell<Adapter>>) {
         let weak = Rc::downgrade(rc);
         // A screenshot a block asks for goes to the hub at once.
+        if let Some(p) = &rc.borrow().person {
+            let to_hub = weak.clone();
+            p.send_with(Box::new(move |msg| {
+                if let Some(rc) = to_hub.upgrade() {
+                    Adapter::perform(&rc, vec![Action::Send(msg)]);
+                }
+            }));
+        }
         let to_hub = weak.clone();
         rc.borrow().pictures.send_with(Box::new(move |ask| {
             if let Some(rc) = to_hub.upgrade() {
@@ -574,6 +593,11 @@ impl Adapter {
                 Action::Inspected(answer) => {
                     let devtools = rc.borrow().devtools.clone();
                     devtools.answer(answer);
+                }
+                Action::Person(json) => {
+                    if let Some(p) = &rc.borrow().person {
+                        p.hub(json);
+                    }
                 }
                 Action::Flushed(seq) => {
                     let done: Vec<Function> = {

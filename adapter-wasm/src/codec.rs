@@ -134,6 +134,10 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.num("seq", *seq);
         }
         RealmMsg::Reloading => w.str("type", "reloading"),
+        RealmMsg::Person { json } => {
+            w.str("type", "person");
+            w.str("json", json);
+        }
         RealmMsg::Exiting { code } => {
             w.str("type", "exiting");
             w.raw("code", &code.to_string());
@@ -224,6 +228,9 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
             ask: number(&v, "ask")? as u32,
             error: string(&v, "error").ok(),
         }),
+        "person" => HubMsg::Person {
+            json: string(&v, "json")?,
+        },
         "bye" => HubMsg::Bye {
             reason: string(&v, "reason")?,
         },

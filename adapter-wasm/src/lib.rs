@@ -73,6 +73,8 @@ pub mod network;
 #[cfg(target_arch = "wasm32")]
 pub mod node;
 #[cfg(target_arch = "wasm32")]
+pub mod person;
+#[cfg(target_arch = "wasm32")]
 pub mod pictures;
 pub mod reply;
 #[cfg(target_arch = "wasm32")]

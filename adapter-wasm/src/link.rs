@@ -79,6 +79,8 @@ pub enum Action {
     Inspected(daebug_protocol::InspectAnswer),
     /// What was sent before the flush with this `seq` is in the log.
     Flushed(u64),
+    /// A person acted in the dashboard: for the toolkit's panel module.
+    Person(String),
 }
 
 /// See the module docs.
@@ -199,6 +201,7 @@ impl Link {
             HubMsg::Screenshot(answer) => vec![Action::Screenshot(answer)],
             HubMsg::Inspected(answer) => vec![Action::Inspected(answer)],
             HubMsg::Flushed { seq } => vec![Action::Flushed(seq)],
+            HubMsg::Person { json } => vec![Action::Person(json)],
         }
     }
 

@@ -150,6 +150,9 @@ fn every_realm_message_is_what_serde_would_write() {
         },
         RealmMsg::Exiting { code: -1 },
         RealmMsg::Flush { seq: 3 },
+        RealmMsg::Person {
+            json: r#"{"type":"answered","title":"Checkout \"form\"","value":{"n":1}}"#.into(),
+        },
     ];
     for msg in messages {
         let ours: serde_json::Value = serde_json::from_str(&encode(&msg)).expect("JSON");
@@ -186,6 +189,9 @@ fn every_hub_message_is_read_as_serde_wrote_it() {
         HubMsg::Cancel { job: JobId(3) },
         HubMsg::Ping { seq: 1 },
         HubMsg::Flushed { seq: 4 },
+        HubMsg::Person {
+            json: r#"{"id":1,"handler":0,"event":"submit"}"#.into(),
+        },
         HubMsg::Error {
             message: "malformed message".into(),
         },

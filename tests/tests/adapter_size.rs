@@ -18,8 +18,12 @@ const BUDGET: usize = 64 * 1024;
 
 /// What the adapter may not grow past while it is over [`BUDGET`]: its
 /// size when this test was written (100,407 bytes here; flate2's level 9
-/// is a little larger than `gzip -9`'s 98,672), rounded up.
-const CEILING: usize = 100_500;
+/// is a little larger than `gzip -9`'s 98,672), rounded up; then raised by
+/// what panels, `ask`, `pick` and streamed data put in the `.wasm`
+/// (issue 31, +1,660: `person.js`, the entry points that must answer at
+/// once, and the `person` message's routing; the panels themselves are
+/// `daebug-panel.mjs`, loaded only when a block uses one).
+const CEILING: usize = 102_200;
 
 /// The files a page loads for the adapter (the loader aside, which the
 /// hub writes per request), as committed in `www/adapter/`.

@@ -6,6 +6,8 @@
 // hub has a token, opening the page with `?token=…` made the hub set its
 // cookie, which fetch and EventSource send from then on.
 
+import { renderPerson } from "/_daebug/person.js";
+
 const AGENT = "dashboard";
 // Coalesces a burst of log writes (a job's progress, its reply) into one fetch.
 const LOG_DEBOUNCE_MS = 100;
@@ -114,6 +116,12 @@ function renderRealms() {
       state.className = "state";
       state.textContent = realm.state;
       top.append(stem, kind, state);
+      if (realm.waiting && realm.waiting.length) {
+        const waiting = document.createElement("span");
+        waiting.className = "waiting";
+        waiting.textContent = "waiting for a person";
+        top.append(waiting);
+      }
       const where = document.createElement("div");
       where.className = "where";
       where.textContent = realm.name ? `${realm.name} — ${realm.url}` : realm.url;
@@ -124,6 +132,7 @@ function renderRealms() {
       return item;
     }),
   );
+  renderPerson($("person"), view.realms.find((r) => r.stem === view.selected));
   const none = view.realms.length === 0;
   $("no-realms").hidden = !none;
   if (none) $("connect").open = true;
@@ -142,6 +151,7 @@ function select(stem) {
     if (b.dataset.stem === stem) b.setAttribute("aria-current", "true");
     else b.removeAttribute("aria-current");
   }
+  renderPerson($("person"), realm);
   scheduleLog(0);
 }
 

@@ -27,6 +27,9 @@ pub struct ExecInfo {
     /// The `prelude` option: the block runs again in every new document of
     /// its realm (see `engine/prelude.rs`).
     pub prelude: bool,
+    /// A data fence (`json agent.data => "id"`): the target it sets, see
+    /// `engine/agent_data.rs`. Its other options are not read.
+    pub data: Option<String>,
 }
 
 impl ExecInfo {

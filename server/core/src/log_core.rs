@@ -31,6 +31,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use daebug_protocol::person::{PersonNews, Waiting};
 use daebug_protocol::{
     BackgroundEvent, HubMsg, InspectAsk, JobError, JobId, JobResult, Outcome, RealmImage,
     RealmKind, RealmMsg, ScreenshotAsk,
@@ -56,6 +57,12 @@ pub enum Aside {
     /// The realm waits to hear that what it sent before is written: answer
     /// once [`LogCore::is_settled`].
     Flush(u64),
+    /// What waits for a person in the realm now: for the realm's entry in
+    /// the directory (`list_realms`, the API, the dashboard).
+    Waiting(Vec<Waiting>),
+    /// A message the realm sent that the hub cannot read: answered with an
+    /// error, as a malformed envelope is.
+    Unreadable(String),
 }
 
 /// A message for a realm connection.
@@ -214,6 +221,16 @@ impl LogCore {
                 // write of many goes now.
                 self.intake.flush_background(now);
                 return Some(Aside::Flush(seq));
+            }
+            RealmMsg::Person { json } => {
+                match serde_json::from_str::<daebug_protocol::person::PersonNews>(&json) {
+                    Ok(PersonNews::Answered { title, value }) if self.presence.serves(conn) => {
+                        self.job_news(Input::Human { title, value }, now, wall)
+                    }
+                    Ok(PersonNews::Answered { .. }) => {}
+                    Ok(PersonNews::Waiting { waits }) => return Some(Aside::Waiting(waits)),
+                    Err(e) => return Some(Aside::Unreadable(format!("person: {e}"))),
+                }
             }
             // The connection's own business (`realm.rs`).
             RealmMsg::Hello { .. } | RealmMsg::Pong { .. } => {}

@@ -25,6 +25,9 @@ pub struct RealmInfo {
     pub last: String,
     /// Its log, relative to the root: `debug/<stem>.md`.
     pub log: String,
+    /// Panels, asks and picks waiting for a person (DESIGN §14).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waiting: Vec<crate::person::Waiting>,
 }
 
 /// The body of `POST /api/realms/{stem}/eval`.

@@ -17,6 +17,8 @@
 pub mod door;
 pub mod event;
 pub mod job;
+#[cfg(feature = "door")]
+pub mod person;
 pub mod stack;
 pub mod wire;
 

@@ -109,6 +109,10 @@ pub enum RealmMsg {
     /// sent before this is in the log file: a Node process that dies of an
     /// uncaught error waits for it, so the log has the error first.
     Flush { seq: u64 },
+    /// The person in the loop: a `person::PersonNews` as JSON text (panels,
+    /// asks and picks waiting; an answer). Text, so the adapter routes it
+    /// without a codec of its own.
+    Person { json: String },
 }
 
 /// Hub → realm.
@@ -155,6 +159,9 @@ pub enum HubMsg {
     /// A message the hub could not use, and why. The connection stays open
     /// unless the hello itself was refused.
     Error { message: String },
+    /// A person acted in the dashboard on this realm's panel: a
+    /// `person::PersonAct` as JSON text, for the toolkit's panel module.
+    Person { json: String },
     /// The hub is shutting down; reconnect with backoff.
     Bye { reason: String },
 }

@@ -170,6 +170,10 @@ fn realm_messages() {
         r#"{"type":"exiting","code":1}"#,
     );
     round_trip(&RealmMsg::Flush { seq: 2 }, r#"{"type":"flush","seq":2}"#);
+    round_trip(
+        &RealmMsg::Person { json: "{}".into() },
+        r#"{"type":"person","json":"{}"}"#,
+    );
 }
 
 #[test]
@@ -210,6 +214,10 @@ fn hub_messages() {
     );
     round_trip(&HubMsg::Ping { seq: 1 }, r#"{"type":"ping","seq":1}"#);
     round_trip(&HubMsg::Flushed { seq: 2 }, r#"{"type":"flushed","seq":2}"#);
+    round_trip(
+        &HubMsg::Person { json: "{}".into() },
+        r#"{"type":"person","json":"{}"}"#,
+    );
     round_trip(
         &HubMsg::Error {
             message: "malformed message".into(),
@@ -258,4 +266,42 @@ fn unknown_or_malformed_messages_are_errors_not_panics() {
     ] {
         assert!(serde_json::from_str::<RealmMsg>(bad).is_err(), "{bad}");
     }
+}
+
+/// The person channel's inner messages, as the panel module writes them.
+#[cfg(feature = "door")]
+#[test]
+fn person_news_and_acts() {
+    use daebug_protocol::person::{PersonAct, PersonNews, Waiting};
+    let news: PersonNews = serde_json::from_str(
+        r#"{"type":"waiting","waits":[{"id":1,"kind":"panel","title":"Checkout","view":null},
+            {"id":2,"kind":"ask","title":"Go?","view":{"ui":[{"t":"button","p":{"onClick":{"$h":0}},"c":["Yes"]}]}}]}"#,
+    )
+    .expect("waiting");
+    let PersonNews::Waiting { waits } = news else {
+        panic!("{news:?}")
+    };
+    assert_eq!(
+        waits[0],
+        Waiting {
+            id: 1,
+            kind: "panel".into(),
+            title: "Checkout".into(),
+            view: serde_json::Value::Null
+        }
+    );
+    assert_eq!(waits[1].view["ui"][0]["p"]["onClick"]["$h"], 0);
+    let news: PersonNews =
+        serde_json::from_str(r#"{"type":"answered","title":"Go?","value":"Yes"}"#)
+            .expect("answered");
+    assert_eq!(
+        news,
+        PersonNews::Answered {
+            title: "Go?".into(),
+            value: serde_json::json!("Yes")
+        }
+    );
+    let act: PersonAct =
+        serde_json::from_str(r#"{"id":2,"handler":0,"event":"click","value":null}"#).expect("act");
+    assert_eq!((act.id, act.handler, act.event.as_str()), (2, 0, "click"));
 }

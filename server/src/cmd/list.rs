@@ -75,6 +75,7 @@ mod tests {
             state: state.into(),
             last: "10:00:00".into(),
             log: format!("debug/{stem}.md"),
+            waiting: Vec::new(),
         };
         let table = realms_table(&[realm("shop-3f2a", "idle"), realm("a", "disconnected")]);
         assert_eq!(

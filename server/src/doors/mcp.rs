@@ -51,10 +51,10 @@ processes) connected to a local hub, like typing into their devtools console. \
 Every block and reply is also written in the realm's Markdown log, debug/<stem>.md.";
 
 const LIST_REALMS: &str = "\
-The connected realms, one per line: `<stem> <kind> <state> <url> <log>`. kind: page, \
-iframe, worker or node; state: idle, executing, completed, failed, timeout, \
-unresponsive or disconnected (cannot run code until it connects again). None: open \
-a page the hub serves, or one that loads its /daebug.js.";
+Connected realms, one a line: `<stem> <kind> <state> <url> <log>`, plus `waiting \
+for a person` while a panel, ask or pick awaits one. kind: page, iframe, worker or \
+node; state: idle, executing, completed, failed, timeout, unresponsive or \
+disconnected. None: open a page that loads the hub's /daebug.js.";
 
 const EVAL: &str = "\
 Run JavaScript (lang \"ts\": TypeScript) in a realm, as its devtools console does: \
@@ -281,8 +281,13 @@ pub fn realm_lines(realms: &[RealmInfo]) -> String {
                 true => String::new(),
                 false => format!("  ({})", r.name),
             };
+            let waiting: String = r
+                .waiting
+                .iter()
+                .map(|w| format!("  waiting for a person: {} {:?}", w.kind, w.title))
+                .collect();
             format!(
-                "{}  {}  {}  {}  {}{name}\n",
+                "{}  {}  {}  {}  {}{name}{waiting}\n",
                 r.stem, r.kind, r.state, r.url, r.log
             )
         })
@@ -454,10 +459,25 @@ mod tests {
             state: "idle".into(),
             last: "10:00:05".into(),
             log: "debug/shop-3f2a.md".into(),
+            waiting: Vec::new(),
         };
         assert_eq!(
-            realm_lines(&[realm]),
+            realm_lines(std::slice::from_ref(&realm)),
             "shop-3f2a  page  idle  http://127.0.0.1:8302/  debug/shop-3f2a.md  (Shop)\n"
+        );
+        let waiting = RealmInfo {
+            state: "executing".into(),
+            waiting: vec![daebug_protocol::person::Waiting {
+                id: 1,
+                kind: "panel".into(),
+                title: "Checkout form".into(),
+                view: serde_json::Value::Null,
+            }],
+            ..realm
+        };
+        assert_eq!(
+            realm_lines(&[waiting]),
+            "shop-3f2a  page  executing  http://127.0.0.1:8302/  debug/shop-3f2a.md  (Shop)  waiting for a person: panel \"Checkout form\"\n"
         );
         assert!(realm_lines(&[]).starts_with("no realms"));
     }

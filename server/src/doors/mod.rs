@@ -100,6 +100,25 @@ impl Doors {
             })
     }
 
+    /// A person acted on a panel or ask of `realm` in the dashboard
+    /// (`http/person.rs`): the realm hears it. Deliberately not on
+    /// [`door::Door`]: no agent's door (the API, MCP, the CLI) can answer
+    /// for a person. Whether a realm serves the log now to hear it.
+    pub async fn person_act(
+        &self,
+        realm: &str,
+        act: &daebug_protocol::person::PersonAct,
+    ) -> Result<bool, DoorError> {
+        let (_, log) = self.find(realm).await?;
+        let (sent, heard) = oneshot::channel();
+        let json = serde_json::to_string(act).map_err(|e| DoorError::BadRequest {
+            message: e.to_string(),
+        })?;
+        log.send(LogMsg::Person { json, sent })
+            .map_err(|_| DoorError::Stopping)?;
+        Ok(heard.await.unwrap_or(false))
+    }
+
     /// The stem of the realm named `realm` or whose stem it starts
     /// uniquely (a connected one wins over disconnected ones).
     pub async fn resolve(&self, realm: &str) -> Result<String, DoorError> {
@@ -244,7 +263,11 @@ pub fn last_lines(text: &str, n: usize) -> &str {
 
 /// A realm as the doors list it (`GET /api/realms`, `list_realms`).
 fn realm_info(listed: ListedRealm) -> RealmInfo {
-    let ListedRealm { entry, name } = listed;
+    let ListedRealm {
+        entry,
+        name,
+        waiting,
+    } = listed;
     RealmInfo {
         kind: match entry.kind {
             RealmKind::Page => "page",
@@ -258,6 +281,7 @@ fn realm_info(listed: ListedRealm) -> RealmInfo {
         last: entry.last_seen.to_string(),
         log: daebug_protocol::door::log_path(&entry.stem),
         stem: entry.stem,
+        waiting,
     }
 }
 

@@ -56,6 +56,16 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
             "/../www/adapter/daebug_adapter.js"
         )),
     },
+    // Panels, `ask` and `pick` (DESIGN §14): imported by the toolkit on
+    // first use, so the adapter every page loads does not carry them.
+    AdapterFile {
+        path: "/daebug-panel.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../www/panel/daebug-panel.mjs"
+        )),
+    },
     AdapterFile {
         path: "/daebug_adapter_bg.wasm",
         content_type: "application/wasm",

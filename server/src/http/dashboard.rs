@@ -40,6 +40,12 @@ const SCRIPT: &str = include_str!(concat!(
     "/../www/dashboard/dashboard.js"
 ));
 
+/// Its panels for workers and Node processes (`person.js`).
+const PERSON: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../www/dashboard/person.js"
+));
+
 /// The page's stylesheet.
 const STYLE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -68,10 +74,18 @@ pub fn routes() -> Router<HttpState> {
             get(|| async { file(SCRIPT, "text/javascript; charset=utf-8") }),
         )
         .route(
+            "/_daebug/person.js",
+            get(|| async { file(PERSON, "text/javascript; charset=utf-8") }),
+        )
+        .route(
             "/_daebug/dashboard.css",
             get(|| async { file(STYLE, "text/css; charset=utf-8") }),
         )
         .route("/_daebug/files/archive/{name}", get(archive_file))
+        .route(
+            "/_daebug/person",
+            axum::routing::post(super::person::answer),
+        )
         .route("/_daebug/{*rest}", any(not_here))
 }
 
@@ -139,8 +153,9 @@ pub fn page_response(script_url: &str) -> Response {
     res
 }
 
-async fn serve_page(State(state): State<HttpState>) -> Response {
-    page_response(&state.script_url)
+async fn serve_page(State(state): State<HttpState>, req: Request) -> Response {
+    // A person opening the dashboard gets the key its answers carry.
+    super::person::with_cookie(page_response(&state.script_url), req.headers())
 }
 
 /// `/_daebug` → `/_daebug/`, keeping the query (`?token=…`).

@@ -37,7 +37,12 @@ struct RequestPath {
 }
 
 /// The fallback handler: serve a file (or directory index) from the root.
-pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> Response {
+pub async fn serve(
+    State(state): State<HttpState>,
+    method: Method,
+    uri: Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
     if method != Method::GET && method != Method::HEAD {
         let mut res = plain_text(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -48,7 +53,19 @@ pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> 
         return res;
     }
     let res = match RequestPath::parse(uri.path()) {
-        Ok(path) => serve_path(&state, &path, uri.query()).await,
+        Ok(path) => {
+            let res = serve_path(&state, &path, uri.query()).await;
+            // The dashboard at an index-less root: a person's key, as at
+            // its own path (never on a page of the root's).
+            let dashboard = res
+                .headers()
+                .get(axum::http::header::CONTENT_SECURITY_POLICY)
+                .is_some_and(|p| p == super::dashboard::PAGE_CSP);
+            match dashboard {
+                true => super::person::with_cookie(res, &headers),
+                false => res,
+            }
+        }
         Err(Refused::Malformed) => {
             plain_text(StatusCode::BAD_REQUEST, "daebug: malformed path".to_owned())
         }

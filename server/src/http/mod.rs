@@ -36,6 +36,7 @@ pub mod guard;
 pub mod log_html;
 pub mod node_specifiers;
 pub mod percent;
+pub mod person;
 pub mod test_files;
 pub mod token;
 

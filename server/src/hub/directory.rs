@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use daebug_protocol::person::Waiting;
 use daebug_protocol::{HubMsg, JobId, RealmKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::{mpsc, oneshot};
@@ -52,6 +53,8 @@ struct Realm {
     log_state: LogState,
     /// When its connection closed (it leaves the list ten minutes later).
     gone_since: Option<Instant>,
+    /// Its panels, asks and picks waiting for a person (DESIGN §14).
+    waiting: Vec<Waiting>,
 }
 
 impl Realm {
@@ -199,6 +202,9 @@ impl Directory {
             DirMsg::Gone { conn } => {
                 if let Some(r) = self.realm_of(conn) {
                     r.conn = None;
+                    // Its panels went with its connection; a realm that
+                    // comes back says again what still waits.
+                    r.waiting.clear();
                     r.gone_since = Some(Instant::now());
                     r.last_seen = wall();
                     let stem = r.stem.clone();
@@ -221,6 +227,14 @@ impl Directory {
             DirMsg::Seen { conn } => {
                 if let Some(r) = self.realm_of(conn) {
                     r.last_seen = wall();
+                }
+                false
+            }
+            DirMsg::Waiting { stem, waits } => {
+                if let Some(r) = self.realms.iter_mut().find(|r| r.stem == stem) {
+                    r.waiting = waits;
+                    // The registry's text may not change: say it anyway.
+                    let _ = self.settings.events.send(HubEvent::Realms);
                 }
                 false
             }
@@ -262,6 +276,7 @@ impl Directory {
                         ListedRealm {
                             entry: r.entry(),
                             name: r.name.clone(),
+                            waiting: r.waiting.clone(),
                         }
                     })
                     .collect();
@@ -450,6 +465,7 @@ impl Directory {
                     responsive: true,
                     log_state: LogState::Idle,
                     gone_since: None,
+                    waiting: Vec::new(),
                 });
                 self.realms.len() - 1
             }

@@ -312,6 +312,13 @@ impl LogTask {
                     let _ = link.tx.try_send(HubMsg::Inspected(answer));
                 }
             }
+            LogMsg::Person { json, sent } => {
+                let ok = self
+                    .link
+                    .as_ref()
+                    .is_some_and(|l| l.tx.try_send(HubMsg::Person { json }).is_ok());
+                let _ = sent.send(ok);
+            }
             LogMsg::Responsive { conn, responsive } => {
                 // Only the connection serving this log counts; jobs still go
                 // to it while it is silent.
@@ -460,6 +467,15 @@ impl LogTask {
             Some(Aside::Screenshot(ask)) => self.screenshot(ask),
             Some(Aside::Inspect(ask)) => self.inspect(ask),
             Some(Aside::Flush(seq)) => self.flushes.push((seq, answer)),
+            Some(Aside::Waiting(waits)) => {
+                let _ = self.settings.directory.send(DirMsg::Waiting {
+                    stem: self.stem.clone(),
+                    waits,
+                });
+            }
+            Some(Aside::Unreadable(message)) => {
+                let _ = answer.try_send(HubMsg::Error { message });
+            }
         }
         self.drain();
         if let Some(job) = result {
@@ -864,6 +880,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::FannedOut { .. } => "fanned out",
         Input::Answer { .. } => "answer",
         Input::Images { .. } => "images",
+        Input::Human { .. } => "human",
     }
 }
 

@@ -18,6 +18,8 @@ use crate::engine::{Input, LogState};
 pub struct ListedRealm {
     pub entry: RealmEntry,
     pub name: String,
+    /// Its panels, asks and picks waiting for a person, as it sent them.
+    pub waiting: Vec<daebug_protocol::person::Waiting>,
 }
 
 /// Why a name a door gave is no realm's.
@@ -72,6 +74,11 @@ pub enum DirMsg {
     Seen { conn: ConnId },
     /// A log's state changed.
     LogState { stem: String, state: LogState },
+    /// What waits for a person in the realm of a log now.
+    Waiting {
+        stem: String,
+        waits: Vec<daebug_protocol::person::Waiting>,
+    },
     /// The watcher saw this file in `debug/` change (or go).
     FileChanged { file_name: String, removed: bool },
     /// `debug/` was created again after someone deleted it.
@@ -154,6 +161,13 @@ pub enum LogMsg {
     },
     /// The bridge answered an `inspect`: the realm hears.
     Inspected(InspectAnswer),
+    /// A person acted on a panel in the dashboard: the realm hears (a
+    /// `person::PersonAct` as JSON text). False to `sent` when no realm
+    /// serves the log now.
+    Person {
+        json: String,
+        sent: oneshot::Sender<bool>,
+    },
 }
 
 /// How many messages of its realm a log task holds unread. A realm that

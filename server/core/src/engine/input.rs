@@ -59,6 +59,13 @@ pub enum Input {
     HubNote { text: String },
     /// The realm's document came or went (a reload, a navigation, a close):
     /// a lifecycle line above the footer, or in the running job's region.
+    /// A person answered a panel, an ask or a pick (DESIGN §14): the
+    /// `human answered` line and its value, where a lifecycle line goes.
+    Human {
+        title: String,
+        #[serde(default)]
+        value: serde_json::Value,
+    },
     Lifecycle {
         what: super::lifecycle::Lifecycle,
         /// The document's URL (reloads and navigations).

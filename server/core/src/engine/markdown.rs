@@ -127,6 +127,16 @@ pub use crate::lang::{ExecInfo, Lang};
 
 /// Whether a fence with this info string is executable, and its options.
 pub fn exec_info(info: &str) -> Option<ExecInfo> {
+    if let Some(target) = super::agent_data::target(info) {
+        return Some(ExecInfo {
+            lang: Lang::Js,
+            timeout: None,
+            depth: None,
+            full: false,
+            prelude: false,
+            data: Some(target),
+        });
+    }
     let mut tokens = info.split_whitespace().peekable();
     let lang = match tokens.peek() {
         None => Lang::Js,
@@ -159,6 +169,7 @@ pub fn exec_info(info: &str) -> Option<ExecInfo> {
         depth,
         full,
         prelude,
+        data: None,
     })
 }
 
@@ -205,7 +216,8 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
         return None;
     }
     let rest = &rest[close + 2..];
-    if let Some(at) = super::lifecycle::parse_rest(rest) {
+    if let Some(at) = super::lifecycle::parse_rest(rest).or_else(|| super::human::parse_rest(rest))
+    {
         return Some(Header {
             from,
             kind: HeaderKind::Lifecycle { at },

@@ -29,11 +29,13 @@
 //! output is never taken for a hub line and the cost of an input follows
 //! the size of the tail, not the size of the file (docs/log-format.md).
 
+pub mod agent_data;
 pub mod door_calls;
 pub mod earlier;
 pub mod effect;
 pub mod ended;
 pub mod fan_out;
+pub mod human;
 pub mod input;
 pub mod ledger;
 pub mod lifecycle;
@@ -202,6 +204,8 @@ struct Running {
     /// document's line that comes before goes above the block: the block
     /// runs in that document.
     begun: bool,
+    /// A data fence's job: its reply is the realm's note, not a value.
+    data: bool,
 }
 
 impl Running {
@@ -553,6 +557,18 @@ impl LogEngine {
                 ok,
             } => self.realm_answered(text, job, &stem, reply, ok, now, out),
             Input::Presence { away } => self.presence(text, away, now, out),
+            Input::Human { title, value } => {
+                // In the running job's region (the block that awaits it,
+                // as a rule), else above the footer.
+                let lines = human::answer(&title, &value, now.clock);
+                match self.job.as_mut() {
+                    Some(j) => {
+                        j.lifecycle.push_str(&lines);
+                        self.update_region(text, true, now, out);
+                    }
+                    None => self.above_footer(text, lines, now, out),
+                }
+            }
         }
     }
 
@@ -992,7 +1008,13 @@ impl LogEngine {
                 message,
                 stack: None,
             }),
-            None => self.config.preparer.prepare(&code, block.info.lang, id),
+            None => match &block.info.data {
+                Some(target) => {
+                    let data = agent_data::code(target, &code);
+                    self.config.preparer.prepare(&data, Lang::Js, id)
+                }
+                None => self.config.preparer.prepare(&code, block.info.lang, id),
+            },
         };
         let opener = lines_from(&w.buf, block.start)
             .next()
@@ -1078,6 +1100,7 @@ impl LogEngine {
             lifecycle: String::new(),
             gathering: self.config.fan_out.then(fan_out::Gathering::default),
             begun: false,
+            data: block.info.data.is_some(),
         };
         if self.config.fan_out {
             // Each realm times the block out by itself, and says so.
@@ -1546,10 +1569,25 @@ impl LogEngine {
         let Some(g) = &job.gathering else {
             let (events, drops) = (&job.events, job.drops);
             let suffix = verdict.suffix();
-            let shown = self.pictures.take(job.id);
-            let reply = self.reply(
-                &job.agent, at, &suffix, outcome, &shown, events, drops, skipped, out,
-            );
+            let note = match outcome {
+                Outcome::Ok(Value::Json(v)) if job.data => agent_data::note(v),
+                _ => None,
+            };
+            let reply = match note {
+                // A data fence's reply: its note (and what it logged).
+                Some(note) => format!(
+                    "> **{}** to {} at {at} {suffix}\n{}{note}\n",
+                    self.stem,
+                    job.agent,
+                    render::events(events, drops)
+                ),
+                None => {
+                    let shown = self.pictures.take(job.id);
+                    self.reply(
+                        &job.agent, at, &suffix, outcome, &shown, events, drops, skipped, out,
+                    )
+                }
+            };
             // What happened to the realm while it ran, after a blank line.
             return match job.lifecycle.is_empty() {
                 true => reply,
