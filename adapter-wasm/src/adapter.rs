@@ -319,7 +319,9 @@ impl Adapter {
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
-        let pictures = Rc::new(crate::pictures::Pictures::default());
+        let pictures = Rc::new(crate::pictures::Pictures::new(
+            crate::bind::hooks().map_or(JsValue::UNDEFINED, |h| h.pictures()),
+        ));
         let devtools = Rc::new(crate::devtools::DevtoolsAsks::default());
         let toolkit = crate::toolkit::Toolkit::install(
             buffer.clone(),

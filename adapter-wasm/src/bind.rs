@@ -30,6 +30,10 @@ extern "C" {
     ) -> Result<Kept, JsValue>;
     #[wasm_bindgen(method)]
     pub fn detach(this: &Hooks);
+    /// `pictures()` (`adapter-shim/pictures.js`): called once, it makes
+    /// the pictures' functions ([`crate::pictures::Pictures`]).
+    #[wasm_bindgen(method, getter)]
+    pub fn pictures(this: &Hooks) -> JsValue;
     /// A job starts (`true`) or ends: the requests listed since.
     #[wasm_bindgen(method, catch)]
     pub fn requests(this: &Hooks, on: bool) -> Result<Requests, JsValue>;

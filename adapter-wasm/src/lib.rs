@@ -31,7 +31,7 @@
 //! - [`network`]: the requests the loader keeps, as lines, and a job's
 //!   request list.
 //! - `pictures` (wasm32 only): `daebug.image`, `daebug.snapshot` and a
-//!   value that is a picture, encoded by the browser (`pictures.js`) and
+//!   value that is a picture, encoded by the browser (`adapter-shim/pictures.js`, from the loader) and
 //!   sent ahead of their job's result.
 //! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
 //!   a reply's size.

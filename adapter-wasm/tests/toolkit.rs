@@ -89,7 +89,13 @@ fn a_pages_own_daebug_stays() {
 async fn a_picture_waits_with_its_job_and_none_is_taken_outside_one() {
     use daebug_adapter::pictures::{Asked, Pictures};
     use daebug_protocol::JobId;
-    let pictures = Pictures::default();
+    // The loader's `pictures()`, made here from its source as the loader
+    // would carry it.
+    let source = concat!(
+        include_str!("../../adapter-shim/pictures.js"),
+        "\nreturn pictures;"
+    );
+    let pictures = Pictures::new(Function::new_no_args(source).call0(&JsValue::NULL).unwrap());
     let make = Function::new_no_args(
         "const c = document.createElement('canvas'); c.width = 3; c.height = 2; return c",
     );

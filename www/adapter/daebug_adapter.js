@@ -490,6 +490,10 @@ function __wbg_get_imports() {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
+        __wbg_pictures_99fa7199b975fbff: function(arg0) {
+            const ret = arg0.pictures;
+            return ret;
+        },
         __wbg_push_c9f4893fc209f768: function(arg0, arg1) {
             const ret = arg0.push(arg1);
             return ret;
