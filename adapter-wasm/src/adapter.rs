@@ -319,11 +319,13 @@ impl Adapter {
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
+        let hooks = crate::bind::hooks();
         let pictures = Rc::new(crate::pictures::Pictures::new(
-            crate::bind::hooks().map_or(JsValue::UNDEFINED, |h| h.pictures()),
+            hooks.as_ref().map_or(JsValue::UNDEFINED, |h| h.pictures()),
         ));
         let devtools = Rc::new(crate::devtools::DevtoolsAsks::default());
         let toolkit = crate::toolkit::Toolkit::install(
+            &hooks.as_ref().map_or(JsValue::UNDEFINED, |h| h.toolkit()),
             buffer.clone(),
             is_page,
             node.as_ref(),
@@ -336,7 +338,7 @@ impl Adapter {
         ) {
             (Some("native"), _) | (_, None) => None,
             (_, Some(t)) => {
-                crate::dialogs::Dialogs::install(buffer.clone(), attached.clone(), t.object())
+                crate::dialogs::Dialogs::install(buffer.clone(), attached.clone(), &t.object())
             }
         };
         Adapter {

@@ -34,6 +34,22 @@ extern "C" {
     /// the pictures' functions ([`crate::pictures::Pictures`]).
     #[wasm_bindgen(method, getter)]
     pub fn pictures(this: &Hooks) -> JsValue;
+    /// `toolkit(kind, host)` (`adapter-shim/toolkit.js`): makes and puts
+    /// in place the `daebug` object ([`crate::toolkit::Toolkit`]).
+    #[wasm_bindgen(method, getter)]
+    pub fn toolkit(this: &Hooks) -> JsValue;
+
+    /// What `toolkit()` returns: the object, its `realm`, and how it is
+    /// told of a welcome and taken away.
+    pub type Kit;
+    #[wasm_bindgen(method, getter)]
+    pub fn object(this: &Kit) -> js_sys::Object;
+    #[wasm_bindgen(method, getter)]
+    pub fn realm(this: &Kit) -> JsValue;
+    #[wasm_bindgen(method)]
+    pub fn welcomed(this: &Kit, stem: &str);
+    #[wasm_bindgen(method)]
+    pub fn remove(this: &Kit);
     /// A job starts (`true`) or ends: the requests listed since.
     #[wasm_bindgen(method, catch)]
     pub fn requests(this: &Hooks, on: bool) -> Result<Requests, JsValue>;

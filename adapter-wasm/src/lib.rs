@@ -37,8 +37,8 @@
 //!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
 //! - `toolkit` (wasm32 only): the `daebug` object blocks see (`waitFor`,
-//!   `reload`, `module`, `sleep`, `realm`); [`toolkit_text`] its pure
-//!   messages and which loaded URL is a module's.
+//!   `reload`, `module`, `sleep`, `realm`), made by the loader's
+//!   `adapter-shim/toolkit.js`, and what it asks of the adapter.
 //! - [`script_cell`]: blocks run from a `blob:` script where `Function` code
 //!   has no positions (WebKit pages), and their frames named back.
 //! - [`truncate`]: keep the first and last items of a long list.
@@ -80,7 +80,6 @@ pub mod script_cell;
 pub mod stack;
 #[cfg(target_arch = "wasm32")]
 pub mod toolkit;
-pub mod toolkit_text;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]
 pub mod walk;

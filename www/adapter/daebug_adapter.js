@@ -137,10 +137,6 @@ function __wbg_get_imports() {
             const ret = arg0.attach(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        __wbg_bind_6c8081aa5318c83a: function(arg0, arg1, arg2) {
-            const ret = arg0.bind(arg1, arg2);
-            return ret;
-        },
         __wbg_body_a6011c676df46969: function(arg0) {
             const ret = arg0.body;
             return ret;
@@ -170,10 +166,6 @@ function __wbg_get_imports() {
         }, arguments); },
         __wbg_construct_8670bb4c2b062969: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
-            return ret;
-        }, arguments); },
-        __wbg_defineProperty_2a218dbe4af87b65: function() { return handleError(function (arg0, arg1, arg2) {
-            const ret = Reflect.defineProperty(arg0, arg1, arg2);
             return ret;
         }, arguments); },
         __wbg_deleteProperty_3ad7a085da623822: function() { return handleError(function (arg0, arg1) {
@@ -212,10 +204,6 @@ function __wbg_get_imports() {
         },
         __wbg_for_e12451d86fef973f: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
-            return ret;
-        },
-        __wbg_from_eac91875c8a5ffa4: function(arg0) {
-            const ret = Array.from(arg0);
             return ret;
         },
         __wbg_getHours_d55d13f9f95415bb: function(arg0) {
@@ -467,6 +455,10 @@ function __wbg_get_imports() {
             const ret = performance.now();
             return ret;
         },
+        __wbg_object_c0fb8b77a941551d: function(arg0) {
+            const ret = arg0.object;
+            return ret;
+        },
         __wbg_observe_c82c2414815c7daa: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
@@ -513,6 +505,10 @@ function __wbg_get_imports() {
             const ret = Math.random();
             return ret;
         },
+        __wbg_realm_687eac4ac84fb2bf: function(arg0) {
+            const ret = arg0.realm;
+            return ret;
+        },
         __wbg_reason_714c5bf41f330cf1: function(arg0) {
             const ret = arg0.reason;
             return ret;
@@ -528,6 +524,9 @@ function __wbg_get_imports() {
         __wbg_removeEventListener_f242e93a4ccb3a11: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
+        __wbg_remove_ab2b049ee7662c13: function(arg0) {
+            arg0.remove();
+        },
         __wbg_requests_27cdeaf621856c81: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.requests(arg1 !== 0);
             return ret;
@@ -591,10 +590,6 @@ function __wbg_get_imports() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        __wbg_stringify_0a0fbf2ef722380a: function() { return handleError(function (arg0) {
-            const ret = JSON.stringify(arg0);
-            return ret;
-        }, arguments); },
         __wbg_target_252b905c5592f28f: function(arg0) {
             const ret = arg0.target;
             return ret;
@@ -615,8 +610,8 @@ function __wbg_get_imports() {
             const ret = arg0.toString(arg1);
             return ret;
         }, arguments); },
-        __wbg_toString_d60954eceeffa7e1: function(arg0) {
-            const ret = arg0.toString();
+        __wbg_toolkit_64e9e1ebe348a65c: function(arg0) {
+            const ret = arg0.toolkit;
             return ret;
         },
         __wbg_trace_3a85340dc8ec85f2: function(arg0) {
@@ -631,13 +626,16 @@ function __wbg_get_imports() {
             const ret = arg0.unlisted;
             return ret;
         },
+        __wbg_welcomed_928724976c0a34af: function(arg0, arg1, arg2) {
+            arg0.welcomed(getStringFromWasm0(arg1, arg2));
+        },
         __wbindgen_generic_0000000000000001: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 9, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h50da8b18b670f018);
             return ret;
         },
         __wbindgen_generic_0000000000000002: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 128, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 111, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
@@ -652,12 +650,12 @@ function __wbg_get_imports() {
             return ret;
         },
         __wbindgen_generic_0000000000000005: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 119, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 102, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h2a3099ec6d2740d7);
             return ret;
         },
         __wbindgen_generic_0000000000000006: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 125, ret: Externref, inner_ret: Some(Externref) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 108, ret: Externref, inner_ret: Some(Externref) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h307939045e0e986b);
             return ret;
         },

@@ -116,14 +116,21 @@ const PICTURES: &str = include_str!(concat!(
     "/../adapter-shim/pictures.js"
 ));
 
-/// Where a loader's source takes [`HOOKS`] and [`PICTURES`].
+/// The toolkit (the `daebug` object blocks see), plain JavaScript that
+/// `hooks()` hands to the adapter, out of the `.wasm` too.
+const TOOLKIT: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/toolkit.js"
+));
+
+/// Where a loader's source takes [`HOOKS`], [`PICTURES`] and [`TOOLKIT`].
 const HOOKS_MARKER: &str = "/* daebug:hooks */";
 
 /// A loader's source (`adapter-shim/daebug.js` or `daebug-node.mjs`) with
-/// the shared hooks and pictures spliced in at its marker, so the client
-/// still gets one file.
+/// the shared hooks, pictures and toolkit spliced in at its marker, so the
+/// client still gets one file.
 pub fn with_hooks(loader: &str) -> String {
-    let shared = format!("{}\n\n{}", HOOKS.trim_end(), PICTURES.trim_end());
+    let shared = [HOOKS, PICTURES, TOOLKIT].map(str::trim_end).join("\n\n");
     loader.replacen(HOOKS_MARKER, &shared, 1)
 }
 
@@ -296,6 +303,7 @@ mod tests {
                 assert!(!text.contains(HOOKS_MARKER), "{text}");
                 assert!(text.contains("function hooks()"), "{text}");
                 assert!(text.contains("function pictures()"), "{text}");
+                assert!(text.contains("function toolkit(kind, host)"), "{text}");
             } else {
                 assert_eq!(&body[..], file.body, "{}", file.path);
             }
