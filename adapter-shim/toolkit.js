@@ -5,14 +5,15 @@
 // calls it once (adapter-wasm/src/toolkit.rs). What only the adapter can
 // do goes back to it through `host(which, a, b)`: 2 reload (it knows
 // whether a job runs), 3 a warning for the reply, 4 image, 5 snapshot,
-// 6 screenshot, 7 copy, 8 listeners, 9 objects. Kept out of the .wasm,
+// 6 screenshot, 7 copy, 8 listeners, 9 objects, 10 whether the hub is
+// there (attached), 11 a dialog's line for the log. Kept out of the .wasm,
 // whose size is budgeted (DESIGN §13).
 //
 // `toolkit(kind, host)` puts the object on the global object under
 // `Symbol.for("daebug.toolkit")` (where the hub's prepared code reads it,
 // so blocks see it also when the page has a `daebug` of its own) and as the
 // global `daebug` when the page has none, and returns { object, realm,
-// welcomed(stem), remove() }. No source is made but `import()`'s (syntax,
+// welcomed(stem), dialogs(), remove() }. No source is made but `import()`'s (syntax,
 // in a function made on first use, as running a block itself is): a page
 // whose CSP forbids `eval` still gets the rest.
 function toolkit(kind, host) {
@@ -122,6 +123,71 @@ function toolkit(kind, host) {
     return imports(url);
   }
 
+  // A JSON string literal, as the log quotes a dialog's text.
+  const quote = (t) =>
+    '"' + t.replace(/["\\\u0000-\u001f]/g, (c) =>
+      ({ '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c] ||
+      "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) + '"';
+  // `String(value)`, as the browser shows a dialog's message (`42`,
+  // `[object Object]`); "" for undefined or a value whose conversion throws.
+  const text = (v) => {
+    if (v === undefined) return "";
+    try {
+      return String(v);
+    } catch {
+      return "";
+    }
+  };
+  let restore = null;
+
+  // Dialogs never freeze the agent (docs/log-format.md, "Dialogs"): while
+  // the page is attached to the hub, `alert`, `confirm` and `prompt`
+  // return at once and are recorded (`confirm("Sure?") → true`). Answers:
+  // `alert` nothing, `confirm` true, `prompt` its default ("" without
+  // one), unless a block queued others with `daebug.dialogs.answer(value)`
+  // (one per `confirm` or `prompt`). Detached, the browser's own show.
+  function dialogs() {
+    if (typeof g.confirm !== "function") return;
+    const queue = [];
+    const replaced = [];
+    for (const kind of ["alert", "confirm", "prompt"]) {
+      const native = g[kind];
+      const f = function (message, given) {
+        if (!host(10)) {
+          // With the arguments the page gave: `alert()` is not
+          // `alert(undefined)`, which shows "undefined".
+          if (given !== undefined) return native(message, given);
+          return message === undefined ? native() : native(message);
+        }
+        const fallback = given === undefined ? undefined : text(given);
+        let answer, shown;
+        if (kind === "confirm") {
+          answer = queue.length ? !!queue.shift() : true;
+          shown = String(answer);
+        } else if (kind === "prompt") {
+          if (!queue.length) answer = fallback === undefined ? "" : fallback;
+          else {
+            const v = queue.shift();
+            answer = v === null || v === undefined || v === false ? null : text(v);
+          }
+          shown = answer === null ? "null" : quote(answer);
+        }
+        let line = kind + "(" + quote(text(message)) + (fallback === undefined ? "" : ", " + quote(fallback)) + ")";
+        if (shown !== undefined) line += " → " + shown;
+        host(11, line);
+        return answer;
+      };
+      replaced.push([kind, native, f]);
+      g[kind] = f;
+    }
+    object.dialogs = { answer: (value) => queue.push(value) };
+    // Puts the originals back (unless someone replaced them again since).
+    restore = () => {
+      for (const [kind, native, f] of replaced) if (g[kind] === f) g[kind] = native;
+      delete object.dialogs;
+    };
+  }
+
   const object = {
     realm,
     sleep,
@@ -154,8 +220,11 @@ function toolkit(kind, host) {
       realm.stem = stem;
       if (g.location != null) realm.url = g.location.href;
     },
-    // Takes both away again (the global only while it is ours).
+    // Replaces the global scope's dialogs, and adds `dialogs` (pages).
+    dialogs,
+    // Takes it all away again (the global only while it is ours).
     remove() {
+      if (restore) restore();
       Reflect.deleteProperty(g, key);
       if (g.daebug === object) Reflect.deleteProperty(g, "daebug");
     },

@@ -181,8 +181,6 @@ struct Adapter {
     /// are answered for the page only then.
     attached: Rc<Cell<bool>>,
     _capture: Option<Capture>,
-    /// Declared before the toolkit: it takes its `dialogs` off it.
-    _dialogs: Option<crate::dialogs::Dialogs>,
     toolkit: Option<crate::toolkit::Toolkit>,
     /// The pictures of running jobs (the toolkit asks, a job's end sends).
     pictures: Rc<crate::pictures::Pictures>,
@@ -327,20 +325,18 @@ impl Adapter {
         let toolkit = crate::toolkit::Toolkit::install(
             &hooks.as_ref().map_or(JsValue::UNDEFINED, |h| h.toolkit()),
             buffer.clone(),
+            attached.clone(),
             is_page,
             node.as_ref(),
             pictures.clone(),
             devtools.clone(),
         );
-        let dialogs = match (
-            identity::query_param(script_url, "dialogs").as_deref(),
-            &toolkit,
-        ) {
-            (Some("native"), _) | (_, None) => None,
-            (_, Some(t)) => {
-                crate::dialogs::Dialogs::install(buffer.clone(), attached.clone(), &t.object())
+        // `?dialogs=native` keeps the browser's own dialogs always.
+        if let Some(t) = &toolkit {
+            if identity::query_param(script_url, "dialogs").as_deref() != Some("native") {
+                t.dialogs();
             }
-        };
+        }
         Adapter {
             link: Link::new(Identity {
                 kind,
@@ -362,7 +358,6 @@ impl Adapter {
             warn,
             attached,
             _capture: capture,
-            _dialogs: dialogs,
             toolkit,
             pictures,
             devtools,

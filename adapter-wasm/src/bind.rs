@@ -39,15 +39,17 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn toolkit(this: &Hooks) -> JsValue;
 
-    /// What `toolkit()` returns: the object, its `realm`, and how it is
-    /// told of a welcome and taken away.
+    /// What `toolkit()` returns: the object's `realm`, and how it is told
+    /// of a welcome, gets its dialogs and is taken away.
     pub type Kit;
-    #[wasm_bindgen(method, getter)]
-    pub fn object(this: &Kit) -> js_sys::Object;
     #[wasm_bindgen(method, getter)]
     pub fn realm(this: &Kit) -> JsValue;
     #[wasm_bindgen(method)]
     pub fn welcomed(this: &Kit, stem: &str);
+    /// Replaces the page's `alert`, `confirm` and `prompt` (until
+    /// `remove`) and adds `daebug.dialogs`.
+    #[wasm_bindgen(method)]
+    pub fn dialogs(this: &Kit);
     #[wasm_bindgen(method)]
     pub fn remove(this: &Kit);
     /// A job starts (`true`) or ends: the requests listed since.

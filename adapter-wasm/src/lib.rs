@@ -7,10 +7,8 @@
 //! (`tests/web.rs`, `tests/worker.rs`).
 //!
 //! - [`backoff`]: reconnection waits with jitter.
-//! - [`browser_lines`]: dialogs, requests and the browser's reports as
+//! - [`browser_lines`]: requests and the browser's reports as
 //!   the log's lines.
-//! - `dialogs` (wasm32 only): `alert`/`confirm`/`prompt` answered at once
-//!   and recorded while attached; `daebug.dialogs.answer` on the toolkit.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
 //! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
@@ -60,8 +58,6 @@ pub mod codec;
 pub mod console;
 #[cfg(target_arch = "wasm32")]
 pub mod devtools;
-#[cfg(target_arch = "wasm32")]
-pub mod dialogs;
 pub mod identity;
 pub mod inspect;
 #[cfg(target_arch = "wasm32")]

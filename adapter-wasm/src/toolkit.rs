@@ -1,15 +1,16 @@
 //! The toolkit every block sees as `daebug` (docs/log-format.md,
 //! "The toolkit"): `waitFor`, `reload`, `module`, `sleep`, `realm`,
 //! `image`, `snapshot`, `screenshot` and `copy` (`pictures.rs`),
-//! `listeners` and `objects` (`devtools.rs`), and `dialogs` (added by
-//! `dialogs.rs`).
+//! `listeners` and `objects` (`devtools.rs`), and `dialogs` (the page's
+//! `alert`, `confirm` and `prompt` answered while attached).
 //!
 //! The object itself is plain JavaScript (`adapter-shim/toolkit.js`, which
 //! the loader carries and hands over with its hooks): kept out of the
 //! `.wasm`, whose size is budgeted. Here only what needs the adapter's
 //! state, behind one closure the object calls (`host`): a reload held
 //! until the job's result is sent, the reply's warning for a fresh module
-//! copy, and the pictures' and DevTools' asks of the running job.
+//! copy, the pictures' and DevTools' asks of the running job, whether the
+//! hub is there for a dialog and the dialog's line for the log.
 //!
 //! [`Toolkit`] is a RAII object: dropping it takes the object off the
 //! global object again.
@@ -18,7 +19,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use daebug_protocol::{BackgroundEvent, EventType, Inspect, Level};
-use js_sys::{Function, Object, Reflect};
+use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -48,6 +49,7 @@ impl Toolkit {
     pub fn install(
         make: &JsValue,
         buffer: Shared,
+        attached: Rc<Cell<bool>>,
         is_page: bool,
         node: Option<&JsValue>,
         pictures: Rc<Pictures>,
@@ -75,9 +77,11 @@ impl Toolkit {
                     }
                     return Ok(JsValue::UNDEFINED);
                 }
-                if which == 3 {
-                    warn(&buffer, a.as_string().unwrap_or_default());
-                    return Ok(JsValue::UNDEFINED);
+                match which {
+                    3 => return Ok(record(&buffer, EventType::Console, a).into()),
+                    10 => return Ok(attached.get().into()),
+                    11 => return Ok(record(&buffer, EventType::Browser, a).into()),
+                    _ => {}
                 }
                 let job = buffer.try_borrow().ok().and_then(|b| b.job());
                 let asked = match which {
@@ -105,9 +109,9 @@ impl Toolkit {
         })
     }
 
-    /// The object blocks see (where `dialogs` goes).
-    pub fn object(&self) -> Object {
-        self.kit.object()
+    /// Puts the dialogs in place (`?dialogs=native` does not).
+    pub fn dialogs(&self) {
+        self.kit.dialogs();
     }
 
     /// The hub welcomed this realm: `daebug.realm` names its log.
@@ -127,20 +131,28 @@ impl Drop for Toolkit {
     }
 }
 
-/// A warning for the running job's reply (`daebug.module` imported a
-/// fresh copy).
-fn warn(buffer: &Shared, message: String) {
-    if let Ok(mut b) = buffer.try_borrow_mut() {
+/// A line the toolkit gives for the log: a console warning for the running
+/// job's reply (`daebug.module` imported a fresh copy), or a dialog the
+/// adapter answered (`confirm("Sure?") → true`, a browser line).
+fn record(buffer: &Shared, kind: EventType, message: JsValue) -> bool {
+    let (level, source) = match kind {
+        EventType::Browser => (Level::Log, Some("dialog".into())),
+        _ => (Level::Warn, None),
+    };
+    let wake = buffer.try_borrow_mut().ok().and_then(|mut b| {
         let event = BackgroundEvent {
-            kind: EventType::Console,
-            level: Level::Warn,
-            source: None,
+            kind,
+            level,
+            source,
             ts: clock(),
-            message,
+            message: message.as_string().unwrap_or_default(),
             stack: None,
         };
         b.push(event, now_ms());
-    }
+        b.take_wake()
+    });
+    crate::capture::wake_after(wake);
+    true
 }
 
 /// `location.reload()`.

@@ -33,7 +33,16 @@ fn loaders(source: &str, name: &str) -> JsValue {
 fn install() -> Toolkit {
     let buffer = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
     let make = loaders(include_str!("../../adapter-shim/toolkit.js"), "toolkit");
-    Toolkit::install(&make, buffer, true, None, Rc::default(), Rc::default()).expect("installed")
+    Toolkit::install(
+        &make,
+        buffer,
+        Rc::default(),
+        true,
+        None,
+        Rc::default(),
+        Rc::default(),
+    )
+    .expect("installed")
 }
 
 fn kept() -> JsValue {
