@@ -80,6 +80,13 @@ pub mod truncate;
 #[cfg(target_arch = "wasm32")]
 pub mod walk;
 
+/// Talc rather than the standard library's dlmalloc: a few KB less of the
+/// `.wasm` (DESIGN §13 budget). The adapter is single-threaded (no
+/// `atomics`).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// The adapter's crate version, as sent in the realm's `hello`.
 #[wasm_bindgen]
 pub fn version() -> String {

@@ -17,8 +17,8 @@ use flate2::Compression;
 const BUDGET: usize = 64 * 1024;
 
 /// What the adapter may not grow past while it is over [`BUDGET`]: its
-/// size now (85,217 bytes here; `gzip -9` says 85,260), rounded up.
-const CEILING: usize = 85_300;
+/// size now (82,278 bytes here; `gzip -9` says 82,096), rounded up.
+const CEILING: usize = 82_300;
 
 /// The files a page loads for the adapter (the loader aside, which the
 /// hub writes per request), as committed in `www/adapter/`.

@@ -621,8 +621,8 @@ function __wbg_get_imports() {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
         $3j: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 8, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3s);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3t);
             return ret;
         },
         $3k: function(arg0, arg1) {
@@ -632,12 +632,12 @@ function __wbg_get_imports() {
         },
         $3l: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3t);
+            const ret = makeMutClosure(arg0, arg1, $3s);
             return ret;
         },
         $3m: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3x);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3w);
             return ret;
         },
         $3n: function(arg0, arg1) {
@@ -646,12 +646,12 @@ function __wbg_get_imports() {
             return ret;
         },
         $3o: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3w);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3x);
             return ret;
         },
         $3p: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $3y);
             return ret;
         },
@@ -684,12 +684,12 @@ function $3y(arg0, arg1) {
     wasm.$3y(arg0, arg1);
 }
 
-function $3x(arg0, arg1, arg2) {
-    wasm.$3x(arg0, arg1, arg2);
-}
-
 function $3w(arg0, arg1, arg2) {
     wasm.$3w(arg0, arg1, arg2);
+}
+
+function $3x(arg0, arg1, arg2) {
+    wasm.$3x(arg0, arg1, arg2);
 }
 
 function $3v(arg0, arg1, arg2) {
@@ -707,16 +707,16 @@ function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, a
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3s(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3s(arg0, arg1, arg2, arg3, arg4);
+function $3t(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$3t(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3t(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3t(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3s(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3s(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
 function addToExternrefTable0(obj) {
