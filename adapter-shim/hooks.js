@@ -4,7 +4,9 @@
 // at its marker comment (`daebug:hooks`), so a loader stays one file for the
 // client and the hooks are written once. It defines one function,
 // `hooks()`, that installs them and returns what the adapter attaches to
-// (its typed bindings: `Hooks` in adapter-wasm/src/bind.rs).
+// (its typed bindings: `Hooks` in adapter-wasm/src/bind.rs). pictures.js and
+// toolkit.js are spliced in after it, so `pictures` and `toolkit` are in
+// scope here.
 //
 // The wrappers stay for the realm's life (a reference its code took early
 // keeps working); until the adapter attaches, what they see is kept here.
@@ -128,6 +130,12 @@ function hooks() {
   };
   return {
     originals,
+    // `pictures()` (pictures.js, spliced in beside this file): the image
+    // code stays plain JavaScript the adapter calls, out of the .wasm.
+    pictures,
+    // `toolkit()` (toolkit.js, spliced in beside this file): the `daebug`
+    // object, plain JavaScript too.
+    toolkit,
     // Node: `uncaughtException` or `unhandledRejection` and what was thrown.
     node(kind, value) {
       try {

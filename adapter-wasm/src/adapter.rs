@@ -181,8 +181,6 @@ struct Adapter {
     /// are answered for the page only then.
     attached: Rc<Cell<bool>>,
     _capture: Option<Capture>,
-    /// Declared before the toolkit: it takes its `dialogs` off it.
-    _dialogs: Option<crate::dialogs::Dialogs>,
     toolkit: Option<crate::toolkit::Toolkit>,
     /// The pictures of running jobs (the toolkit asks, a job's end sends).
     pictures: Rc<crate::pictures::Pictures>,
@@ -321,10 +319,15 @@ impl Adapter {
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
-        let pictures = Rc::new(crate::pictures::Pictures::default());
+        let hooks = crate::bind::hooks();
+        let pictures = Rc::new(crate::pictures::Pictures::new(
+            hooks.as_ref().map_or(JsValue::UNDEFINED, |h| h.pictures()),
+        ));
         let devtools = Rc::new(crate::devtools::DevtoolsAsks::default());
         let toolkit = crate::toolkit::Toolkit::install(
+            &hooks.as_ref().map_or(JsValue::UNDEFINED, |h| h.toolkit()),
             buffer.clone(),
+            attached.clone(),
             is_page,
             node.as_ref(),
             pictures.clone(),
@@ -336,17 +339,14 @@ impl Adapter {
                 RealmKind::Worker => "worker",
                 RealmKind::Node => "node",
             };
-            crate::person::Person::install(t.object(), script_url, kind)
+            crate::person::Person::install(&t.object(), script_url, kind)
         });
-        let dialogs = match (
-            identity::query_param(script_url, "dialogs").as_deref(),
-            &toolkit,
-        ) {
-            (Some("native"), _) | (_, None) => None,
-            (_, Some(t)) => {
-                crate::dialogs::Dialogs::install(buffer.clone(), attached.clone(), t.object())
+        // `?dialogs=native` keeps the browser's own dialogs always.
+        if let Some(t) = &toolkit {
+            if identity::query_param(script_url, "dialogs").as_deref() != Some("native") {
+                t.dialogs();
             }
-        };
+        }
         Adapter {
             link: Link::new(Identity {
                 kind,
@@ -368,7 +368,6 @@ impl Adapter {
             warn,
             attached,
             _capture: capture,
-            _dialogs: dialogs,
             toolkit,
             pictures,
             devtools,

@@ -30,6 +30,32 @@ extern "C" {
     ) -> Result<Kept, JsValue>;
     #[wasm_bindgen(method)]
     pub fn detach(this: &Hooks);
+    /// `pictures()` (`adapter-shim/pictures.js`): called once, it makes
+    /// the pictures' functions ([`crate::pictures::Pictures`]).
+    #[wasm_bindgen(method, getter)]
+    pub fn pictures(this: &Hooks) -> JsValue;
+    /// `toolkit(kind, host)` (`adapter-shim/toolkit.js`): makes and puts
+    /// in place the `daebug` object ([`crate::toolkit::Toolkit`]).
+    #[wasm_bindgen(method, getter)]
+    pub fn toolkit(this: &Hooks) -> JsValue;
+
+    /// What `toolkit()` returns: the object's `realm`, and how it is told
+    /// of a welcome, gets its dialogs and is taken away.
+    pub type Kit;
+    /// The `daebug` object itself (panels, `ask` and `pick` are added to
+    /// it: `person.rs`).
+    #[wasm_bindgen(method, getter)]
+    pub fn object(this: &Kit) -> js_sys::Object;
+    #[wasm_bindgen(method, getter)]
+    pub fn realm(this: &Kit) -> JsValue;
+    #[wasm_bindgen(method)]
+    pub fn welcomed(this: &Kit, stem: &str);
+    /// Replaces the page's `alert`, `confirm` and `prompt` (until
+    /// `remove`) and adds `daebug.dialogs`.
+    #[wasm_bindgen(method)]
+    pub fn dialogs(this: &Kit);
+    #[wasm_bindgen(method)]
+    pub fn remove(this: &Kit);
     /// A job starts (`true`) or ends: the requests listed since.
     #[wasm_bindgen(method, catch)]
     pub fn requests(this: &Hooks, on: bool) -> Result<Requests, JsValue>;

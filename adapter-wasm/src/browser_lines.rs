@@ -1,39 +1,6 @@
 //! What the browser reports besides console calls and errors, as the lines
-//! the log shows (docs/log-format.md, "Background blocks"): dialogs the
-//! adapter answered, failed requests, the network summary of a job, and
+//! the log shows (docs/log-format.md, "Background blocks"): failed requests, the network summary of a job, and
 //! the browser's own reports. Pure, so the wording is tested natively.
-
-use crate::inspect::quote;
-
-/// A dialog, as it was answered: `confirm("Delete item?") → true`,
-/// `alert("Saved")`, `prompt("Name?", "Ann") → "Ann"`.
-pub fn dialog(kind: &str, message: &str, default: Option<&str>, answer: Option<&str>) -> String {
-    let mut s = format!("{kind}(");
-    quote(message, &mut s);
-    if let Some(d) = default {
-        s.push_str(", ");
-        quote(d, &mut s);
-    }
-    s.push(')');
-    if let Some(a) = answer {
-        s.push_str(" → ");
-        s.push_str(a);
-    }
-    s
-}
-
-/// A `prompt` answer as the page receives it: a string, or `null` (the
-/// user cancelled).
-pub fn prompt_answer(answer: Option<&str>) -> String {
-    match answer {
-        Some(a) => {
-            let mut s = String::new();
-            quote(a, &mut s);
-            s
-        }
-        None => "null".into(),
-    }
-}
 
 /// One request: `GET http://127.0.0.1:5173/api/stats → 404 Not Found (12 ms)`;
 /// a request that got no answer names why: `→ failed: TypeError: Failed
@@ -98,33 +65,6 @@ pub fn csp(directive: &str, blocked: &str, policy: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dialogs_read_as_calls() {
-        let cases = [
-            (
-                dialog("confirm", "Delete item?", None, Some("true")),
-                "confirm(\"Delete item?\") → true",
-            ),
-            (dialog("alert", "Saved", None, None), "alert(\"Saved\")"),
-            (
-                dialog(
-                    "prompt",
-                    "Name?",
-                    Some("Ann"),
-                    Some(&prompt_answer(Some("Bo"))),
-                ),
-                "prompt(\"Name?\", \"Ann\") → \"Bo\"",
-            ),
-            (
-                dialog("prompt", "a \"q\"\nb", None, Some(&prompt_answer(None))),
-                "prompt(\"a \\\"q\\\"\\nb\") → null",
-            ),
-        ];
-        for (got, want) in cases {
-            assert_eq!(got, want);
-        }
-    }
 
     #[test]
     fn requests_name_their_outcome() {

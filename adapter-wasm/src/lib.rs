@@ -7,10 +7,8 @@
 //! (`tests/web.rs`, `tests/worker.rs`).
 //!
 //! - [`backoff`]: reconnection waits with jitter.
-//! - [`browser_lines`]: dialogs, requests and the browser's reports as
+//! - [`browser_lines`]: requests and the browser's reports as
 //!   the log's lines.
-//! - `dialogs` (wasm32 only): `alert`/`confirm`/`prompt` answered at once
-//!   and recorded while attached; `daebug.dialogs.answer` on the toolkit.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
 //! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
@@ -31,14 +29,14 @@
 //! - [`network`]: the requests the loader keeps, as lines, and a job's
 //!   request list.
 //! - `pictures` (wasm32 only): `daebug.image`, `daebug.snapshot` and a
-//!   value that is a picture, encoded by the browser (`pictures.js`) and
+//!   value that is a picture, encoded by the browser (`adapter-shim/pictures.js`, from the loader) and
 //!   sent ahead of their job's result.
 //! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
 //!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
 //! - `toolkit` (wasm32 only): the `daebug` object blocks see (`waitFor`,
-//!   `reload`, `module`, `sleep`, `realm`); [`toolkit_text`] its pure
-//!   messages and which loaded URL is a module's.
+//!   `reload`, `module`, `sleep`, `realm`), made by the loader's
+//!   `adapter-shim/toolkit.js`, and what it asks of the adapter.
 //! - [`script_cell`]: blocks run from a `blob:` script where `Function` code
 //!   has no positions (WebKit pages), and their frames named back.
 //! - [`truncate`]: keep the first and last items of a long list.
@@ -60,8 +58,6 @@ pub mod codec;
 pub mod console;
 #[cfg(target_arch = "wasm32")]
 pub mod devtools;
-#[cfg(target_arch = "wasm32")]
-pub mod dialogs;
 pub mod identity;
 pub mod inspect;
 #[cfg(target_arch = "wasm32")]
@@ -82,10 +78,16 @@ pub mod script_cell;
 pub mod stack;
 #[cfg(target_arch = "wasm32")]
 pub mod toolkit;
-pub mod toolkit_text;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]
 pub mod walk;
+
+/// Talc rather than the standard library's dlmalloc: a few KB less of the
+/// `.wasm` (DESIGN §13 budget). The adapter is single-threaded (no
+/// `atomics`).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 /// The adapter's crate version, as sent in the realm's `hello`.
 #[wasm_bindgen]

@@ -2,8 +2,9 @@
 //! `daebug.snapshot`, and a block's value that is a canvas or an image.
 //!
 //! The browser does the work (`toBlob`, `convertToBlob`, SVG
-//! `foreignObject`) in `pictures.js`, a function made once from source:
-//! no image code in the `.wasm`, which is kept small. Here only the
+//! `foreignObject`) in `adapter-shim/pictures.js`, which the loader
+//! carries and hands over with its hooks: neither image code nor its
+//! source in the `.wasm`, which is kept small. Here only the
 //! bookkeeping: each picture belongs to the job that was running when it
 //! was asked for, and the job's result waits until its pictures are
 //! encoded and sent ahead of it, so a block that does not `await
@@ -16,12 +17,12 @@ use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-const SOURCE: &str = include_str!("pictures.js");
-
 /// The pictures of the jobs that run now.
 #[derive(Default)]
 pub struct Pictures {
-    /// `pictures.js`'s functions, made on first use.
+    /// `pictures()` of `adapter-shim/pictures.js`, from the loader.
+    make: JsValue,
+    /// What it returned: the functions, made on first use.
     api: RefCell<Option<JsValue>>,
     /// Encodings under way, by job, in the order they were asked for;
     /// `true` when a failure is news for the reply (a value), `false` when
@@ -64,11 +65,25 @@ fn message(e: &JsValue) -> String {
 }
 
 impl Pictures {
+    /// The pictures of a realm whose loader handed over `make`, its
+    /// `pictures()` (`undefined` without a loader: every ask fails).
+    pub fn new(make: JsValue) -> Pictures {
+        Pictures {
+            make,
+            ..Pictures::default()
+        }
+    }
+
     fn api(&self) -> Result<JsValue, JsValue> {
         if let Some(api) = self.api.borrow().as_ref() {
             return Ok(api.clone());
         }
-        let api = crate::made::function("", SOURCE)?.call0(&JsValue::UNDEFINED)?;
+        let make: &Function = self.make.dyn_ref().ok_or_else(|| {
+            JsValue::from(js_sys::Error::new(
+                "daebug: pictures need the daebug loader",
+            ))
+        })?;
+        let api = make.call0(&JsValue::UNDEFINED)?;
         *self.api.borrow_mut() = Some(api.clone());
         Ok(api)
     }

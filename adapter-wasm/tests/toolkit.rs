@@ -23,9 +23,26 @@ fn get(target: &JsValue, key: &str) -> JsValue {
     Reflect::get(target, &key.into()).unwrap()
 }
 
+/// A function of the loader's, made here from its source as the loader
+/// carries it (`adapter-shim/`).
+fn loaders(source: &str, name: &str) -> JsValue {
+    let body = format!("{source}\nreturn {name};");
+    Function::new_no_args(&body).call0(&JsValue::NULL).unwrap()
+}
+
 fn install() -> Toolkit {
     let buffer = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
-    Toolkit::install(buffer, true, None, Rc::default(), Rc::default()).expect("installed")
+    let make = loaders(include_str!("../../adapter-shim/toolkit.js"), "toolkit");
+    Toolkit::install(
+        &make,
+        buffer,
+        Rc::default(),
+        true,
+        None,
+        Rc::default(),
+        Rc::default(),
+    )
+    .expect("installed")
 }
 
 fn kept() -> JsValue {
@@ -89,7 +106,10 @@ fn a_pages_own_daebug_stays() {
 async fn a_picture_waits_with_its_job_and_none_is_taken_outside_one() {
     use daebug_adapter::pictures::{Asked, Pictures};
     use daebug_protocol::JobId;
-    let pictures = Pictures::default();
+    let pictures = Pictures::new(loaders(
+        include_str!("../../adapter-shim/pictures.js"),
+        "pictures",
+    ));
     let make = Function::new_no_args(
         "const c = document.createElement('canvas'); c.width = 3; c.height = 2; return c",
     );

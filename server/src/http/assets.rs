@@ -152,14 +152,30 @@ const HOOKS: &str = include_str!(concat!(
     "/../adapter-shim/hooks.js"
 ));
 
-/// Where a loader's source takes [`HOOKS`].
+/// The pictures' code (`daebug.image`, `daebug.snapshot`, `copy`), plain
+/// JavaScript that `hooks()` hands to the adapter: spliced in after
+/// [`HOOKS`], it stays out of the `.wasm`, whose size is budgeted.
+const PICTURES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/pictures.js"
+));
+
+/// The toolkit (the `daebug` object blocks see), plain JavaScript that
+/// `hooks()` hands to the adapter, out of the `.wasm` too.
+const TOOLKIT: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/toolkit.js"
+));
+
+/// Where a loader's source takes [`HOOKS`], [`PICTURES`] and [`TOOLKIT`].
 const HOOKS_MARKER: &str = "/* daebug:hooks */";
 
 /// A loader's source (`adapter-shim/daebug.js` or `daebug-node.mjs`) with
-/// the shared hooks spliced in at its marker, so the client still gets one
-/// file.
+/// the shared hooks, pictures and toolkit spliced in at its marker, so the
+/// client still gets one file.
 pub fn with_hooks(loader: &str) -> String {
-    loader.replacen(HOOKS_MARKER, HOOKS.trim_end(), 1)
+    let shared = [HOOKS, PICTURES, TOOLKIT].map(str::trim_end).join("\n\n");
+    loader.replacen(HOOKS_MARKER, &shared, 1)
 }
 
 /// The loader with its own URL written in: as a classic script (the tag
@@ -330,6 +346,8 @@ mod tests {
                 assert!(!text.contains("__DAEBUG_SELF__"), "{text}");
                 assert!(!text.contains(HOOKS_MARKER), "{text}");
                 assert!(text.contains("function hooks()"), "{text}");
+                assert!(text.contains("function pictures()"), "{text}");
+                assert!(text.contains("function toolkit(kind, host)"), "{text}");
             } else {
                 assert_eq!(&body[..], file.body, "{}", file.path);
             }
