@@ -3,7 +3,7 @@
 //! `JSON` fence. It is written where a lifecycle line would be: in the
 //! region of the running job (the block that awaits the answer), else above
 //! the footer; and it reads as a lifecycle line, so every scan takes it for
-//! the hub's.
+//! the hub's (`markdown::parse_human_rest` reads it back).
 
 use super::render;
 use super::time::ClockTime;
@@ -27,15 +27,6 @@ pub fn answer(title: &str, value: &serde_json::Value, at: ClockTime) -> String {
     let mut s = format!("> **human** answered {quoted} at {at}\n");
     s.push_str(&render::fenced("JSON", &render::json_layout(value)));
     s
-}
-
-/// The time of an answer line's text after `> **human**`
-/// (` answered "…" at 10:00:05`), or `None` when it is not one.
-pub fn parse_rest(rest: &str) -> Option<ClockTime> {
-    let quoted = rest.strip_prefix(" answered \"")?;
-    let (title, at) = quoted.rsplit_once("\" at ")?;
-    serde_json::from_str::<String>(&format!("\"{title}\"")).ok()?;
-    ClockTime::parse(at).filter(|_| at.len() == 8)
 }
 
 #[cfg(test)]

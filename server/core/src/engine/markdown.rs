@@ -216,8 +216,7 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
         return None;
     }
     let rest = &rest[close + 2..];
-    if let Some(at) = super::lifecycle::parse_rest(rest).or_else(|| super::human::parse_rest(rest))
-    {
+    if let Some(at) = super::lifecycle::parse_rest(rest).or_else(|| parse_human_rest(rest)) {
         return Some(Header {
             from,
             kind: HeaderKind::Lifecycle { at },
@@ -267,6 +266,17 @@ pub fn fence_for(content: &str) -> String {
         longest = longest.max(run);
     }
     "`".repeat((longest + 1).max(3))
+}
+
+/// The time of a person's answer line (`human.rs`) from its text after
+/// `> **human**` (` answered "…" at 10:00:05`), or `None` when it is not
+/// one. Here, with the other headers' readers, so that the writer of the
+/// line and its reader do not depend on each other.
+fn parse_human_rest(rest: &str) -> Option<ClockTime> {
+    let quoted = rest.strip_prefix(" answered \"")?;
+    let (title, at) = quoted.rsplit_once("\" at ")?;
+    serde_json::from_str::<String>(&format!("\"{title}\"")).ok()?;
+    ClockTime::parse(at).filter(|_| at.len() == 8)
 }
 
 #[cfg(test)]
