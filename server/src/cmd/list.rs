@@ -25,13 +25,23 @@ pub async fn list(hub: &HubArgs, json: bool) -> Result<u8, DoorError> {
 /// The realms as an aligned table.
 fn realms_table(realms: &[RealmInfo]) -> String {
     let header = ["STEM", "KIND", "STATE", "LAST", "NAME", "URL"];
+    // A realm a person has to answer says so in its state, as
+    // `list_realms` does (DESIGN §14).
+    let states: Vec<String> = realms
+        .iter()
+        .map(|r| match r.waiting.as_slice() {
+            [] => r.state.clone(),
+            waiting => format!("{}, waiting for a person ({})", r.state, waiting.len()),
+        })
+        .collect();
     let rows: Vec<[&str; 6]> = realms
         .iter()
-        .map(|r| {
+        .zip(&states)
+        .map(|(r, state)| {
             [
                 r.stem.as_str(),
                 r.kind.as_str(),
-                r.state.as_str(),
+                state.as_str(),
                 r.last.as_str(),
                 r.name.as_str(),
                 r.url.as_str(),
@@ -83,6 +93,18 @@ mod tests {
             "STEM       KIND  STATE         LAST      NAME  URL\n\
              shop-3f2a  page  idle          10:00:00  Shop  http://127.0.0.1:8302/\n\
              a          page  disconnected  10:00:00  Shop  http://127.0.0.1:8302/\n"
+        );
+        let mut asking = realm("w", "running");
+        asking.waiting.push(daebug_protocol::person::Waiting {
+            id: 1,
+            kind: "panel".into(),
+            title: "Checkout form".into(),
+            view: serde_json::Value::Null,
+        });
+        let table = realms_table(&[asking]);
+        assert!(
+            table.contains("  running, waiting for a person (1)  10:00:00"),
+            "{table}"
         );
     }
 }
