@@ -1,6 +1,8 @@
 //! Who a realm says it is in its hello: display name, tab id, and the
 //! options read from the adapter's own script URL (`?name=`, `?token=`).
 
+use daebug_protocol::text;
+
 /// The value of `key` in a URL's query string, percent-decoded (`+` is a
 /// space, as in forms). `None` when absent.
 pub fn query_param(url: &str, key: &str) -> Option<String> {
@@ -51,7 +53,7 @@ fn first_non_empty<const N: usize>(options: [Option<String>; N]) -> String {
 
 /// The path of a URL (`http://h:1/a/b?x` → `/a/b`).
 fn url_path(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = text::split_once(url, "://").map_or(url, |(_, r)| r);
     let path = rest.find('/').map_or("/", |i| &rest[i..]);
     path.split(['?', '#']).next().unwrap_or("/").to_string()
 }
@@ -68,7 +70,7 @@ fn file_name(url: &str) -> String {
 /// The hub's WebSocket URL from the adapter's script URL: same host,
 /// `ws`/`wss`, path `/ws`, and the script's `?token=` carried over.
 pub fn ws_url(script_url: &str) -> String {
-    let (scheme, rest) = script_url.split_once("://").unwrap_or(("http", script_url));
+    let (scheme, rest) = text::split_once(script_url, "://").unwrap_or(("http", script_url));
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     let ws = if scheme == "https" { "wss" } else { "ws" };
     match query_param(script_url, "token") {
@@ -98,7 +100,7 @@ const TAB_FRAGMENT: &str = "#daebug-tab=";
 /// A worker's URL without the loader's fragment, and the tab id in it
 /// (empty when there is none).
 pub fn worker_tab(href: &str) -> (String, String) {
-    match href.rsplit_once(TAB_FRAGMENT) {
+    match text::rsplit_once(href, TAB_FRAGMENT) {
         Some((url, tab)) if is_tab_id(tab) && !url.contains('#') => {
             (url.to_string(), tab.to_string())
         }

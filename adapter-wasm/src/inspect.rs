@@ -7,6 +7,7 @@
 //! out, on one line when it fits in [`WIDTH`] columns, else indented by
 //! two spaces per level.
 
+use daebug_protocol::text;
 use std::fmt::Write;
 
 /// Columns a one-line rendering may take.
@@ -257,7 +258,7 @@ fn write_node(node: &Node, indent: usize, s: &mut String) {
             let _ = write!(
                 s,
                 "... ({} more characters)",
-                len.saturating_sub(t.chars().count())
+                len.saturating_sub(text::chars(t))
             );
         }
         Node::Symbol(d) => {
@@ -281,7 +282,7 @@ fn write_node(node: &Node, indent: usize, s: &mut String) {
             cause,
         } => {
             match stack {
-                Some(st) if st.contains(message.as_str()) => s.push_str(st.trim_end()),
+                Some(st) if text::contains(st, message) => s.push_str(st.trim_end()),
                 Some(st) => {
                     let _ = write!(s, "{name}: {message}\n{}", st.trim_end());
                 }
@@ -424,11 +425,11 @@ fn layout(p: &Parts, indent: usize, s: &mut String) {
         return;
     }
     let one = match p.spaced {
-        true => format!("{} {} {}", p.open, p.items.join(", "), p.close),
-        false => format!("{}{}{}", p.open, p.items.join(", "), p.close),
+        true => format!("{} {} {}", p.open, text::join(&p.items, ", "), p.close),
+        false => format!("{}{}{}", p.open, text::join(&p.items, ", "), p.close),
     };
     let fits =
-        indent * 2 + p.prefix.chars().count() + one.chars().count() <= WIDTH && !one.contains('\n');
+        indent * 2 + text::chars(&p.prefix) + text::chars(&one) <= WIDTH && !one.contains('\n');
     if fits {
         s.push_str(&one);
         return;
@@ -457,12 +458,12 @@ fn element(tag: &str, id: &str, classes: &[String], text: &str, s: &mut String) 
         let _ = write!(s, ".{c}");
     }
     s.push('>');
-    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text: String = text::join(&text.split_whitespace().collect::<Vec<_>>(), " ");
     if !text.is_empty() {
         const MAX: usize = 40;
         let cut: String = text.chars().take(MAX).collect();
         s.push(' ');
-        if text.chars().count() > MAX {
+        if text::chars(&text) > MAX {
             quote(&format!("{cut}…"), s);
         } else {
             quote(&cut, s);

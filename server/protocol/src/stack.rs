@@ -15,6 +15,7 @@
 //! 1042@<?>:wasm-function[1042]
 //! ```
 
+use crate::text;
 use std::borrow::Cow;
 
 /// One frame line, split: `{indent}at {name} ({location})`,
@@ -77,7 +78,7 @@ impl<'a> Frame<'a> {
         let at = body_at + line[body_at..].find('@')?;
         let name = &line[body_at..at];
         // No engine writes `: ` in a function name; messages do.
-        if name.contains(": ") || name.starts_with("at ") {
+        if text::contains(name, ": ") || name.starts_with("at ") {
             return None;
         }
         let start = at + 1;
@@ -117,7 +118,7 @@ impl<'a> Frame<'a> {
     pub fn place(&self) -> &'a str {
         let location = self.location();
         match location.starts_with("eval at ") {
-            true => location.rsplit(", ").next().unwrap_or(location),
+            true => text::rsplit_once(location, ", ").map_or(location, |(_, p)| p),
             false => location,
         }
     }
@@ -131,15 +132,15 @@ impl<'a> Frame<'a> {
         let url = place.split(['?', '#']).next().unwrap_or(place);
         // The toolkit's `person.js`, made from source, names itself so.
         url.starts_with("daebug-person.js")
-            || url.contains("daebug_adapter")
+            || text::contains(url, "daebug_adapter")
             || url.ends_with("/daebug-panel.mjs")
-            || url.contains("/daebug-panel.mjs:")
+            || text::contains(url, "/daebug-panel.mjs:")
             || url.ends_with("/daebug.js")
-            || url.contains("/daebug.js:")
-            || url.contains("/daebug.js line ")
+            || text::contains(url, "/daebug.js:")
+            || text::contains(url, "/daebug.js line ")
             || self
                 .name
-                .is_some_and(|n| n.contains("__wbg_") || n.contains("__wbindgen"))
+                .is_some_and(|n| text::contains(n, "__wbg_") || text::contains(n, "__wbindgen"))
     }
 
     /// A wasm frame with no module URL (V8's
@@ -175,14 +176,14 @@ impl<'a> Frame<'a> {
 fn is_location(location: &str) -> bool {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let wasm_function = |s: &str| {
-        s.rsplit_once("wasm-function[")
+        text::rsplit_once(s, "wasm-function[")
             .and_then(|(_, n)| n.strip_suffix(']'))
             .is_some_and(digits)
     };
     if location.is_empty() || location == "[native code]" || wasm_function(location) {
         return true;
     }
-    if let Some((head, offset)) = location.rsplit_once(":0x") {
+    if let Some((head, offset)) = text::rsplit_once(location, ":0x") {
         if offset.bytes().all(|b| b.is_ascii_hexdigit()) && wasm_function(head) {
             return true;
         }
@@ -197,7 +198,7 @@ fn is_location(location: &str) -> bool {
 /// wasm frame with no URL of its own goes when it follows one of daebug's.
 pub fn clean(stack: &str) -> Cow<'_, str> {
     let marked = ["daebug", "__wbg_", "__wbindgen"];
-    if !marked.iter().any(|m| stack.contains(m)) {
+    if !marked.iter().any(|m| text::contains(stack, m)) {
         return Cow::Borrowed(stack);
     }
     let mut out = String::with_capacity(stack.len());
