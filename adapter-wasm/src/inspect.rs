@@ -224,6 +224,22 @@ fn finite(n: f64) -> String {
     }
 }
 
+/// Whether every character of `k` is alphanumeric (`char::is_alphanumeric`:
+/// Unicode's Alphabetic property or a number), `_` or `$`. In the browser
+/// JavaScript's own Unicode property escapes say so: Rust's tables for
+/// them are about 2 KB of the `.wasm` (DESIGN §13's budget).
+#[cfg(target_arch = "wasm32")]
+fn word(k: &str) -> bool {
+    js_sys::RegExp::new("^[\\p{Alphabetic}\\p{N}_$]+$", "u").test(k)
+}
+
+/// Natively (tests), Rust's tables.
+#[cfg(not(target_arch = "wasm32"))]
+fn word(k: &str) -> bool {
+    k.chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
 /// The inspect-style text of a value.
 pub fn inspect(node: &Node) -> String {
     let mut s = String::new();
@@ -340,12 +356,18 @@ fn more(n: usize) -> String {
     format!("... {n} more item{}", if n == 1 { "" } else { "s" })
 }
 
-/// An object key as JavaScript would need it written.
+/// An object key as JavaScript would need it written: bare when it is
+/// letters, digits, `_` and `$` (not starting with a digit), quoted
+/// otherwise.
 fn key(k: &str) -> String {
     let ident = !k.is_empty()
         && !k.starts_with(|c: char| c.is_ascii_digit())
-        && k.chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        && match k.is_ascii() {
+            true => k
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$'),
+            false => word(k),
+        };
     if ident {
         k.to_string()
     } else {

@@ -52,51 +52,51 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $3i: function(arg0) {
+        $3k: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $3c: function(arg0) {
+        $3e: function(arg0) {
             const ret = typeof(arg0) === 'bigint';
             return ret;
         },
-        $3b: function(arg0) {
+        $3d: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $3j: function(arg0) {
+        $3l: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $3a: function(arg0) {
+        $3c: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $3d: function(arg0) {
+        $3f: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $3e: function(arg0) {
+        $3g: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $3f: function(arg0) {
+        $3h: function(arg0) {
             const ret = typeof(arg0) === 'symbol';
             return ret;
         },
-        $3k: function(arg0) {
+        $3m: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $3g: function(arg0, arg1) {
+        $3i: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $3h: function(arg0, arg1) {
+        $3j: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -104,10 +104,10 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $39: function(arg0, arg1) {
+        $3b: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $3l: function(arg0) {
+        $3n: function(arg0) {
             arg0._wbg_cb_unref();
         },
         $q: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
@@ -175,7 +175,7 @@ function __wbg_get_imports() {
             const ret = arg0.delete(arg1);
             return ret;
         },
-        $2q: function(arg0) {
+        $2s: function(arg0) {
             const ret = arg0.description;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -204,7 +204,7 @@ function __wbg_get_imports() {
             const ret = arg0.event;
             return ret;
         },
-        $2r: function(arg0, arg1) {
+        $2t: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
@@ -220,7 +220,7 @@ function __wbg_get_imports() {
             const ret = Object.getOwnPropertyDescriptor(arg0, arg1);
             return ret;
         }, arguments); },
-        $2y: function() { return handleError(function (arg0) {
+        $30: function() { return handleError(function (arg0) {
             const ret = Reflect.getPrototypeOf(arg0);
             return ret;
         }, arguments); },
@@ -228,7 +228,7 @@ function __wbg_get_imports() {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $2z: function() { return handleError(function (arg0, arg1) {
+        $31: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
@@ -236,7 +236,7 @@ function __wbg_get_imports() {
             const ret = arg0.get(arg1);
             return ret;
         },
-        $32: function() { return handleError(function (arg0, arg1) {
+        $34: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1 >>> 0);
             return ret;
         }, arguments); },
@@ -248,7 +248,7 @@ function __wbg_get_imports() {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $30: function() { return handleError(function (arg0, arg1) {
+        $32: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
@@ -353,7 +353,7 @@ function __wbg_get_imports() {
             const ret = arg0.length;
             return ret;
         },
-        $37: function(arg0) {
+        $39: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
@@ -389,7 +389,7 @@ function __wbg_get_imports() {
             const ret = new Array();
             return ret;
         },
-        $38: function(arg0, arg1) {
+        $3a: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
@@ -405,6 +405,10 @@ function __wbg_get_imports() {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
+        $2q: function(arg0, arg1, arg2, arg3) {
+            const ret = new RegExp(getStringFromWasm0(arg0, arg1), getStringFromWasm0(arg2, arg3));
+            return ret;
+        },
         $1l: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
@@ -412,7 +416,7 @@ function __wbg_get_imports() {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3z(a, state0.b, arg0, arg1);
+                        return $41(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -438,7 +442,7 @@ function __wbg_get_imports() {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3z(a, state0.b, arg0, arg1);
+                        return $41(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -484,7 +488,7 @@ function __wbg_get_imports() {
             const ret = arg0.originals;
             return ret;
         },
-        $33: function() { return handleError(function (arg0) {
+        $35: function() { return handleError(function (arg0) {
             const ret = Reflect.ownKeys(arg0);
             return ret;
         }, arguments); },
@@ -500,14 +504,14 @@ function __wbg_get_imports() {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $35: function(arg0) {
+        $37: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $34: function(arg0) {
+        $36: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2w: function(arg0) {
+        $2y: function(arg0) {
             const ret = Promise.race(arg0);
             return ret;
         },
@@ -527,7 +531,7 @@ function __wbg_get_imports() {
             const ret = arg0.records;
             return ret;
         },
-        $2x: function(arg0) {
+        $2z: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
@@ -552,7 +556,7 @@ function __wbg_get_imports() {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $31: function() { return handleError(function (arg0, arg1, arg2) {
+        $33: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
@@ -576,15 +580,15 @@ function __wbg_get_imports() {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $36: function(arg0, arg1, arg2) {
+        $38: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $2s: function() {
+        $2u: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2u: function() {
+        $2w: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -592,16 +596,20 @@ function __wbg_get_imports() {
             const ret = globalThis.location;
             return ret;
         },
-        $2t: function() {
+        $2v: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2v: function() {
+        $2x: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
         $b: function(arg0) {
             const ret = arg0.target;
+            return ret;
+        },
+        $2r: function(arg0, arg1, arg2) {
+            const ret = arg0.test(getStringFromWasm0(arg1, arg2));
             return ret;
         },
         $1j: function(arg0, arg1, arg2) {
@@ -639,57 +647,57 @@ function __wbg_get_imports() {
         $4: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3n: function(arg0, arg1) {
+        $3p: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 7, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3y);
+            const ret = makeMutClosure(arg0, arg1, $40);
             return ret;
         },
-        $3o: function(arg0, arg1) {
+        $3q: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 109, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
-        $3p: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 11, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3x);
-            return ret;
-        },
-        $3q: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $42);
-            return ret;
-        },
         $3r: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 100, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $41);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 11, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3z);
             return ret;
         },
         $3s: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $43);
-            return ret;
-        },
-        $3t: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $40);
-            return ret;
-        },
-        $3u: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $44);
             return ret;
         },
-        $3v: function(arg0) {
+        $3t: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 100, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $43);
+            return ret;
+        },
+        $3u: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $45);
+            return ret;
+        },
+        $3v: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $42);
+            return ret;
+        },
+        $3w: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $46);
+            return ret;
+        },
+        $3x: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3w: function(arg0, arg1) {
+        $3y: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3m: function() {
+        $3o: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -704,49 +712,49 @@ function __wbg_get_imports() {
     };
 }
 
-function $44(arg0, arg1) {
-    wasm.$44(arg0, arg1);
+function $46(arg0, arg1) {
+    wasm.$46(arg0, arg1);
 }
 
-function $42(arg0, arg1, arg2) {
-    wasm.$42(arg0, arg1, arg2);
+function $44(arg0, arg1, arg2) {
+    wasm.$44(arg0, arg1, arg2);
+}
+
+function $45(arg0, arg1, arg2) {
+    wasm.$45(arg0, arg1, arg2);
 }
 
 function $43(arg0, arg1, arg2) {
-    wasm.$43(arg0, arg1, arg2);
-}
-
-function $41(arg0, arg1, arg2) {
-    const ret = wasm.$41(arg0, arg1, arg2);
+    const ret = wasm.$43(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $3z(arg0, arg1, arg2, arg3) {
-    wasm.$3z(arg0, arg1, arg2, arg3);
+function $41(arg0, arg1, arg2, arg3) {
+    wasm.$41(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3y(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3y(arg0, arg1, arg2, arg3, arg4);
+function $40(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$40(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3x(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3x(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3z(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3z(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
-function $40(arg0, arg1, arg2) {
+function $42(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$40(arg0, arg1, ptr0, len0);
+    wasm.$42(arg0, arg1, ptr0, len0);
 }
 
 function addToExternrefTable0(obj) {
