@@ -102,7 +102,8 @@ fn first_non_empty<const N: usize>(options: [Option<String>; N]) -> String {
 /// The path of a URL (`http://h:1/a/b?x` → `/a/b`).
 fn url_path(url: &str) -> String {
     let rest = text::split_once(url, "://").map_or(url, |(_, r)| r);
-    let path = rest.find('/').map_or("/", |i| &rest[i..]);
+    // `get`, not indexing: no slicing panic in the .wasm (see daebug_protocol::text).
+    let path = rest.find('/').and_then(|i| rest.get(i..)).unwrap_or("/");
     path.split(['?', '#']).next().unwrap_or("/").to_string()
 }
 

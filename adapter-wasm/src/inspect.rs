@@ -384,7 +384,10 @@ impl Parts {
         if total > items.len() {
             items.push(more(total - items.len()));
         }
-        let (open, close) = brackets.split_at(brackets.len() / 2);
+        // `get`, not indexing: no slicing panic in the .wasm (see daebug_protocol::text).
+        let (open, close) = brackets
+            .split_at_checked(brackets.len() / 2)
+            .unwrap_or((brackets, ""));
         Parts {
             prefix,
             open,

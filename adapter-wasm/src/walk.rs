@@ -583,7 +583,8 @@ fn params_of(source: &str) -> Option<String> {
         Some(open) => {
             let mut depth = 0usize;
             let mut end = None;
-            for (i, c) in head[open..].char_indices() {
+            // `get`, not indexing: no slicing panic in the .wasm (see daebug_protocol::text).
+            for (i, c) in head.get(open..)?.char_indices() {
                 match c {
                     '(' => depth += 1,
                     ')' => {
@@ -596,7 +597,7 @@ fn params_of(source: &str) -> Option<String> {
                     _ => {}
                 }
             }
-            head[open + 1..end?].to_string()
+            head.get(open + 1..end?)?.to_string()
         }
         None if text::contains(source, "=>") => {
             // As `trim_start_matches("async ")`, without the two-way searcher.

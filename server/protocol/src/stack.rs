@@ -31,6 +31,8 @@ pub struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
+    // Slices by `get`, not indexing: no slicing panic in the adapter's
+    // .wasm (see crate::text).
     /// The frame a line is, if it is one (a message line is not).
     pub fn parse(line: &'a str) -> Option<Frame<'a>> {
         Self::parse_v8(line).or_else(|| Self::parse_at(line))
@@ -38,7 +40,7 @@ impl<'a> Frame<'a> {
 
     fn parse_v8(line: &'a str) -> Option<Frame<'a>> {
         let body_at = line.len() - line.trim_start().len();
-        let body = line[body_at..].strip_prefix("at ")?;
+        let body = line.get(body_at..)?.strip_prefix("at ")?;
         let start = line.len() - body.len();
         let body = body.trim_end();
         let end = start + body.len();
@@ -49,7 +51,7 @@ impl<'a> Frame<'a> {
                 match c {
                     ')' => depth += 1,
                     '(' if depth == 0 => {
-                        let name = inner[..i].trim_end();
+                        let name = inner.get(..i).unwrap_or_default().trim_end();
                         if !name.is_empty() {
                             return Some(Frame {
                                 name: Some(name),
@@ -75,14 +77,15 @@ impl<'a> Frame<'a> {
     /// message with an `@` in it (`Error: mail a@b failed`) is no frame.
     fn parse_at(line: &'a str) -> Option<Frame<'a>> {
         let body_at = line.len() - line.trim_start().len();
-        let at = body_at + line[body_at..].find('@')?;
-        let name = &line[body_at..at];
+        let rest = line.get(body_at..)?;
+        let at = body_at + rest.find('@')?;
+        let name = rest.get(..at - body_at)?;
         // No engine writes `: ` in a function name; messages do.
         if text::contains(name, ": ") || name.starts_with("at ") {
             return None;
         }
         let start = at + 1;
-        let location = line[start..].trim_end();
+        let location = line.get(start..)?.trim_end();
         if !is_location(location) {
             return None;
         }
@@ -110,7 +113,9 @@ impl<'a> Frame<'a> {
     }
 
     pub fn location(&self) -> &'a str {
-        &self.line[self.location.0..self.location.1]
+        self.line
+            .get(self.location.0..self.location.1)
+            .unwrap_or_default()
     }
 
     /// Where the code runs: for a V8 eval frame (`eval at f (…),
