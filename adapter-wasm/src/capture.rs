@@ -18,6 +18,7 @@
 //! (`console.table`, …; docs/wire-protocol.md), and counters, timers and
 //! groups keep their state in a [`ConsoleState`].
 
+use daebug_protocol::text;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -246,7 +247,7 @@ fn observe_reports(buffer: &Shared) -> Option<(ReportingObserver, Callback)> {
                 // at the wrapper: no place is better than a wrong one.
                 let at = get(&body, "sourceFile")
                     .as_string()
-                    .filter(|f| !f.contains("/daebug.js"))
+                    .filter(|f| !text::contains(f, "/daebug.js"))
                     .map(|f| {
                         let n = |k| get(&body, k).as_f64().map_or(0, |n| n as u64);
                         format!("{f}:{}:{}", n("lineNumber"), n("columnNumber"))
@@ -331,7 +332,7 @@ pub fn message_of(args: &Array) -> String {
             },
         })
         .collect();
-    parts.join(" ")
+    text::join(&parts, " ")
 }
 
 /// What was thrown or rejected, uncaught, as an `Error <source>` event.

@@ -5,6 +5,7 @@
 //! `serde_json`'s output); doing it by hand keeps a serde (de)serializer
 //! out of the `.wasm`, which would be most of its size.
 
+use daebug_protocol::text;
 use daebug_protocol::{
     BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg, Value,
 };
@@ -44,7 +45,7 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.str("id", id);
             if !jobs.is_empty() {
                 let list: Vec<String> = jobs.iter().map(|j| j.0.to_string()).collect();
-                w.raw("jobs", &format!("[{}]", list.join(",")));
+                w.raw("jobs", &format!("[{}]", text::join(&list, ",")));
             }
             if !tab.is_empty() {
                 w.str("tab", tab);
@@ -292,7 +293,7 @@ fn events(list: &[BackgroundEvent]) -> String {
             w.end()
         })
         .collect();
-    format!("[{}]", items.join(","))
+    format!("[{}]", text::join(&items, ","))
 }
 
 fn outcome(out: &Outcome) -> String {

@@ -5,6 +5,8 @@
 //! come in, text comes out ([`crate::capture`] reads the JavaScript
 //! values).
 
+use daebug_protocol::text;
+
 /// Counters, timers and the group depth of one realm's console. (Lists,
 /// not hash maps: a page has a few labels, and the adapter's size counts.)
 #[derive(Debug, Default)]
@@ -86,11 +88,11 @@ impl ConsoleState {
             return message.to_string();
         }
         let pad = "  ".repeat(self.depth);
-        message
+        let lines: Vec<String> = message
             .split('\n')
             .map(|line| format!("{pad}{line}"))
-            .collect::<Vec<_>>()
-            .join("\n")
+            .collect();
+        text::join(&lines, "\n")
     }
 }
 
@@ -159,22 +161,22 @@ pub fn table(rows: &[TableRow], more: usize) -> String {
         .map(|i| {
             std::iter::once(&head[i])
                 .chain(body.iter().map(|r| &r[i]))
-                .map(|s| s.chars().count())
+                .map(|s| text::chars(s))
                 .max()
                 .unwrap_or(0)
         })
         .collect();
     let rule = |l: &str, m: &str, r: &str| {
         let parts: Vec<String> = widths.iter().map(|w| "─".repeat(w + 2)).collect();
-        format!("{l}{}{r}", parts.join(m))
+        format!("{l}{}{r}", text::join(&parts, m))
     };
     let line = |cells: &[String]| {
         let parts: Vec<String> = cells
             .iter()
             .zip(&widths)
-            .map(|(c, w)| format!(" {c}{} ", " ".repeat(w - c.chars().count())))
+            .map(|(c, w)| format!(" {c}{} ", " ".repeat(w - text::chars(c))))
             .collect();
-        format!("│{}│", parts.join("│"))
+        format!("│{}│", text::join(&parts, "│"))
     };
     let mut out = vec![rule("┌", "┬", "┐"), line(&head), rule("├", "┼", "┤")];
     out.extend(body.iter().map(|r| line(r)));
@@ -182,7 +184,7 @@ pub fn table(rows: &[TableRow], more: usize) -> String {
     if more > 0 {
         out.push(format!("... {more} more rows"));
     }
-    out.join("\n")
+    text::join(&out, "\n")
 }
 
 #[cfg(test)]

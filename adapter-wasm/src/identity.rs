@@ -1,6 +1,8 @@
 //! Who a realm says it is in its hello: display name, tab id, and the
 //! options read from the adapter's own script URL (`?name=`, `?token=`).
 
+use daebug_protocol::text;
+
 /// The value of `key` in a URL's query string, percent-decoded (`+` is a
 /// space, as in forms). `None` when absent.
 pub fn query_param(url: &str, key: &str) -> Option<String> {
@@ -13,11 +15,59 @@ pub fn query_param(url: &str, key: &str) -> Option<String> {
 }
 
 /// A form-encoded query part: `+` is a space, escapes are decoded, bad
-/// ones kept as written.
+/// ones kept as written, bytes that are no UTF-8 each a U+FFFD. (By hand,
+/// not the `percent-encoding` crate: it and `from_utf8_lossy` cost about
+/// 1.5 KB of the `.wasm`, DESIGN §13's budget.)
 fn decode(s: &str) -> String {
-    percent_encoding::percent_decode_str(&s.replace('+', " "))
-        .decode_utf8_lossy()
-        .into_owned()
+    let b = s.as_bytes();
+    let hex = |i: usize| b.get(i).and_then(|&c| (c as char).to_digit(16));
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+            (b'+', ..) => out.push(b' '),
+            (c, ..) => out.push(c),
+        }
+        i += 1;
+    }
+    match String::from_utf8(out) {
+        Ok(text) => text,
+        Err(e) => lossy(e.as_bytes()),
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// The realm's `TextDecoder` (the glue itself needs one to load):
+    /// UTF-8, bad sequences replaced as `String::from_utf8_lossy` does
+    /// (both follow the WHATWG Encoding standard).
+    type TextDecoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextDecoder;
+    #[wasm_bindgen(method)]
+    fn decode(this: &TextDecoder, bytes: &[u8]) -> String;
+}
+
+/// `String::from_utf8_lossy(bytes)`, by the realm's decoder.
+#[cfg(target_arch = "wasm32")]
+fn lossy(bytes: &[u8]) -> String {
+    let text = TextDecoder::new().decode(bytes);
+    // The decoder drops a leading byte order mark; Rust keeps it.
+    match bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        true => format!("\u{feff}{text}"),
+        false => text,
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A page's display name: `?name=` on the script URL, else the document
@@ -51,8 +101,9 @@ fn first_non_empty<const N: usize>(options: [Option<String>; N]) -> String {
 
 /// The path of a URL (`http://h:1/a/b?x` → `/a/b`).
 fn url_path(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let path = rest.find('/').map_or("/", |i| &rest[i..]);
+    let rest = text::split_once(url, "://").map_or(url, |(_, r)| r);
+    // `get`, not indexing: no slicing panic in the .wasm (see daebug_protocol::text).
+    let path = rest.find('/').and_then(|i| rest.get(i..)).unwrap_or("/");
     path.split(['?', '#']).next().unwrap_or("/").to_string()
 }
 
@@ -68,7 +119,7 @@ fn file_name(url: &str) -> String {
 /// The hub's WebSocket URL from the adapter's script URL: same host,
 /// `ws`/`wss`, path `/ws`, and the script's `?token=` carried over.
 pub fn ws_url(script_url: &str) -> String {
-    let (scheme, rest) = script_url.split_once("://").unwrap_or(("http", script_url));
+    let (scheme, rest) = text::split_once(script_url, "://").unwrap_or(("http", script_url));
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     let ws = if scheme == "https" { "wss" } else { "ws" };
     match query_param(script_url, "token") {
@@ -98,7 +149,7 @@ const TAB_FRAGMENT: &str = "#daebug-tab=";
 /// A worker's URL without the loader's fragment, and the tab id in it
 /// (empty when there is none).
 pub fn worker_tab(href: &str) -> (String, String) {
-    match href.rsplit_once(TAB_FRAGMENT) {
+    match text::rsplit_once(href, TAB_FRAGMENT) {
         Some((url, tab)) if is_tab_id(tab) && !url.contains('#') => {
             (url.to_string(), tab.to_string())
         }
@@ -134,6 +185,10 @@ mod tests {
         assert_eq!(
             query_param("http://h/x.js?name=%zz%4", "name").as_deref(),
             Some("%zz%4")
+        );
+        assert_eq!(
+            query_param("http://h/x.js?name=%C3%A9%FF%E2%82+%2", "name").as_deref(),
+            Some("é\u{fffd}\u{fffd} %2")
         );
     }
 

@@ -7,6 +7,7 @@
 //! out, on one line when it fits in [`WIDTH`] columns, else indented by
 //! two spaces per level.
 
+use daebug_protocol::text;
 use std::fmt::Write;
 
 /// Columns a one-line rendering may take.
@@ -223,6 +224,22 @@ fn finite(n: f64) -> String {
     }
 }
 
+/// Whether every character of `k` is alphanumeric (`char::is_alphanumeric`:
+/// Unicode's Alphabetic property or a number), `_` or `$`. In the browser
+/// JavaScript's own Unicode property escapes say so: Rust's tables for
+/// them are about 2 KB of the `.wasm` (DESIGN §13's budget).
+#[cfg(target_arch = "wasm32")]
+fn word(k: &str) -> bool {
+    js_sys::RegExp::new("^[\\p{Alphabetic}\\p{N}_$]+$", "u").test(k)
+}
+
+/// Natively (tests), Rust's tables.
+#[cfg(not(target_arch = "wasm32"))]
+fn word(k: &str) -> bool {
+    k.chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
 /// The inspect-style text of a value.
 pub fn inspect(node: &Node) -> String {
     let mut s = String::new();
@@ -257,7 +274,7 @@ fn write_node(node: &Node, indent: usize, s: &mut String) {
             let _ = write!(
                 s,
                 "... ({} more characters)",
-                len.saturating_sub(t.chars().count())
+                len.saturating_sub(text::chars(t))
             );
         }
         Node::Symbol(d) => {
@@ -281,7 +298,7 @@ fn write_node(node: &Node, indent: usize, s: &mut String) {
             cause,
         } => {
             match stack {
-                Some(st) if st.contains(message.as_str()) => s.push_str(st.trim_end()),
+                Some(st) if text::contains(st, message) => s.push_str(st.trim_end()),
                 Some(st) => {
                     let _ = write!(s, "{name}: {message}\n{}", st.trim_end());
                 }
@@ -339,12 +356,18 @@ fn more(n: usize) -> String {
     format!("... {n} more item{}", if n == 1 { "" } else { "s" })
 }
 
-/// An object key as JavaScript would need it written.
+/// An object key as JavaScript would need it written: bare when it is
+/// letters, digits, `_` and `$` (not starting with a digit), quoted
+/// otherwise.
 fn key(k: &str) -> String {
     let ident = !k.is_empty()
         && !k.starts_with(|c: char| c.is_ascii_digit())
-        && k.chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        && match k.is_ascii() {
+            true => k
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$'),
+            false => word(k),
+        };
     if ident {
         k.to_string()
     } else {
@@ -361,7 +384,10 @@ impl Parts {
         if total > items.len() {
             items.push(more(total - items.len()));
         }
-        let (open, close) = brackets.split_at(brackets.len() / 2);
+        // `get`, not indexing: no slicing panic in the .wasm (see daebug_protocol::text).
+        let (open, close) = brackets
+            .split_at_checked(brackets.len() / 2)
+            .unwrap_or((brackets, ""));
         Parts {
             prefix,
             open,
@@ -424,11 +450,11 @@ fn layout(p: &Parts, indent: usize, s: &mut String) {
         return;
     }
     let one = match p.spaced {
-        true => format!("{} {} {}", p.open, p.items.join(", "), p.close),
-        false => format!("{}{}{}", p.open, p.items.join(", "), p.close),
+        true => format!("{} {} {}", p.open, text::join(&p.items, ", "), p.close),
+        false => format!("{}{}{}", p.open, text::join(&p.items, ", "), p.close),
     };
     let fits =
-        indent * 2 + p.prefix.chars().count() + one.chars().count() <= WIDTH && !one.contains('\n');
+        indent * 2 + text::chars(&p.prefix) + text::chars(&one) <= WIDTH && !one.contains('\n');
     if fits {
         s.push_str(&one);
         return;
@@ -457,12 +483,12 @@ fn element(tag: &str, id: &str, classes: &[String], text: &str, s: &mut String) 
         let _ = write!(s, ".{c}");
     }
     s.push('>');
-    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text: String = text::join(&text.split_whitespace().collect::<Vec<_>>(), " ");
     if !text.is_empty() {
         const MAX: usize = 40;
         let cut: String = text.chars().take(MAX).collect();
         s.push(' ');
-        if text.chars().count() > MAX {
+        if text::chars(&text) > MAX {
             quote(&format!("{cut}…"), s);
         } else {
             quote(&cut, s);

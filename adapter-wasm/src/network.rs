@@ -4,6 +4,7 @@
 //! its line, and a job's list into the `Text network` fence under its
 //! reply. Pure: the records come in as data.
 
+use daebug_protocol::text;
 use daebug_protocol::{BackgroundEvent, EventType, Level};
 
 use crate::browser_lines::{request, RequestOutcome};
@@ -60,7 +61,7 @@ pub fn summary(lines: &[String], unlisted: usize) -> Option<String> {
             out.push(&more);
         }
     }
-    Some(out.join("\n"))
+    Some(text::join(&out, "\n"))
 }
 
 /// A `Text network` event.

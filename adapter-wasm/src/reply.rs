@@ -81,7 +81,8 @@ pub fn cap(rendered: Rendered, max: usize) -> Rendered {
     if end == text.len() {
         return rendered;
     }
-    let (kept, left) = text.split_at(end);
+    // `get`, not indexing: no slicing panic in the .wasm (see daebug_protocol::text).
+    let (kept, left) = text.split_at_checked(end).unwrap_or((text, ""));
     Rendered::Text(format!(
         "{kept}\n... ({} more bytes not sent: a reply carries at most {} MiB)",
         left.len(),

@@ -10,6 +10,7 @@
 //! scripts (`import()` of a blob is strict code, where `with` is an
 //! error), so their WebKit frames stay without positions.
 
+use daebug_protocol::text;
 use std::cell::{Cell, RefCell};
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
@@ -38,21 +39,21 @@ thread_local! {
 /// JavaScriptCore adds a frame of the async function's own start (line 1
 /// of the script, the header): it is dropped.
 pub fn name_cells(stack: &str) -> String {
-    if !stack.contains("blob:") {
+    if !text::contains(stack, "blob:") {
         return stack.to_string();
     }
     NAMES.with(|names| {
         let names = names.borrow();
         let mut out: Vec<String> = Vec::new();
         for line in stack.split('\n') {
-            let known = names.iter().find(|(url, _)| line.contains(url.as_str()));
+            let known = names.iter().find(|(url, _)| text::contains(line, url));
             match known {
-                Some((url, _)) if line.contains(&format!("{url}:1:")) => {}
-                Some((url, name)) => out.push(line.replace(url.as_str(), name)),
+                Some((url, _)) if text::contains(line, &format!("{url}:1:")) => {}
+                Some((url, name)) => out.push(text::replace(line, url, name)),
                 None => out.push(line.to_string()),
             }
         }
-        out.join("\n")
+        text::join(&out, "\n")
     })
 }
 
@@ -84,7 +85,7 @@ fn positions_kept() -> bool {
     let kept = probe()
         .ok()
         .and_then(|s| s.as_string())
-        .is_some_and(|s| s.contains("daebug-probe"));
+        .is_some_and(|s| text::contains(&s, "daebug-probe"));
     POSITIONS_KEPT.set(Some(kept));
     kept
 }
@@ -102,8 +103,7 @@ pub async fn compile(code: &str) -> Option<Function> {
         return None;
     }
     // The hub names the code `daebug-cell-<job>` on its last line.
-    let name = code
-        .rsplit_once("//# sourceURL=")
+    let name = text::rsplit_once(code, "//# sourceURL=")
         .map(|(_, n)| n.trim())
         .filter(|n| {
             n.strip_prefix("daebug-cell-")

@@ -6,6 +6,7 @@
 //! cleans with too.
 
 use daebug_protocol::stack::{clean, Frame};
+use daebug_protocol::text;
 
 /// `stack` without the adapter's frames. Lines that are not frames (the
 /// first line `Name: message`) and frames of evaluated code
@@ -34,7 +35,7 @@ pub fn caller_frames(stack: &str) -> Option<String> {
         .filter(|l| Frame::parse(l).is_some())
         .skip(1)
         .collect();
-    let folded = fold(&frames.join("\n"));
+    let folded = fold(&text::join(&frames, "\n"));
     (!folded.trim().is_empty()).then_some(folded)
 }
 

@@ -8,6 +8,7 @@
 //! `[Circular *n]` with `<ref *n>` on their target. Promise states need a
 //! microtask to learn, so [`walk`] is async.
 
+use daebug_protocol::text;
 use js_sys::{Array, ArrayBuffer, Function, JsString, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
@@ -577,12 +578,13 @@ fn function(value: &JsValue) -> Node {
 /// balanced parentheses, or the lone parameter of `x => ...`.
 fn params_of(source: &str) -> Option<String> {
     const MAX: usize = 60;
-    let head = source.split("=>").next().unwrap_or(source);
+    let head = text::split_once(source, "=>").map_or(source, |(h, _)| h);
     let params = match head.find('(') {
         Some(open) => {
             let mut depth = 0usize;
             let mut end = None;
-            for (i, c) in head[open..].char_indices() {
+            // `get`, not indexing: no slicing panic in the .wasm (see daebug_protocol::text).
+            for (i, c) in head.get(open..)?.char_indices() {
                 match c {
                     '(' => depth += 1,
                     ')' => {
@@ -595,13 +597,20 @@ fn params_of(source: &str) -> Option<String> {
                     _ => {}
                 }
             }
-            head[open + 1..end?].to_string()
+            head.get(open + 1..end?)?.to_string()
         }
-        None if source.contains("=>") => head.trim().trim_start_matches("async ").to_string(),
+        None if text::contains(source, "=>") => {
+            // As `trim_start_matches("async ")`, without the two-way searcher.
+            let mut lone = head.trim();
+            while let Some(rest) = lone.strip_prefix("async ") {
+                lone = rest;
+            }
+            lone.to_string()
+        }
         None => return None,
     };
-    let params = params.split_whitespace().collect::<Vec<_>>().join(" ");
-    Some(if params.chars().count() > MAX {
+    let params = text::join(&params.split_whitespace().collect::<Vec<_>>(), " ");
+    Some(if text::chars(&params) > MAX {
         params.chars().take(MAX).chain("…".chars()).collect()
     } else {
         params

@@ -238,3 +238,29 @@ async fn job_limits_follow_the_fence_options() {
     );
     assert_eq!(cyc, text(r#"<ref *1> { name: "a", self: [Circular *1] }"#));
 }
+
+/// A key outside ASCII is bare exactly when Rust's `char::is_alphanumeric`
+/// says each of its characters is a letter or number (the browser's
+/// Unicode property escapes decide it in the `.wasm`, Rust's tables in
+/// native builds).
+#[wasm_bindgen_test]
+async fn keys_outside_ascii_are_bare_as_rust_would_have_them() {
+    let keys = [
+        "é", "日本", "Ⅻ", "٣x", "½", "a-b", "ü$_", "x\u{301}", "😀", "\u{345}", "Ωmega",
+    ];
+    for k in keys {
+        let bare = k
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        let shown = match bare {
+            true => k.to_string(),
+            false => format!("\"{k}\""),
+        };
+        let body = format!("return {{ [{k:?}]: undefined }}");
+        assert_eq!(
+            rendered(&body).await,
+            text(&format!("{{ {shown}: undefined }}")),
+            "{k}"
+        );
+    }
+}

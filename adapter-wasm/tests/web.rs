@@ -52,3 +52,17 @@ fn event_buffer_works_in_wasm() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `?name=` bytes that are no UTF-8 decode as `String::from_utf8_lossy`
+/// would, by the realm's `TextDecoder` (a leading byte order mark kept).
+#[wasm_bindgen_test]
+fn a_query_value_decodes_bad_utf8_as_rust_would() {
+    let raw = "%EF%BB%BFa%FF%E2%82b%C3%A9%F0%9F%98";
+    let url = format!("http://h/x.js?name={raw}");
+    let expected =
+        String::from_utf8_lossy(b"\xEF\xBB\xBFa\xFF\xE2\x82b\xC3\xA9\xF0\x9F\x98").into_owned();
+    assert_eq!(
+        daebug_adapter::identity::query_param(&url, "name").as_deref(),
+        Some(expected.as_str())
+    );
+}

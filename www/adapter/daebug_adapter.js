@@ -52,51 +52,51 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $3g: function(arg0) {
+        $3k: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $3a: function(arg0) {
+        $3e: function(arg0) {
             const ret = typeof(arg0) === 'bigint';
             return ret;
         },
-        $39: function(arg0) {
+        $3d: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $3h: function(arg0) {
+        $3l: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $38: function(arg0) {
+        $3c: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $3b: function(arg0) {
+        $3f: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $3c: function(arg0) {
+        $3g: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $3d: function(arg0) {
+        $3h: function(arg0) {
             const ret = typeof(arg0) === 'symbol';
             return ret;
         },
-        $3i: function(arg0) {
+        $3m: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $3e: function(arg0, arg1) {
+        $3i: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $3f: function(arg0, arg1) {
+        $3j: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -104,20 +104,20 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $37: function(arg0, arg1) {
+        $3b: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $3j: function(arg0) {
+        $3n: function(arg0) {
             arg0._wbg_cb_unref();
         },
         $q: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $1d: function() { return handleError(function (arg0, arg1, arg2) {
+        $1f: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
         }, arguments); },
-        $1m: function() { return handleError(function (arg0, arg1, arg2) {
+        $1o: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.apply(arg0, arg1, arg2);
             return ret;
         }, arguments); },
@@ -137,38 +137,45 @@ function __wbg_get_imports() {
             const ret = arg0.body;
             return ret;
         },
-        $1v: function(arg0) {
+        $1x: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        $1c: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1e: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             const ret = arg0.call(arg1, arg2, arg3, arg4);
             return ret;
         }, arguments); },
-        $1z: function() { return handleError(function (arg0, arg1) {
+        $21: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.call(arg1);
             return ret;
         }, arguments); },
-        $1a: function() { return handleError(function (arg0, arg1, arg2) {
+        $1c: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.call(arg1, arg2);
             return ret;
         }, arguments); },
-        $1b: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1d: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.call(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $1x: function() { return handleError(function (arg0) {
+        $1z: function() { return handleError(function (arg0) {
             arg0.close();
         }, arguments); },
-        $1n: function() { return handleError(function (arg0, arg1) {
+        $1p: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
             return ret;
         }, arguments); },
-        $19: function(arg0, arg1) {
+        $12: function(arg0, arg1, arg2, arg3) {
+            const ret = arg1.decode(getArrayU8FromWasm0(arg2, arg3));
+            const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len1 = WASM_VECTOR_LEN;
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
+        },
+        $1b: function(arg0, arg1) {
             const ret = arg0.delete(arg1);
             return ret;
         },
-        $2o: function(arg0) {
+        $2s: function(arg0) {
             const ret = arg0.description;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -178,7 +185,7 @@ function __wbg_get_imports() {
         $3: function(arg0) {
             arg0.dialogs();
         },
-        $1p: function(arg0) {
+        $1r: function(arg0) {
             arg0.disconnect();
         },
         $5: function(arg0) {
@@ -189,7 +196,7 @@ function __wbg_get_imports() {
             const ret = arg0.error;
             return ret;
         },
-        $2d: function() { return handleError(function (arg0, arg1) {
+        $2f: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
@@ -197,15 +204,15 @@ function __wbg_get_imports() {
             const ret = arg0.event;
             return ret;
         },
-        $2p: function(arg0, arg1) {
+        $2t: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $2a: function(arg0) {
+        $2c: function(arg0) {
             const ret = arg0.getHours();
             return ret;
         },
-        $26: function(arg0) {
+        $28: function(arg0) {
             const ret = arg0.getMinutes();
             return ret;
         },
@@ -213,35 +220,35 @@ function __wbg_get_imports() {
             const ret = Object.getOwnPropertyDescriptor(arg0, arg1);
             return ret;
         }, arguments); },
-        $2w: function() { return handleError(function (arg0) {
+        $30: function() { return handleError(function (arg0) {
             const ret = Reflect.getPrototypeOf(arg0);
             return ret;
         }, arguments); },
-        $27: function(arg0) {
+        $29: function(arg0) {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $2x: function() { return handleError(function (arg0, arg1) {
+        $31: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
-        $17: function(arg0, arg1) {
+        $19: function(arg0, arg1) {
             const ret = arg0.get(arg1);
             return ret;
         },
-        $30: function() { return handleError(function (arg0, arg1) {
+        $34: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1 >>> 0);
             return ret;
         }, arguments); },
-        $13: function(arg0, arg1) {
+        $15: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $12: function(arg0, arg1) {
+        $14: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $2y: function() { return handleError(function (arg0, arg1) {
+        $32: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
@@ -252,7 +259,7 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $23: function(arg0) {
+        $25: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof DataView;
@@ -262,7 +269,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $20: function(arg0) {
+        $22: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Date;
@@ -272,7 +279,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $21: function(arg0) {
+        $23: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Error;
@@ -282,7 +289,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1f: function(arg0) {
+        $1h: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Map;
@@ -292,7 +299,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1g: function(arg0) {
+        $1i: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Promise;
@@ -302,7 +309,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $22: function(arg0) {
+        $24: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof RegExp;
@@ -312,7 +319,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1e: function(arg0) {
+        $1g: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Set;
@@ -326,27 +333,27 @@ function __wbg_get_imports() {
             const ret = Array.isArray(arg0);
             return ret;
         }, arguments); },
-        $2i: function(arg0) {
+        $2k: function(arg0) {
             const ret = Array.isArray(arg0);
             return ret;
         },
-        $1y: function(arg0) {
+        $20: function(arg0) {
             const ret = ArrayBuffer.isView(arg0);
             return ret;
         },
-        $2m: function(arg0, arg1) {
+        $2o: function(arg0, arg1) {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
-        $1i: function(arg0) {
+        $1k: function(arg0) {
             const ret = Object.keys(arg0);
             return ret;
         },
-        $16: function(arg0) {
+        $18: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $35: function(arg0) {
+        $39: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
@@ -366,7 +373,7 @@ function __wbg_get_imports() {
             const ret = arg0.net;
             return ret;
         },
-        $29: function() {
+        $2b: function() {
             const ret = new Date();
             return ret;
         },
@@ -374,11 +381,15 @@ function __wbg_get_imports() {
             const ret = new URL(getStringFromWasm0(arg0, arg1), arg2);
             return ret;
         }, arguments); },
-        $2e: function() {
+        $11: function() {
+            const ret = new TextDecoder();
+            return ret;
+        },
+        $2g: function() {
             const ret = new Array();
             return ret;
         },
-        $36: function(arg0, arg1) {
+        $3a: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
@@ -386,22 +397,26 @@ function __wbg_get_imports() {
             const ret = new ReportingObserver(arg0, arg1);
             return ret;
         }, arguments); },
-        $25: function() {
+        $27: function() {
             const ret = new Map();
             return ret;
         },
-        $2j: function(arg0, arg1) {
+        $2l: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $1j: function(arg0, arg1) {
+        $2q: function(arg0, arg1, arg2, arg3) {
+            const ret = new RegExp(getStringFromWasm0(arg0, arg1), getStringFromWasm0(arg2, arg3));
+            return ret;
+        },
+        $1l: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3x(a, state0.b, arg0, arg1);
+                        return $41(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -412,22 +427,22 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $2n: function() {
+        $2p: function() {
             const ret = new Object();
             return ret;
         },
-        $1w: function() { return handleError(function (arg0, arg1) {
+        $1y: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $1l: function(arg0, arg1) {
+        $1n: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3x(a, state0.b, arg0, arg1);
+                        return $41(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -442,7 +457,7 @@ function __wbg_get_imports() {
             const ret = arg0.node;
             return ret;
         },
-        $28: function() {
+        $2a: function() {
             const ret = Date.now();
             return ret;
         },
@@ -457,15 +472,15 @@ function __wbg_get_imports() {
         $x: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
-        $2f: function(arg0) {
+        $2h: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
-        $2h: function(arg0, arg1, arg2, arg3) {
+        $2j: function(arg0, arg1, arg2, arg3) {
             const ret = Array.of(arg0, arg1, arg2, arg3);
             return ret;
         },
-        $2g: function(arg0, arg1) {
+        $2i: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
             return ret;
         },
@@ -473,11 +488,11 @@ function __wbg_get_imports() {
             const ret = arg0.originals;
             return ret;
         },
-        $31: function() { return handleError(function (arg0) {
+        $35: function() { return handleError(function (arg0) {
             const ret = Reflect.ownKeys(arg0);
             return ret;
         }, arguments); },
-        $2b: function() { return handleError(function (arg0, arg1) {
+        $2d: function() { return handleError(function (arg0, arg1) {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
@@ -485,22 +500,22 @@ function __wbg_get_imports() {
             const ret = arg0.pictures;
             return ret;
         },
-        $14: function(arg0, arg1) {
+        $16: function(arg0, arg1) {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $33: function(arg0) {
+        $37: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $32: function(arg0) {
+        $36: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2u: function(arg0) {
+        $2y: function(arg0) {
             const ret = Promise.race(arg0);
             return ret;
         },
-        $2c: function() {
+        $2e: function() {
             const ret = Math.random();
             return ret;
         },
@@ -516,11 +531,11 @@ function __wbg_get_imports() {
             const ret = arg0.records;
             return ret;
         },
-        $2v: function(arg0) {
+        $2z: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
-        $1o: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1q: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
         $2: function(arg0) {
@@ -530,50 +545,50 @@ function __wbg_get_imports() {
             const ret = arg0.requests(arg1 !== 0);
             return ret;
         }, arguments); },
-        $1k: function(arg0) {
+        $1m: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
         },
-        $1t: function() { return handleError(function (arg0, arg1, arg2) {
+        $1v: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
-        $11: function(arg0, arg1) {
+        $13: function(arg0, arg1) {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $2z: function() { return handleError(function (arg0, arg1, arg2) {
+        $33: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
-        $18: function(arg0, arg1, arg2) {
+        $1a: function(arg0, arg1, arg2) {
             const ret = arg0.set(arg1, arg2);
             return ret;
         },
-        $1r: function(arg0, arg1) {
+        $1t: function(arg0, arg1) {
             arg0.onclose = arg1;
         },
-        $1s: function(arg0, arg1) {
+        $1u: function(arg0, arg1) {
             arg0.onerror = arg1;
         },
-        $1u: function(arg0, arg1) {
+        $1w: function(arg0, arg1) {
             arg0.onmessage = arg1;
         },
-        $1q: function(arg0, arg1) {
+        $1s: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
-        $15: function(arg0, arg1, arg2) {
+        $17: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $34: function(arg0, arg1, arg2) {
+        $38: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $2q: function() {
+        $2u: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2s: function() {
+        $2w: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -581,11 +596,11 @@ function __wbg_get_imports() {
             const ret = globalThis.location;
             return ret;
         },
-        $2r: function() {
+        $2v: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2t: function() {
+        $2x: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -593,19 +608,23 @@ function __wbg_get_imports() {
             const ret = arg0.target;
             return ret;
         },
-        $1h: function(arg0, arg1, arg2) {
+        $2r: function(arg0, arg1, arg2) {
+            const ret = arg0.test(getStringFromWasm0(arg1, arg2));
+            return ret;
+        },
+        $1j: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
         },
-        $24: function(arg0, arg1) {
+        $26: function(arg0, arg1) {
             const ret = arg0.then(arg1);
             return ret;
         },
-        $2l: function() { return handleError(function (arg0, arg1) {
+        $2n: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.toString(arg1);
             return ret;
         }, arguments); },
-        $2k: function() { return handleError(function (arg0, arg1) {
+        $2m: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.toString(arg1);
             return ret;
         }, arguments); },
@@ -628,57 +647,57 @@ function __wbg_get_imports() {
         $4: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3l: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3w);
-            return ret;
-        },
-        $3m: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 109, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
-            return ret;
-        },
-        $3n: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3v);
-            return ret;
-        },
-        $3o: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 100, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3y);
-            return ret;
-        },
         $3p: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 11, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 7, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $40);
             return ret;
         },
         $3q: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $41);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 109, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
         $3r: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3z);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 11, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3z);
             return ret;
         },
         $3s: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $42);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $44);
             return ret;
         },
-        $3t: function(arg0) {
+        $3t: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 100, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $43);
+            return ret;
+        },
+        $3u: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $45);
+            return ret;
+        },
+        $3v: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $42);
+            return ret;
+        },
+        $3w: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $46);
+            return ret;
+        },
+        $3x: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3u: function(arg0, arg1) {
+        $3y: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3k: function() {
+        $3o: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -693,49 +712,49 @@ function __wbg_get_imports() {
     };
 }
 
-function $42(arg0, arg1) {
-    wasm.$42(arg0, arg1);
+function $46(arg0, arg1) {
+    wasm.$46(arg0, arg1);
 }
 
-function $40(arg0, arg1, arg2) {
-    wasm.$40(arg0, arg1, arg2);
+function $44(arg0, arg1, arg2) {
+    wasm.$44(arg0, arg1, arg2);
 }
 
-function $41(arg0, arg1, arg2) {
-    wasm.$41(arg0, arg1, arg2);
+function $45(arg0, arg1, arg2) {
+    wasm.$45(arg0, arg1, arg2);
 }
 
-function $3y(arg0, arg1, arg2) {
-    const ret = wasm.$3y(arg0, arg1, arg2);
+function $43(arg0, arg1, arg2) {
+    const ret = wasm.$43(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $3x(arg0, arg1, arg2, arg3) {
-    wasm.$3x(arg0, arg1, arg2, arg3);
+function $41(arg0, arg1, arg2, arg3) {
+    wasm.$41(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3w(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3w(arg0, arg1, arg2, arg3, arg4);
+function $40(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$40(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3v(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3v(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3z(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3z(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
-function $3z(arg0, arg1, arg2) {
+function $42(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$3z(arg0, arg1, ptr0, len0);
+    wasm.$42(arg0, arg1, ptr0, len0);
 }
 
 function addToExternrefTable0(obj) {
@@ -747,6 +766,11 @@ function addToExternrefTable0(obj) {
 const CLOSURE_DTORS = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(state => wasm.__wbindgen_destroy_closure(state.a, state.b));
+
+function getArrayU8FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
+}
 
 let cachedDataViewMemory0 = null;
 function getDataViewMemory0() {

@@ -12,6 +12,7 @@
 //!   CLI, MCP), beside the wire, for the hub and its clients.
 //! - [`stack`]: the frame syntaxes of stack text (V8's, SpiderMonkey's and
 //!   JavaScriptCore's) and daebug's own frames in them, read alike by both.
+//! - [`text`]: substring search without core's two-way searcher (size).
 
 #[cfg(feature = "door")]
 pub mod door;
@@ -20,6 +21,7 @@ pub mod job;
 #[cfg(feature = "door")]
 pub mod person;
 pub mod stack;
+pub mod text;
 pub mod wire;
 
 pub use event::{BackgroundEvent, EventType, Level};

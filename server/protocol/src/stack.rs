@@ -15,6 +15,7 @@
 //! 1042@<?>:wasm-function[1042]
 //! ```
 
+use crate::text;
 use std::borrow::Cow;
 
 /// One frame line, split: `{indent}at {name} ({location})`,
@@ -30,6 +31,8 @@ pub struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
+    // Slices by `get`, not indexing: no slicing panic in the adapter's
+    // .wasm (see crate::text).
     /// The frame a line is, if it is one (a message line is not).
     pub fn parse(line: &'a str) -> Option<Frame<'a>> {
         Self::parse_v8(line).or_else(|| Self::parse_at(line))
@@ -37,7 +40,7 @@ impl<'a> Frame<'a> {
 
     fn parse_v8(line: &'a str) -> Option<Frame<'a>> {
         let body_at = line.len() - line.trim_start().len();
-        let body = line[body_at..].strip_prefix("at ")?;
+        let body = line.get(body_at..)?.strip_prefix("at ")?;
         let start = line.len() - body.len();
         let body = body.trim_end();
         let end = start + body.len();
@@ -48,7 +51,7 @@ impl<'a> Frame<'a> {
                 match c {
                     ')' => depth += 1,
                     '(' if depth == 0 => {
-                        let name = inner[..i].trim_end();
+                        let name = inner.get(..i).unwrap_or_default().trim_end();
                         if !name.is_empty() {
                             return Some(Frame {
                                 name: Some(name),
@@ -74,14 +77,15 @@ impl<'a> Frame<'a> {
     /// message with an `@` in it (`Error: mail a@b failed`) is no frame.
     fn parse_at(line: &'a str) -> Option<Frame<'a>> {
         let body_at = line.len() - line.trim_start().len();
-        let at = body_at + line[body_at..].find('@')?;
-        let name = &line[body_at..at];
+        let rest = line.get(body_at..)?;
+        let at = body_at + rest.find('@')?;
+        let name = rest.get(..at - body_at)?;
         // No engine writes `: ` in a function name; messages do.
-        if name.contains(": ") || name.starts_with("at ") {
+        if text::contains(name, ": ") || name.starts_with("at ") {
             return None;
         }
         let start = at + 1;
-        let location = line[start..].trim_end();
+        let location = line.get(start..)?.trim_end();
         if !is_location(location) {
             return None;
         }
@@ -109,7 +113,9 @@ impl<'a> Frame<'a> {
     }
 
     pub fn location(&self) -> &'a str {
-        &self.line[self.location.0..self.location.1]
+        self.line
+            .get(self.location.0..self.location.1)
+            .unwrap_or_default()
     }
 
     /// Where the code runs: for a V8 eval frame (`eval at f (…),
@@ -117,7 +123,7 @@ impl<'a> Frame<'a> {
     pub fn place(&self) -> &'a str {
         let location = self.location();
         match location.starts_with("eval at ") {
-            true => location.rsplit(", ").next().unwrap_or(location),
+            true => text::rsplit_once(location, ", ").map_or(location, |(_, p)| p),
             false => location,
         }
     }
@@ -131,15 +137,15 @@ impl<'a> Frame<'a> {
         let url = place.split(['?', '#']).next().unwrap_or(place);
         // The toolkit's `person.js`, made from source, names itself so.
         url.starts_with("daebug-person.js")
-            || url.contains("daebug_adapter")
+            || text::contains(url, "daebug_adapter")
             || url.ends_with("/daebug-panel.mjs")
-            || url.contains("/daebug-panel.mjs:")
+            || text::contains(url, "/daebug-panel.mjs:")
             || url.ends_with("/daebug.js")
-            || url.contains("/daebug.js:")
-            || url.contains("/daebug.js line ")
+            || text::contains(url, "/daebug.js:")
+            || text::contains(url, "/daebug.js line ")
             || self
                 .name
-                .is_some_and(|n| n.contains("__wbg_") || n.contains("__wbindgen"))
+                .is_some_and(|n| text::contains(n, "__wbg_") || text::contains(n, "__wbindgen"))
     }
 
     /// A wasm frame with no module URL (V8's
@@ -175,14 +181,14 @@ impl<'a> Frame<'a> {
 fn is_location(location: &str) -> bool {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let wasm_function = |s: &str| {
-        s.rsplit_once("wasm-function[")
+        text::rsplit_once(s, "wasm-function[")
             .and_then(|(_, n)| n.strip_suffix(']'))
             .is_some_and(digits)
     };
     if location.is_empty() || location == "[native code]" || wasm_function(location) {
         return true;
     }
-    if let Some((head, offset)) = location.rsplit_once(":0x") {
+    if let Some((head, offset)) = text::rsplit_once(location, ":0x") {
         if offset.bytes().all(|b| b.is_ascii_hexdigit()) && wasm_function(head) {
             return true;
         }
@@ -197,7 +203,7 @@ fn is_location(location: &str) -> bool {
 /// wasm frame with no URL of its own goes when it follows one of daebug's.
 pub fn clean(stack: &str) -> Cow<'_, str> {
     let marked = ["daebug", "__wbg_", "__wbindgen"];
-    if !marked.iter().any(|m| stack.contains(m)) {
+    if !marked.iter().any(|m| text::contains(stack, m)) {
         return Cow::Borrowed(stack);
     }
     let mut out = String::with_capacity(stack.len());
