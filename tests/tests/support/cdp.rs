@@ -40,34 +40,38 @@ pub struct DevtoolsBrowser {
 impl DevtoolsBrowser {
     /// Opens `url` in a new headless Chromium and attaches to its page.
     pub fn open(url: &str) -> DevtoolsBrowser {
-        let profile = TempDir::new("cdp");
-        let log = profile.path().join("stderr.log");
-        let child = Command::new("/usr/bin/chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--window-size=1200,800",
-                "--remote-debugging-port=0",
-                "--enable-logging=stderr",
-                "--v=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg(url)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).map_or(Stdio::null(), Stdio::from))
-            .spawn()
-            .expect("start chromium");
-        // Chromium prints `DevTools listening on ws://127.0.0.1:PORT/…`.
-        let text = daebug_test_files::wait_for_within(&log, "DevTools listening", DEADLINE, |t| {
-            t.lines().any(|l| {
-                l.contains("DevTools listening on ws://") && l.ends_with(char::is_alphanumeric)
-            })
-        });
+        // A Chromium that has not said where DevTools listens within the
+        // deadline is started again (twice at most): on a busy machine one
+        // start in many has hung before printing it.
+        let mut attempt = 0;
+        let (child, profile, text) = loop {
+            attempt += 1;
+            let (mut child, profile) = start_chromium(url);
+            let log = profile.path().join("stderr.log");
+            let listening = |t: &str| {
+                t.lines().any(|l| {
+                    l.contains("DevTools listening on ws://") && l.ends_with(char::is_alphanumeric)
+                })
+            };
+            let end = std::time::Instant::now() + DEADLINE;
+            let text = loop {
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                if listening(&text) || std::time::Instant::now() > end {
+                    break text;
+                }
+                // The poll interval of this deadline-bounded wait.
+                std::thread::sleep(Duration::from_millis(10));
+            };
+            if listening(&text) {
+                break (child, profile, text);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            assert!(
+                attempt < 3,
+                "timed out waiting for DevTools listening, {attempt} starts; the last one's stderr:\n{text}"
+            );
+        };
         let line = text
             .lines()
             .find(|l| l.contains("DevTools listening on ws://"))
@@ -277,4 +281,33 @@ fn http_get(addr: &str, path: &str) -> String {
 /// Saves `bytes` at `path` (a screenshot, kept with the test's files).
 pub fn save(path: &Path, bytes: &[u8]) {
     std::fs::write(path, bytes).expect("save the screenshot");
+}
+
+/// A headless Chromium opening `url`, its stderr in its profile's
+/// `stderr.log`.
+fn start_chromium(url: &str) -> (Child, TempDir) {
+    let profile = TempDir::new("cdp");
+    let log = profile.path().join("stderr.log");
+    let child = Command::new("/usr/bin/chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,800",
+            "--remote-debugging-port=0",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(url)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).map_or(Stdio::null(), Stdio::from))
+        .spawn()
+        .expect("start chromium");
+    (child, profile)
 }
