@@ -10,7 +10,7 @@ import fs from "node:fs";
 import module from "node:module";
 import path from "node:path";
 import url from "node:url";
-import { Reporter } from "./daebug-test-report.mjs";
+import { Reporter, patterns } from "./daebug-test-report.mjs";
 
 const DEFAULT_SPEC = "**/*.{test,spec}.{js,mjs,cjs,ts,mts,jsx,tsx}";
 let runs = 0;
@@ -116,13 +116,4 @@ function resolveSpec(spec) {
     } else out.push(path.resolve(plain));
   }
   return [...new Set(out)];
-}
-
-function patterns(filter) {
-  if (filter === undefined || filter === null || filter === "") return null;
-  return [].concat(filter).map((f) => {
-    if (f instanceof RegExp) return f;
-    const m = /^\/(.*)\/([a-z]*)$/.exec(String(f));
-    return m ? new RegExp(m[1], m[2]) : new RegExp(String(f));
-  });
 }

@@ -205,3 +205,15 @@ export function diff(actual, expected) {
   }
   return `+ actual - expected\n\n${out.join("\n")}`;
 }
+
+// `filter`: a string (a regular expression's source, as
+// `--test-name-pattern`), a RegExp, or a list of either; a test runs when
+// its full name (`suite › test`) matches one.
+export function patterns(filter) {
+  if (filter === undefined || filter === null || filter === "") return null;
+  return [].concat(filter).map((f) => {
+    if (f instanceof RegExp) return f;
+    const m = /^\/(.*)\/([a-z]*)$/.exec(String(f));
+    return m ? new RegExp(m[1], m[2]) : new RegExp(String(f));
+  });
+}

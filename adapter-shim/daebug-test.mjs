@@ -9,7 +9,7 @@
 // test file that reaches this module under another URL (a dev server's
 // alias, another host name for the hub) still registers with the run.
 import assert from "./daebug-assert.mjs";
-import { Reporter, inspect } from "./daebug-test-report.mjs";
+import { Reporter, inspect, patterns } from "./daebug-test-report.mjs";
 
 const STATE = Symbol.for("daebug.test.state");
 const state = (globalThis[STATE] ??= { collecting: null, runs: 0, running: false });
@@ -228,17 +228,6 @@ async function resolveSpec(spec, loader) {
   return [...new Set(urls)];
 }
 
-// `filter`: a string (a regular expression's source, as
-// `--test-name-pattern`), a RegExp, or a list of either; a test runs when
-// its full name (`suite › test`) matches one.
-function patterns(filter) {
-  if (filter === undefined || filter === null || filter === "") return null;
-  return [].concat(filter).map((f) => {
-    if (f instanceof RegExp) return f;
-    const m = /^\/(.*)\/([a-z]*)$/.exec(String(f));
-    return m ? new RegExp(m[1], m[2]) : new RegExp(String(f));
-  });
-}
 
 function hasOnly(n) {
   return n.only || n.children.some(hasOnly);

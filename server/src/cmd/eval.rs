@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 
-use daebug::doors::api::{DoorError, EvalRequest, Timeout};
+use daebug::doors::api::{DoorError, EvalReply, EvalRequest, Timeout};
 use daebug::doors::client;
 use daebug::doors::door::Door;
 
@@ -48,9 +48,16 @@ pub async fn eval(
     json: bool,
 ) -> Result<u8, DoorError> {
     let reply = connect(hub)?.eval(realm, req).await?;
+    print_reply(&reply, json);
+    Ok(client::exit_status(&reply))
+}
+
+/// A block's reply on stdout: its log text (ending in a newline), or the
+/// whole answer as JSON. `daebug eval` and `daebug test` print alike.
+pub fn print_reply(reply: &EvalReply, json: bool) {
     let mut out = std::io::stdout().lock();
     if json {
-        let text = serde_json::to_string_pretty(&reply).unwrap_or_default();
+        let text = serde_json::to_string_pretty(reply).unwrap_or_default();
         let _ = writeln!(out, "{text}");
     } else {
         let _ = write!(out, "{}", reply.text);
@@ -59,7 +66,6 @@ pub async fn eval(
         }
     }
     let _ = out.flush();
-    Ok(client::exit_status(&reply))
 }
 
 #[cfg(test)]

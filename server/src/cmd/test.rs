@@ -3,8 +3,6 @@
 //! reply printed as the log has it (each result, the summary, the
 //! failures), the exit status 0 when all passed, 1 when any failed.
 
-use std::io::Write;
-
 use daebug::doors::api::DoorError;
 use daebug::doors::door::Door;
 use daebug::doors::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
@@ -40,17 +38,7 @@ pub async fn test(
     json: bool,
 ) -> Result<u8, DoorError> {
     let reply = connect(hub)?.eval(realm, test_block(req)).await?;
-    let mut out = std::io::stdout().lock();
-    if json {
-        let text = serde_json::to_string_pretty(&reply).unwrap_or_default();
-        let _ = writeln!(out, "{text}");
-    } else {
-        let _ = write!(out, "{}", reply.text);
-        if !reply.text.ends_with('\n') {
-            let _ = writeln!(out);
-        }
-    }
-    let _ = out.flush();
+    super::eval::print_reply(&reply, json);
     Ok(tests_exit_status(&reply))
 }
 
