@@ -12,6 +12,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # cargo install puts the CLI here; make sure this shell sees it.
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
+# A CI run builds once from a fresh clone: incremental caches would only
+# double the target dir (a full disk once failed a CI link with a bus error).
+if [ "${CI:-}" = true ]; then
+    export CARGO_INCREMENTAL=0
+fi
+
 WASM_BINDGEN_VERSION=0.2.130
 WASM_TARGET=wasm32-unknown-unknown
 
