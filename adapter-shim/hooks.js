@@ -4,9 +4,9 @@
 // at its marker comment (`daebug:hooks`), so a loader stays one file for the
 // client and the hooks are written once. It defines one function,
 // `hooks()`, that installs them and returns what the adapter attaches to
-// (its typed bindings: `Hooks` in adapter-wasm/src/bind.rs). pictures.js and
-// toolkit.js are spliced in after it, so `pictures` and `toolkit` are in
-// scope here.
+// (its typed bindings: `Hooks` in adapter-wasm/src/bind.rs). values.js,
+// pictures.js, toolkit.js and person.js are spliced in after it, so
+// `values`, `pictures`, `toolkit` and `person` are in scope here.
 //
 // The wrappers stay for the realm's life (a reference its code took early
 // keeps working); until the adapter attaches, what they see is kept here.
@@ -133,9 +133,15 @@ function hooks() {
     // `pictures()` (pictures.js, spliced in beside this file): the image
     // code stays plain JavaScript the adapter calls, out of the .wasm.
     pictures,
+    // `values()` (values.js, spliced in beside this file): how a value is
+    // written into the log, plain JavaScript too.
+    values,
     // `toolkit()` (toolkit.js, spliced in beside this file): the `daebug`
     // object, plain JavaScript too.
     toolkit,
+    // `person()` (person.js, spliced in beside this file): panels, `ask`,
+    // `pick` and streamed data on the toolkit, plain JavaScript too.
+    person,
     // Node: `uncaughtException` or `unhandledRejection` and what was thrown.
     node(kind, value) {
       try {

@@ -6,7 +6,9 @@
 // about 4 KB of the adapter's gzipped size (DESIGN §13 budget). The import
 // module (`./daebug_adapter_bg.js`, once per import) becomes `a`. Run by
 // scripts/build-adapter.sh on wasm-bindgen's output; deterministic, so the
-// committed copy still matches a rebuild.
+// committed copy still matches a rebuild. The glue's doc comments (the
+// Rust exports' `///`, copied) go too: they are read in the Rust source,
+// and were some 400 bytes of the gzipped budget.
 //
 //   node scripts/short-names.mjs OUT_DIR
 import { readFileSync, writeFileSync } from "node:fs";
@@ -117,5 +119,6 @@ for (const [old, to] of renames) {
 const moduleKey = JSON.stringify(MODULE) + ":";
 if (!js.includes(moduleKey)) throw new Error("the glue has no " + moduleKey);
 js = js.replace(moduleKey, '"a":');
+js = js.replace(/^[ \t]*\/\*\*[\s\S]*?\*\/\n/gm, "");
 writeFileSync(wasmPath, Buffer.concat(parts));
 writeFileSync(jsPath, js);

@@ -317,6 +317,10 @@ impl Adapter {
         };
         let warn = crate::capture::original_console("warn");
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
+        // Before the capture: it shows what the loader kept at once.
+        if let Some(h) = crate::bind::hooks() {
+            crate::values::install(&h.values());
+        }
         let capture = Capture::install(buffer.clone()).ok();
         let attached = Rc::new(Cell::new(false));
         let hooks = crate::bind::hooks();
@@ -339,7 +343,8 @@ impl Adapter {
                 RealmKind::Worker => "worker",
                 RealmKind::Node => "node",
             };
-            crate::person::Person::install(&t.object(), script_url, kind)
+            let make = hooks.as_ref().map_or(JsValue::UNDEFINED, |h| h.person());
+            crate::person::Person::install(&make, &t.object(), script_url, kind)
         });
         // `?dialogs=native` keeps the browser's own dialogs always.
         if let Some(t) = &toolkit {

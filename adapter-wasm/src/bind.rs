@@ -34,6 +34,15 @@ extern "C" {
     /// the pictures' functions ([`crate::pictures::Pictures`]).
     #[wasm_bindgen(method, getter)]
     pub fn pictures(this: &Hooks) -> JsValue;
+    /// `values(fold)` (`adapter-shim/values.js`): called once, it makes
+    /// what shows values ([`crate::values`]).
+    #[wasm_bindgen(method, getter)]
+    pub fn values(this: &Hooks) -> JsValue;
+    /// `person(toolkit, send, url, kind)` (`adapter-shim/person.js`):
+    /// called once, it puts the person's entry points on the toolkit
+    /// ([`crate::person::Person`]).
+    #[wasm_bindgen(method, getter)]
+    pub fn person(this: &Hooks) -> JsValue;
     /// `toolkit(kind, host)` (`adapter-shim/toolkit.js`): makes and puts
     /// in place the `daebug` object ([`crate::toolkit::Toolkit`]).
     #[wasm_bindgen(method, getter)]

@@ -31,9 +31,9 @@ use crate::bind::{self, Event, Hooks, Listener, Phase, Record};
 use crate::browser_lines::{csp, report, resource};
 use crate::buffer::EventBuffer;
 use crate::console::{label, table, ConsoleState, TABLE_ROWS};
-use crate::inspect::{render, Rendered};
 use crate::network::{summary, RequestRecord};
-use crate::walk::{cut_string, walk_now, WalkLimits, ERROR_TEXT};
+use crate::reply::Rendered;
+use crate::values::{cut_string, show_now, WalkLimits, ERROR_TEXT};
 
 /// The buffer shared by the capture hooks and the link that sends it.
 pub type Shared = Rc<RefCell<EventBuffer>>;
@@ -326,7 +326,7 @@ pub fn message_of(args: &Array) -> String {
                 format!("{s}... ({} more characters)", len - ARG_LIMITS.string)
             }
             Some((s, _)) => s,
-            None => match render(&walk_now(&a, ARG_LIMITS)) {
+            None => match show_now(&a, ARG_LIMITS) {
                 Rendered::Json(j) => j,
                 Rendered::Text(t) => t,
             },
@@ -362,7 +362,7 @@ fn thrown(value: &JsValue) -> (String, Option<String>) {
         let stack = get("stack").map(|s| crate::stack::fold(&s));
         return (format!("{name}: {message}"), stack);
     }
-    let text = match render(&walk_now(value, ARG_LIMITS)) {
+    let text = match show_now(value, ARG_LIMITS) {
         Rendered::Json(j) => j,
         Rendered::Text(t) => t,
     };

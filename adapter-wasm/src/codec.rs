@@ -10,9 +10,8 @@ use daebug_protocol::{
     BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg, Value,
 };
 use js_sys::{Reflect, JSON};
+use std::fmt::Write;
 use wasm_bindgen::JsValue;
-
-use crate::inspect::quote;
 
 /// `msg` as JSON text, written here (the page's `JSON.stringify` can be
 /// changed by its code, e.g. an `Array.prototype.toJSON`).
@@ -323,4 +322,24 @@ fn outcome(out: &Outcome) -> String {
         }
     }
     w.end()
+}
+
+/// A JSON string literal: only `"`, `\` and control characters escaped
+/// (the hub's serde_json reads it; the browser's `JSON` is not asked).
+fn quote(t: &str, s: &mut String) {
+    s.push('"');
+    for c in t.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
 }

@@ -13,9 +13,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use daebug_protocol::MAX_REPLY_BYTES;
 
-use crate::inspect::{render, Rendered};
-use crate::reply::cap;
-use crate::walk::{walk, WalkLimits};
+use crate::reply::{cap, Rendered};
+use crate::values::{cut_string, show, show_now, WalkLimits, ERROR_TEXT};
 
 /// How a job ended, measured in the realm.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,8 +71,8 @@ pub async fn run_seen(code: &str, depth: Option<u32>, full: bool, seen: &dyn Fn(
     let outcome = match settled {
         Ok(value) => {
             seen(&value);
-            let tree = walk(&value, WalkLimits::job(depth, full)).await;
-            Outcome::Ok(match cap(render(&tree), MAX_REPLY_BYTES) {
+            let shown = show(&value, WalkLimits::job(depth, full)).await;
+            Outcome::Ok(match cap(shown, MAX_REPLY_BYTES) {
                 Rendered::Json(j) => Value::Json(j),
                 Rendered::Text(t) => Value::Text(t),
             })
@@ -94,7 +93,7 @@ pub fn error_of(thrown: &JsValue) -> JobError {
         let get = |k: &str| {
             Reflect::get(thrown, &k.into())
                 .ok()
-                .and_then(|v| crate::walk::cut_string(&v, crate::walk::ERROR_TEXT))
+                .and_then(|v| cut_string(&v, ERROR_TEXT))
                 .map(|(s, _)| s)
         };
         return JobError {
@@ -103,10 +102,9 @@ pub fn error_of(thrown: &JsValue) -> JobError {
             stack: get("stack").map(|s| crate::stack::fold(&s)),
         };
     }
-    let message =
-        match crate::inspect::render(&crate::walk::walk_now(thrown, WalkLimits::default())) {
-            Rendered::Json(j) | Rendered::Text(j) => j,
-        };
+    let message = match show_now(thrown, WalkLimits::default()) {
+        Rendered::Json(j) | Rendered::Text(j) => j,
+    };
     JobError {
         name: "Uncaught".into(),
         message,

@@ -11,8 +11,6 @@
 //!   the log's lines.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
-//! - [`inspect`]: a value as JSON or inspect-style text (the layout; the
-//!   browser side walks the value into its tree).
 //! - `adapter` (wasm32 only): `start(script_url)`, the running adapter:
 //!   socket, timers, listeners and jobs around the link and the buffer.
 //! - `codec` (wasm32 only): the envelopes to and from JSON through the
@@ -21,8 +19,9 @@
 //!   a RAII object feeding the buffer.
 //! - `job` (wasm32 only): run a job's code once as an async function,
 //!   timed in the realm, its value or error rendered.
-//! - `walk` (wasm32 only): a JavaScript value into an [`inspect::Node`]
-//!   tree, without running getters.
+//! - `values` (wasm32 only): a value as JSON or inspect-style text, by
+//!   the loader's `adapter-shim/values.js` (the walk and the layout),
+//!   within a job's or a console call's limits.
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`link`]: the realm's side of the protocol as a pure state machine
 //!   (hello, jobs once, cancels, pings, reconnects, outbox).
@@ -31,6 +30,9 @@
 //! - `pictures` (wasm32 only): `daebug.image`, `daebug.snapshot` and a
 //!   value that is a picture, encoded by the browser (`adapter-shim/pictures.js`, from the loader) and
 //!   sent ahead of their job's result.
+//! - `person` (wasm32 only): panels, `ask`, `pick` and streamed data, put
+//!   on the toolkit by the loader's `adapter-shim/person.js`, and their
+//!   messages to and from the hub.
 //! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
 //!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
@@ -59,12 +61,9 @@ pub mod console;
 #[cfg(target_arch = "wasm32")]
 pub mod devtools;
 pub mod identity;
-pub mod inspect;
 #[cfg(target_arch = "wasm32")]
 pub mod job;
 pub mod link;
-#[cfg(target_arch = "wasm32")]
-pub mod made;
 pub mod network;
 #[cfg(target_arch = "wasm32")]
 pub mod node;
@@ -80,7 +79,7 @@ pub mod stack;
 pub mod toolkit;
 pub mod truncate;
 #[cfg(target_arch = "wasm32")]
-pub mod walk;
+pub mod values;
 
 /// Talc rather than the standard library's dlmalloc: a few KB less of the
 /// `.wasm` (DESIGN §13 budget). The adapter is single-threaded (no

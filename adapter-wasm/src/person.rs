@@ -1,4 +1,5 @@
-//! The person in the loop's routing (DESIGN §14): `person.js` puts
+//! The person in the loop's routing (DESIGN §14): the loader's
+//! `adapter-shim/person.js` puts
 //! `StreamedData`, `mount`, `ask` and `pick` on the toolkit; what they tell
 //! the hub goes out as [`RealmMsg::Person`], and what the hub says back
 //! ([`daebug_protocol::HubMsg::Person`], a person acting in the dashboard)
@@ -6,15 +7,9 @@
 //! JavaScript the hub serves (`daebug-panel.mjs`), loaded on first use:
 //! none of it is in the `.wasm`.
 //!
-//! `person.js` (no comments: every byte of it is in the `.wasm`) is made
-//! once with `(t, send, url, kind)`: the toolkit, a function sending JSON
-//! text to the hub, the adapter's URL and the realm's kind. Only what must
-//! answer at once lives there: `StreamedData` (a data fence sets a target
-//! in the block's own task; reads go straight through to the value, as
-//! `stats.count`) and the handle `mount` returns at once (`p.result`,
-//! `p.close()`). `mount`, `ask` and `pick` then import `daebug-panel.mjs`
-//! from the hub (a Node process fetches it and imports it as a `data:`
-//! URL). It returns the hook for the hub's messages.
+//! `person.js` is called once with `(t, send, url, kind)`: the toolkit,
+//! a function sending JSON text to the hub, the adapter's URL and the
+//! realm's kind; it returns the hook for the hub's messages.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -22,8 +17,6 @@ use std::rc::Rc;
 use daebug_protocol::RealmMsg;
 use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
-
-const SOURCE: &str = include_str!("person.js");
 
 /// How a message reaches the hub (set once the adapter runs).
 type Send = Rc<RefCell<Option<Box<dyn Fn(RealmMsg)>>>>;
@@ -36,9 +29,14 @@ pub struct Person {
 }
 
 impl Person {
-    /// Adds the entry points to `toolkit`; `None` when the realm cannot
-    /// make functions from source (its CSP), which blocks need too.
-    pub fn install(toolkit: &Object, script_url: &str, kind: &str) -> Option<Person> {
+    /// Adds the entry points to `toolkit` with `make`, the loader's
+    /// `person` (`Hooks::person`); `None` when there is none, or it failed.
+    pub fn install(
+        make: &JsValue,
+        toolkit: &Object,
+        script_url: &str,
+        kind: &str,
+    ) -> Option<Person> {
         let send: Send = Rc::default();
         let to_hub = send.clone();
         let closure = Closure::<dyn Fn(String)>::new(move |json: String| {
@@ -46,7 +44,7 @@ impl Person {
                 f(RealmMsg::Person { json });
             }
         });
-        let make = crate::made::function("t, send, url, kind", SOURCE).ok()?;
+        let make: &Function = make.dyn_ref()?;
         // `apply`, which the adapter binds already (no `call4` import).
         let args = js_sys::Array::of4(toolkit, closure.as_ref(), &script_url.into(), &kind.into());
         let hook = make

@@ -9,7 +9,14 @@
 
 use daebug_protocol::{DEFAULT_DEPTH, MAX_DEPTH, MAX_REPLY_BYTES};
 
-use crate::inspect::Rendered;
+/// How a value is written into the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rendered {
+    /// Plain JSON text.
+    Json(String),
+    /// Inspect-style text.
+    Text(String),
+}
 
 /// Levels `full` walks: the walk recurses, and the realm's stack must
 /// hold it; deeper levels show as `[Object]` like any depth limit.

@@ -6,10 +6,13 @@ use daebug_adapter::job::run;
 use daebug_protocol::{Outcome, Value};
 use wasm_bindgen_test::*;
 
+mod common;
+
 wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn a_value_is_returned_and_rendered() {
+    common::install_values();
     let ran = run("return 1 + 1", None, false).await;
     assert_eq!(ran.outcome, Outcome::Ok(Value::Json("2".into())));
     let ran = run("const m = new Map([['a', 1]]); return m", None, false).await;
@@ -28,6 +31,7 @@ async fn a_value_is_returned_and_rendered() {
 
 #[wasm_bindgen_test]
 async fn top_level_await_and_the_duration_is_measured_in_the_realm() {
+    common::install_values();
     let ran = run(
         "await new Promise(r => setTimeout(r, 30)); return 'done'",
         None,
@@ -40,6 +44,7 @@ async fn top_level_await_and_the_duration_is_measured_in_the_realm() {
 
 #[wasm_bindgen_test]
 async fn errors_are_reported_with_name_message_and_a_folded_stack() {
+    common::install_values();
     let ran = run(
         "function inner() { throw new TypeError('x is undefined') }\ninner()",
         None,
@@ -79,6 +84,7 @@ async fn errors_are_reported_with_name_message_and_a_folded_stack() {
 
 #[wasm_bindgen_test]
 async fn a_job_that_never_settles_blocks_nothing() {
+    common::install_values();
     wasm_bindgen_futures::spawn_local(async {
         let _ = run("await new Promise(() => {})", None, false).await;
         panic!("a never-settling job settled");

@@ -2,10 +2,12 @@
 //! laid out: a table of JavaScript expressions and the text the log gets.
 #![cfg(target_arch = "wasm32")]
 
-use daebug_adapter::inspect::{render, Rendered};
-use daebug_adapter::walk::{walk, WalkLimits};
+use daebug_adapter::reply::Rendered;
+use daebug_adapter::values::{show, WalkLimits};
 use js_sys::Function;
 use wasm_bindgen_test::*;
+
+mod common;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -16,8 +18,13 @@ fn eval(body: &str) -> wasm_bindgen::JsValue {
         .expect("the case's code runs")
 }
 
+async fn shown(value: &wasm_bindgen::JsValue, limits: WalkLimits) -> Rendered {
+    common::install_values();
+    show(value, limits).await
+}
+
 async fn rendered(body: &str) -> Rendered {
-    render(&walk(&eval(body), WalkLimits::default()).await)
+    shown(&eval(body), WalkLimits::default()).await
 }
 
 fn json(s: &str) -> Rendered {
@@ -92,12 +99,54 @@ async fn the_table() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The layout's edges: a long container breaks into indented lines, a
+/// stack stands for its message, JSON is only what JSON keeps.
+#[wasm_bindgen_test]
+async fn layout_and_json_edges() {
+    let (x, y) = ("x".repeat(40), "y".repeat(40));
+    let cases: &[(&str, Rendered)] = &[
+        (
+            "class Point { constructor() { this.x = 1 } }; return [{ first: 'x'.repeat(40), second: 'y'.repeat(40), inner: new Point() }, undefined]",
+            text(&format!("[\n  {{\n    first: \"{x}\",\n    second: \"{y}\",\n    inner: Point {{ x: 1 }}\n  }},\n  undefined\n]")),
+        ),
+        (
+            "const e = new TypeError('boom', { cause: new Error('root') }); e.stack = 'TypeError: boom\\n    at <cell>:1:7\\n'; Object.defineProperty(e.cause, 'stack', { value: undefined }); return e",
+            text("TypeError: boom\n    at <cell>:1:7 { [cause]: Error: root }"),
+        ),
+        (
+            "return { size: 1, 'odd key': 2, $_9: 3, '9a': 4, u: undefined }",
+            text(r#"{ size: 1, "odd key": 2, $_9: 3, "9a": 4, u: undefined }"#),
+        ),
+        ("return new Map()", text("Map(0) {}")),
+        ("return [undefined]", text("[undefined]")),
+        ("return { a: NaN }", text("{ a: NaN }")),
+        ("return 1e21", json("1e+21")),
+        ("return 0.1 + 0.2", json("0.30000000000000004")),
+        ("return 'a\"b\\n\\u0001'", json(r#""a\"b\n\u0001""#)),
+        ("return [-0]", text("[-0]")),
+        ("return new BigInt64Array([1n, -2n])", text("BigInt64Array(2) [1n, -2n]")),
+        ("return Promise.reject(new Error('no')).catch(() => {}) && [Promise.reject(7)]", text("[Promise { <rejected> 7 }]")),
+        ("return function (a,\n   b) {}", text("ƒ (anonymous)(a, b)")),
+        ("return async x => x", text("ƒ (anonymous)(x)")),
+        ("return { f() {} }", text("{ f: ƒ f() }")),
+        ("return [1, , 3]", text("[1, undefined, 3]")),
+    ];
+    let mut failures = Vec::new();
+    for (body, want) in cases {
+        let got = rendered(body).await;
+        if &got != want {
+            failures.push(format!("{body}\n  want {want:?}\n  got  {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[wasm_bindgen_test]
 async fn getters_are_never_run() {
     let v = eval(
         "window.__calls = 0; return { get size() { window.__calls++; throw new Error('ran') }, ok: 1 }",
     );
-    let got = render(&walk(&v, WalkLimits::default()).await);
+    let got = shown(&v, WalkLimits::default()).await;
     assert_eq!(got, text("{ size: [Getter], ok: 1 }"));
     assert_eq!(eval("return window.__calls").as_f64(), Some(0.0));
 }
@@ -107,7 +156,7 @@ async fn a_hostile_proxy_cannot_throw_into_the_walk() {
     let v = eval(
         "const h = { get() { throw new Error('trap') }, ownKeys() { throw new Error('trap') }, getOwnPropertyDescriptor() { throw new Error('trap') }, getPrototypeOf() { throw new Error('trap') } }; return new Proxy({}, h)",
     );
-    let got = render(&walk(&v, WalkLimits::default()).await);
+    let got = shown(&v, WalkLimits::default()).await;
     assert_eq!(got, text("[unreadable]"));
 }
 
@@ -118,11 +167,11 @@ async fn limits_bound_the_work() {
         items: 3,
         string: 5,
     };
-    let got = render(&walk(&eval("return [1, 2, 3, 4, 5]"), limits).await);
+    let got = shown(&eval("return [1, 2, 3, 4, 5]"), limits).await;
     assert_eq!(got, text("[1, 2, 3, ... 2 more items]"));
-    let got = render(&walk(&eval("return 'abcdefgh'"), limits).await);
+    let got = shown(&eval("return 'abcdefgh'"), limits).await;
     assert_eq!(got, text(r#""abcde"... (3 more characters)"#));
-    let got = render(&walk(&eval("return new Map([[1,1],[2,2],[3,3],[4,4]])"), limits).await);
+    let got = shown(&eval("return new Map([[1,1],[2,2],[3,3],[4,4]])"), limits).await;
     assert_eq!(
         got,
         text("Map(4) {1 => 1, 2 => 2, 3 => 3, ... 1 more item}")
@@ -132,7 +181,7 @@ async fn limits_bound_the_work() {
 #[wasm_bindgen_test]
 async fn errors_keep_their_cause() {
     let v = eval("return new Error('boom', { cause: new TypeError('root') })");
-    match render(&walk(&v, WalkLimits::default()).await) {
+    match shown(&v, WalkLimits::default()).await {
         Rendered::Text(t) => {
             // A frame under the message, in this engine's syntax.
             let frame = t
@@ -193,25 +242,25 @@ async fn exotic_values_never_throw_run_page_code_or_run_away() {
 #[wasm_bindgen_test]
 async fn job_limits_follow_the_fence_options() {
     let deep = "let o = { v: 'bottom' }; for (let i = 0; i < 7; i++) o = { n: o }; return o";
-    let shown = |depth, full| async move {
-        match render(&walk(&eval(deep), WalkLimits::job(depth, full)).await) {
+    let at = |depth, full| async move {
+        match shown(&eval(deep), WalkLimits::job(depth, full)).await {
             Rendered::Json(t) | Rendered::Text(t) => t,
         }
     };
-    let default = shown(None, false).await;
+    let default = at(None, false).await;
     assert!(
         default.contains("[Object]") && !default.contains("bottom"),
         "{default}"
     );
-    let eight = shown(Some(8), false).await;
+    let eight = at(Some(8), false).await;
     assert!(
         eight.contains("bottom") && !eight.contains("[Object]"),
         "{eight}"
     );
-    assert_eq!(shown(None, true).await, eight);
+    assert_eq!(at(None, true).await, eight);
     // Strings are whole in a job (the hub archives what is long).
     let long = eval("return 'x'.repeat(300000) + '\\u00e9\\u{1F600}'");
-    match render(&walk(&long, WalkLimits::job(None, false)).await) {
+    match shown(&long, WalkLimits::job(None, false)).await {
         Rendered::Json(j) => {
             let back: String = serde_json::from_str(&j).unwrap();
             assert_eq!(back, format!("{}é\u{1F600}", "x".repeat(300_000)));
@@ -220,22 +269,20 @@ async fn job_limits_follow_the_fence_options() {
     }
     // `full` has no item limit; the default shows 100.
     let many = "return Array.from({ length: 250 }, (_, i) => i)";
-    let all = render(&walk(&eval(many), WalkLimits::job(None, true)).await);
+    let all = shown(&eval(many), WalkLimits::job(None, true)).await;
     let want: Vec<String> = (0..250).map(|i| i.to_string()).collect();
     assert_eq!(all, Rendered::Json(format!("[{}]", want.join(","))));
-    let cut = render(&walk(&eval(many), WalkLimits::job(None, false)).await);
+    let cut = shown(&eval(many), WalkLimits::job(None, false)).await;
     assert!(
         matches!(&cut, Rendered::Text(t) if t.ends_with("... 150 more items\n]")),
         "{cut:?}"
     );
     // Still cycle-safe.
-    let cyc = render(
-        &walk(
-            &eval("const a = { name: 'a' }; a.self = a; return a"),
-            WalkLimits::job(None, true),
-        )
-        .await,
-    );
+    let cyc = shown(
+        &eval("const a = { name: 'a' }; a.self = a; return a"),
+        WalkLimits::job(None, true),
+    )
+    .await;
     assert_eq!(cyc, text(r#"<ref *1> { name: "a", self: [Circular *1] }"#));
 }
 

@@ -5,6 +5,8 @@
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
+mod common;
+
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
 #[wasm_bindgen_test]
@@ -17,14 +19,15 @@ fn runs_in_a_dedicated_worker() {
 
 #[wasm_bindgen_test]
 async fn values_are_walked_in_a_worker_without_a_dom() {
-    use daebug_adapter::inspect::{render, Rendered};
-    use daebug_adapter::walk::{walk, WalkLimits};
+    use daebug_adapter::reply::Rendered;
+    use daebug_adapter::values::{show, WalkLimits};
+    common::install_values();
     let v = js_sys::Function::new_no_args(
         "class Job { constructor() { this.done = new Set(['a']) } }; return [new Job(), self.name]",
     )
     .call0(&wasm_bindgen::JsValue::UNDEFINED)
     .expect("runs");
-    let got = render(&walk(&v, WalkLimits::default()).await);
+    let got = show(&v, WalkLimits::default()).await;
     match got {
         Rendered::Text(t) => assert!(t.starts_with(r#"[Job { done: Set(1) {"a"} }, "#), "{t}"),
         other => panic!("{other:?}"),
@@ -38,6 +41,7 @@ fn capture_works_in_a_worker() {
     use std::cell::RefCell;
     use std::rc::Rc;
     let buffer = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
+    common::install_values();
     let capture = Capture::install(buffer.clone()).expect("install in a worker");
     js_sys::Function::new_no_args(
         "console.log('from the worker'); self.dispatchEvent(new ErrorEvent('error', { message: 'boom' }))",

@@ -1,42 +1,18 @@
-/**
- * A Node process ends with `code` (its loader calls this from
- * `beforeExit`, or before an uncaught error ends it): what was captured
- * goes out, then the exit, and the promise resolves once the hub wrote
- * them. It resolves at once when the hub went away (welcomed before, not
- * connected now), so an ending process never waits for nobody.
- * @param {number} code
- * @returns {Promise<any>}
- */
 export function last_word(code) {
     const ret = wasm.last_word(code);
     return ret;
 }
 
-/**
- * [`last_word`] with no time to wait (`process.exit()`): what can be
- * sent is sent now.
- * @param {number} code
- */
 export function last_word_now(code) {
     wasm.last_word_now(code);
 }
 
-/**
- * Starts the adapter in this realm, connecting to the hub that served
- * `script_url` (the `import.meta.url` of `daebug.js`). A second call does
- * nothing. Never throws into the page.
- * @param {string} script_url
- */
 export function start(script_url) {
     const ptr0 = passStringToWasm0(script_url, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     wasm.start(ptr0, len0);
 }
 
-/**
- * The adapter's crate version, as sent in the realm's `hello`.
- * @returns {string}
- */
 export function version() {
     let deferred1_0;
     let deferred1_1;
@@ -52,51 +28,43 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $3k: function(arg0) {
+        $37: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $3e: function(arg0) {
-            const ret = typeof(arg0) === 'bigint';
-            return ret;
-        },
-        $3d: function(arg0) {
+        $32: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $3l: function(arg0) {
+        $38: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $3c: function(arg0) {
+        $31: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $3f: function(arg0) {
+        $33: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $3g: function(arg0) {
+        $34: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $3h: function(arg0) {
-            const ret = typeof(arg0) === 'symbol';
-            return ret;
-        },
-        $3m: function(arg0) {
+        $39: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $3i: function(arg0, arg1) {
+        $35: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $3j: function(arg0, arg1) {
+        $36: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -104,28 +72,24 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $3b: function(arg0, arg1) {
+        $30: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $3n: function(arg0) {
+        $3a: function(arg0) {
             arg0._wbg_cb_unref();
         },
-        $q: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $s: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $1f: function() { return handleError(function (arg0, arg1, arg2) {
+        $1j: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
         }, arguments); },
-        $1o: function() { return handleError(function (arg0, arg1, arg2) {
-            const ret = Reflect.apply(arg0, arg1, arg2);
-            return ret;
-        }, arguments); },
-        $m: function(arg0) {
+        $o: function(arg0) {
             const ret = arg0.args;
             return ret;
         },
-        $k: function(arg0) {
+        $m: function(arg0) {
             const ret = arg0.at;
             return ret;
         },
@@ -137,11 +101,11 @@ function __wbg_get_imports() {
             const ret = arg0.body;
             return ret;
         },
-        $1x: function(arg0) {
+        $1y: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        $1e: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1i: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             const ret = arg0.call(arg1, arg2, arg3, arg4);
             return ret;
         }, arguments); },
@@ -149,35 +113,31 @@ function __wbg_get_imports() {
             const ret = arg0.call(arg1);
             return ret;
         }, arguments); },
-        $1c: function() { return handleError(function (arg0, arg1, arg2) {
+        $1g: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.call(arg1, arg2);
             return ret;
         }, arguments); },
-        $1d: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1h: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.call(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $1z: function() { return handleError(function (arg0) {
+        $20: function() { return handleError(function (arg0) {
             arg0.close();
         }, arguments); },
-        $1p: function() { return handleError(function (arg0, arg1) {
+        $1q: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
             return ret;
         }, arguments); },
-        $12: function(arg0, arg1, arg2, arg3) {
+        $15: function(arg0, arg1, arg2, arg3) {
             const ret = arg1.decode(getArrayU8FromWasm0(arg2, arg3));
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1b: function(arg0, arg1) {
+        $1f: function(arg0, arg1) {
             const ret = arg0.delete(arg1);
             return ret;
-        },
-        $2s: function(arg0) {
-            const ret = arg0.description;
-            return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
         $e: function(arg0) {
             arg0.detach();
@@ -185,7 +145,7 @@ function __wbg_get_imports() {
         $3: function(arg0) {
             arg0.dialogs();
         },
-        $1r: function(arg0) {
+        $1s: function(arg0) {
             arg0.disconnect();
         },
         $5: function(arg0) {
@@ -196,90 +156,58 @@ function __wbg_get_imports() {
             const ret = arg0.error;
             return ret;
         },
-        $2f: function() { return handleError(function (arg0, arg1) {
+        $2c: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $o: function(arg0) {
+        $q: function(arg0) {
             const ret = arg0.event;
             return ret;
         },
-        $2t: function(arg0, arg1) {
+        $2l: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $2c: function(arg0) {
+        $29: function(arg0) {
             const ret = arg0.getHours();
             return ret;
         },
-        $28: function(arg0) {
+        $25: function(arg0) {
             const ret = arg0.getMinutes();
             return ret;
         },
-        $t: function() { return handleError(function (arg0, arg1) {
-            const ret = Object.getOwnPropertyDescriptor(arg0, arg1);
-            return ret;
-        }, arguments); },
-        $30: function() { return handleError(function (arg0) {
-            const ret = Reflect.getPrototypeOf(arg0);
-            return ret;
-        }, arguments); },
-        $29: function(arg0) {
+        $26: function(arg0) {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $31: function() { return handleError(function (arg0, arg1) {
+        $2s: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
-        $19: function(arg0, arg1) {
+        $1d: function(arg0, arg1) {
             const ret = arg0.get(arg1);
             return ret;
         },
-        $34: function() { return handleError(function (arg0, arg1) {
-            const ret = Reflect.get(arg0, arg1 >>> 0);
-            return ret;
-        }, arguments); },
-        $15: function(arg0, arg1) {
+        $19: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $14: function(arg0, arg1) {
+        $18: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $32: function() { return handleError(function (arg0, arg1) {
+        $2t: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
-        $10: function(arg0, arg1) {
+        $13: function(arg0, arg1) {
             const ret = arg1.href;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $25: function(arg0) {
-            let result;
-            try {
-                result = arg0 instanceof DataView;
-            } catch (_) {
-                result = false;
-            }
-            const ret = result;
-            return ret;
-        },
         $22: function(arg0) {
-            let result;
-            try {
-                result = arg0 instanceof Date;
-            } catch (_) {
-                result = false;
-            }
-            const ret = result;
-            return ret;
-        },
-        $23: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Error;
@@ -289,7 +217,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1h: function(arg0) {
+        $1k: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Map;
@@ -299,7 +227,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1i: function(arg0) {
+        $1l: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Promise;
@@ -309,59 +237,39 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $24: function(arg0) {
-            let result;
-            try {
-                result = arg0 instanceof RegExp;
-            } catch (_) {
-                result = false;
-            }
-            const ret = result;
-            return ret;
-        },
-        $1g: function(arg0) {
-            let result;
-            try {
-                result = arg0 instanceof Set;
-            } catch (_) {
-                result = false;
-            }
-            const ret = result;
-            return ret;
-        },
-        $u: function() { return handleError(function (arg0) {
-            const ret = Array.isArray(arg0);
-            return ret;
-        }, arguments); },
-        $2k: function(arg0) {
+        $2h: function(arg0) {
             const ret = Array.isArray(arg0);
             return ret;
         },
-        $20: function(arg0) {
-            const ret = ArrayBuffer.isView(arg0);
-            return ret;
-        },
-        $2o: function(arg0, arg1) {
+        $2j: function(arg0, arg1) {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
-        $1k: function(arg0) {
+        $x: function(arg0) {
+            const ret = arg0.json;
+            return ret;
+        },
+        $1n: function(arg0) {
             const ret = Object.keys(arg0);
             return ret;
         },
-        $18: function(arg0) {
+        $w: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4, arg5, arg6) {
+            const ret = arg0.later(arg1, arg2, arg3, arg4, arg5, arg6);
+            return ret;
+        }, arguments); },
+        $1c: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $39: function(arg0) {
+        $2y: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $r: function(arg0) {
+        $t: function(arg0) {
             const ret = arg0.list;
             return ret;
         },
-        $j: function(arg0) {
+        $l: function(arg0) {
             const ret = arg0.m;
             return ret;
         },
@@ -369,54 +277,50 @@ function __wbg_get_imports() {
             const ret = arg0.message;
             return ret;
         },
-        $l: function(arg0) {
+        $n: function(arg0) {
             const ret = arg0.net;
             return ret;
         },
-        $2b: function() {
+        $28: function() {
             const ret = new Date();
             return ret;
         },
-        $z: function() { return handleError(function (arg0, arg1, arg2) {
+        $12: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = new URL(getStringFromWasm0(arg0, arg1), arg2);
             return ret;
         }, arguments); },
-        $11: function() {
+        $14: function() {
             const ret = new TextDecoder();
             return ret;
         },
-        $2g: function() {
+        $2d: function() {
             const ret = new Array();
             return ret;
         },
-        $3a: function(arg0, arg1) {
+        $2z: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $w: function() { return handleError(function (arg0, arg1) {
+        $z: function() { return handleError(function (arg0, arg1) {
             const ret = new ReportingObserver(arg0, arg1);
             return ret;
         }, arguments); },
-        $27: function() {
+        $24: function() {
             const ret = new Map();
             return ret;
         },
-        $2l: function(arg0, arg1) {
+        $2i: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $2q: function(arg0, arg1, arg2, arg3) {
-            const ret = new RegExp(getStringFromWasm0(arg0, arg1), getStringFromWasm0(arg2, arg3));
-            return ret;
-        },
-        $1l: function(arg0, arg1) {
+        $1o: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $41(a, state0.b, arg0, arg1);
+                        return $3q(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -427,22 +331,22 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $2p: function() {
+        $2k: function() {
             const ret = new Object();
             return ret;
         },
-        $1y: function() { return handleError(function (arg0, arg1) {
+        $1z: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $1n: function(arg0, arg1) {
+        $1p: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $41(a, state0.b, arg0, arg1);
+                        return $3q(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -453,15 +357,19 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $n: function(arg0) {
+        $p: function(arg0) {
             const ret = arg0.node;
             return ret;
         },
-        $2a: function() {
+        $27: function() {
             const ret = Date.now();
             return ret;
         },
-        $v: function() {
+        $16: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4, arg5, arg6) {
+            const ret = arg0.now(arg1, arg2, arg3, arg4, arg5, arg6);
+            return ret;
+        }, arguments); },
+        $y: function() {
             const ret = performance.now();
             return ret;
         },
@@ -469,53 +377,49 @@ function __wbg_get_imports() {
             const ret = arg0.object;
             return ret;
         },
-        $x: function() { return handleError(function (arg0) {
+        $10: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
-        $2h: function(arg0) {
+        $2e: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
-        $2j: function(arg0, arg1, arg2, arg3) {
+        $2g: function(arg0, arg1, arg2, arg3) {
             const ret = Array.of(arg0, arg1, arg2, arg3);
             return ret;
         },
-        $2i: function(arg0, arg1) {
+        $2f: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
             return ret;
         },
-        $i: function(arg0) {
+        $k: function(arg0) {
             const ret = arg0.originals;
             return ret;
         },
-        $35: function() { return handleError(function (arg0) {
-            const ret = Reflect.ownKeys(arg0);
-            return ret;
-        }, arguments); },
-        $2d: function() { return handleError(function (arg0, arg1) {
+        $2a: function() { return handleError(function (arg0, arg1) {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $g: function(arg0) {
+        $f: function(arg0) {
+            const ret = arg0.person;
+            return ret;
+        },
+        $i: function(arg0) {
             const ret = arg0.pictures;
             return ret;
         },
-        $16: function(arg0, arg1) {
+        $1a: function(arg0, arg1) {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $37: function(arg0) {
+        $2w: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $36: function(arg0) {
+        $2v: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2y: function(arg0) {
-            const ret = Promise.race(arg0);
-            return ret;
-        },
-        $2e: function() {
+        $2b: function() {
             const ret = Math.random();
             return ret;
         },
@@ -531,76 +435,76 @@ function __wbg_get_imports() {
             const ret = arg0.records;
             return ret;
         },
-        $2z: function(arg0) {
+        $2q: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
-        $1q: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1r: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
         $2: function(arg0) {
             arg0.remove();
         },
-        $h: function() { return handleError(function (arg0, arg1) {
+        $j: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.requests(arg1 !== 0);
             return ret;
         }, arguments); },
-        $1m: function(arg0) {
+        $2r: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
         },
-        $1v: function() { return handleError(function (arg0, arg1, arg2) {
+        $1w: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
-        $13: function(arg0, arg1) {
+        $17: function(arg0, arg1) {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $33: function() { return handleError(function (arg0, arg1, arg2) {
+        $2u: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
-        $1a: function(arg0, arg1, arg2) {
+        $1e: function(arg0, arg1, arg2) {
             const ret = arg0.set(arg1, arg2);
             return ret;
         },
-        $1t: function(arg0, arg1) {
+        $1u: function(arg0, arg1) {
             arg0.onclose = arg1;
         },
-        $1u: function(arg0, arg1) {
+        $1v: function(arg0, arg1) {
             arg0.onerror = arg1;
         },
-        $1w: function(arg0, arg1) {
+        $1x: function(arg0, arg1) {
             arg0.onmessage = arg1;
         },
-        $1s: function(arg0, arg1) {
+        $1t: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
-        $17: function(arg0, arg1, arg2) {
+        $1b: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $38: function(arg0, arg1, arg2) {
+        $2x: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $2u: function() {
+        $2m: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2w: function() {
+        $2o: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $y: function() {
+        $11: function() {
             const ret = globalThis.location;
             return ret;
         },
-        $2v: function() {
+        $2n: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2x: function() {
+        $2p: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -608,31 +512,26 @@ function __wbg_get_imports() {
             const ret = arg0.target;
             return ret;
         },
-        $2r: function(arg0, arg1, arg2) {
-            const ret = arg0.test(getStringFromWasm0(arg1, arg2));
-            return ret;
+        $v: function(arg0, arg1) {
+            const ret = arg1.text;
+            const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len1 = WASM_VECTOR_LEN;
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1j: function(arg0, arg1, arg2) {
+        $1m: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
         },
-        $26: function(arg0, arg1) {
+        $23: function(arg0, arg1) {
             const ret = arg0.then(arg1);
             return ret;
         },
-        $2n: function() { return handleError(function (arg0, arg1) {
-            const ret = arg0.toString(arg1);
-            return ret;
-        }, arguments); },
-        $2m: function() { return handleError(function (arg0, arg1) {
-            const ret = arg0.toString(arg1);
-            return ret;
-        }, arguments); },
-        $f: function(arg0) {
+        $h: function(arg0) {
             const ret = arg0.toolkit;
             return ret;
         },
-        $p: function(arg0) {
+        $r: function(arg0) {
             const ret = arg0.trace;
             return ret;
         },
@@ -640,64 +539,73 @@ function __wbg_get_imports() {
             const ret = arg0.type;
             return ret;
         },
-        $s: function(arg0) {
+        $u: function(arg0) {
             const ret = arg0.unlisted;
+            return ret;
+        },
+        $g: function(arg0) {
+            const ret = arg0.values;
             return ret;
         },
         $4: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3p: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 7, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $40);
+        $3c: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3o);
             return ret;
         },
-        $3q: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 109, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+        $3d: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 113, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
-        $3r: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 11, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3z);
+        $3e: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3n);
             return ret;
         },
-        $3s: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $44);
+        $3f: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 104, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3s);
             return ret;
         },
-        $3t: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 100, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $43);
+        $3g: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3t);
             return ret;
         },
-        $3u: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $45);
+        $3h: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3u);
             return ret;
         },
-        $3v: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $42);
+        $3i: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $3p);
             return ret;
         },
-        $3w: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $46);
+        $3j: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $3r);
             return ret;
         },
-        $3x: function(arg0) {
+        $3k: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3v);
+            return ret;
+        },
+        $3l: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3y: function(arg0, arg1) {
+        $3m: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3o: function() {
+        $3b: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -712,49 +620,64 @@ function __wbg_get_imports() {
     };
 }
 
-function $46(arg0, arg1) {
-    wasm.$46(arg0, arg1);
+function $3v(arg0, arg1) {
+    wasm.$3v(arg0, arg1);
 }
 
-function $44(arg0, arg1, arg2) {
-    wasm.$44(arg0, arg1, arg2);
+function $3t(arg0, arg1, arg2) {
+    wasm.$3t(arg0, arg1, arg2);
 }
 
-function $45(arg0, arg1, arg2) {
-    wasm.$45(arg0, arg1, arg2);
+function $3u(arg0, arg1, arg2) {
+    wasm.$3u(arg0, arg1, arg2);
 }
 
-function $43(arg0, arg1, arg2) {
-    const ret = wasm.$43(arg0, arg1, arg2);
+function $3s(arg0, arg1, arg2) {
+    const ret = wasm.$3s(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $41(arg0, arg1, arg2, arg3) {
-    wasm.$41(arg0, arg1, arg2, arg3);
+function $3q(arg0, arg1, arg2, arg3) {
+    wasm.$3q(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $40(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$40(arg0, arg1, arg2, arg3, arg4);
+function $3o(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$3o(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3z(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3z(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3n(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3n(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
-function $42(arg0, arg1, arg2) {
+function $3r(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$42(arg0, arg1, ptr0, len0);
+    wasm.$3r(arg0, arg1, ptr0, len0);
+}
+
+function $3p(arg0, arg1, arg2) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.$3p(arg0, arg1, ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
 }
 
 function addToExternrefTable0(obj) {

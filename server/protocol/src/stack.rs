@@ -135,13 +135,12 @@ impl<'a> Frame<'a> {
     pub fn is_daebug(&self) -> bool {
         let place = self.place();
         let url = place.split(['?', '#']).next().unwrap_or(place);
-        // The toolkit's `person.js`, made from source, names itself so.
-        url.starts_with("daebug-person.js")
-            || text::contains(url, "daebug_adapter")
+        text::contains(url, "daebug_adapter")
             || url.ends_with("/daebug-panel.mjs")
             || text::contains(url, "/daebug-panel.mjs:")
             || url.ends_with("/daebug.js")
             || text::contains(url, "/daebug.js:")
+            || text::contains(url, "/daebug-node.mjs:")
             || text::contains(url, "/daebug.js line ")
             || self
                 .name
@@ -302,11 +301,16 @@ anonymous@daebug-cell-1795470455738000:12:143
                 "start@http://h/daebug.js?v=3:4:1\ntrace@http://h/daebug_adapter.js line 9 > Function:1:50\napp@http://h/app.js:1:1\n7@<?>:wasm-function[7]",
                 "app@http://h/app.js:1:1\n7@<?>:wasm-function[7]",
             ),
-            // The panel module and the toolkit's `person.js` go; the
+            // The panel module and the loader (its `person.js`) go; the
             // block's own frame stays.
             (
-                "TypeError: no such field\n    at Object.ui (<cell>:1:63)\n    at render (http://h:1/daebug-panel.mjs:129:23)\n    at t.mount (daebug-person.js:60:24)",
+                "TypeError: no such field\n    at Object.ui (<cell>:1:63)\n    at render (http://h:1/daebug-panel.mjs:129:23)\n    at t.mount (http://h:1/daebug.js:460:24)",
                 "TypeError: no such field\n    at Object.ui (<cell>:1:63)",
+            ),
+            // A Node process's loader (its toolkit and `person.js`) goes.
+            (
+                "Error: late\n    at t.mount (file:///srv/app/debug/daebug-node.mjs:512:9)\n    at run (file:///srv/app/server.js:3:1)",
+                "Error: late\n    at run (file:///srv/app/server.js:3:1)",
             ),
             // Messages with an `@` or naming the adapter are not frames.
             (

@@ -160,6 +160,20 @@ const PICTURES: &str = include_str!(concat!(
     "/../adapter-shim/pictures.js"
 ));
 
+/// How a value is written into the log (the walk and the layout), plain
+/// JavaScript that `hooks()` hands to the adapter, out of the `.wasm` too.
+const VALUES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/values.js"
+));
+
+/// The person in the loop (`StreamedData`, `mount`, `ask`, `pick`), plain
+/// JavaScript that `hooks()` hands to the adapter, out of the `.wasm` too.
+const PERSON: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/person.js"
+));
+
 /// The toolkit (the `daebug` object blocks see), plain JavaScript that
 /// `hooks()` hands to the adapter, out of the `.wasm` too.
 const TOOLKIT: &str = include_str!(concat!(
@@ -167,14 +181,17 @@ const TOOLKIT: &str = include_str!(concat!(
     "/../adapter-shim/toolkit.js"
 ));
 
-/// Where a loader's source takes [`HOOKS`], [`PICTURES`] and [`TOOLKIT`].
+/// Where a loader's source takes [`HOOKS`], [`VALUES`], [`PICTURES`],
+/// [`TOOLKIT`] and [`PERSON`].
 const HOOKS_MARKER: &str = "/* daebug:hooks */";
 
 /// A loader's source (`adapter-shim/daebug.js` or `daebug-node.mjs`) with
-/// the shared hooks, pictures and toolkit spliced in at its marker, so the
+/// the shared hooks, values, pictures, toolkit and person spliced in at its marker, so the
 /// client still gets one file.
 pub fn with_hooks(loader: &str) -> String {
-    let shared = [HOOKS, PICTURES, TOOLKIT].map(str::trim_end).join("\n\n");
+    let shared = [HOOKS, VALUES, PICTURES, TOOLKIT, PERSON]
+        .map(str::trim_end)
+        .join("\n\n");
     loader.replacen(HOOKS_MARKER, &shared, 1)
 }
 
@@ -347,6 +364,11 @@ mod tests {
                 assert!(!text.contains(HOOKS_MARKER), "{text}");
                 assert!(text.contains("function hooks()"), "{text}");
                 assert!(text.contains("function pictures()"), "{text}");
+                assert!(text.contains("function values(fold)"), "{text}");
+                assert!(
+                    text.contains("function person(t, send, url, kind)"),
+                    "{text}"
+                );
                 assert!(text.contains("function toolkit(kind, host)"), "{text}");
             } else {
                 assert_eq!(&body[..], file.body, "{}", file.path);
