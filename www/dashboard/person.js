@@ -3,7 +3,7 @@
 // processes drawn here and answered here. A realm sends its panel as plain
 // nodes ({t, p, c}, handlers as {$h: n}); what the person does goes back
 // through POST /_daebug/person, sent only from a trusted event (a real
-// click or key press), with this page's key (see server/src/http/person.rs).
+// click or key press), with this page's key (see server/src/doors/person.rs).
 
 // What a realm may draw here: plain content and form controls, no links,
 // frames, scripts or media of its own.

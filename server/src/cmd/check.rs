@@ -8,9 +8,9 @@ use std::io::Write;
 use std::path::Path;
 
 use daebug::check::{compare, recorded_blocks, reply_outcome, LineSpan};
-use daebug::doors::api::{DoorError, EvalRequest, Timeout};
 use daebug::doors::client::{EXIT_FAILED, EXIT_OK, EXIT_OTHER};
 use daebug::doors::door::Door;
+use daebug::doors::json::{DoorError, EvalRequest, Timeout};
 use daebug::lang::Lang;
 
 use super::{connect, HubArgs};

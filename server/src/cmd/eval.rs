@@ -3,9 +3,9 @@
 
 use std::io::{Read, Write};
 
-use daebug::doors::api::{DoorError, EvalReply, EvalRequest, Timeout};
 use daebug::doors::client;
 use daebug::doors::door::Door;
+use daebug::doors::json::{DoorError, EvalReply, EvalRequest, Timeout};
 
 use super::{connect, HubArgs};
 

@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use daebug::doors::api::{DoorError, RealmInfo};
 use daebug::doors::client;
 use daebug::doors::door::Door;
+use daebug::doors::json::{DoorError, RealmInfo};
 
 use super::{connect, HubArgs};
 

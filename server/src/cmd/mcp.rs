@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use daebug::doors::api::HUB_FILE;
 use daebug::doors::client::{self, ClientError};
+use daebug::doors::json::HUB_FILE;
 
 use super::serve::{serve, ServeArgs};
 use super::shutdown_signal;

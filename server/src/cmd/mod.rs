@@ -17,9 +17,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use daebug::doors::api::DoorError;
 use daebug::doors::attached::AttachedHub;
 use daebug::doors::client;
+use daebug::doors::json::DoorError;
 
 pub use mcp::McpArgs;
 pub use serve::ServeArgs;

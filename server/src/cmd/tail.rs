@@ -3,9 +3,9 @@
 //! events, which the doors' façade does not carry: it asks the hub's
 //! HTTP API directly ([`HubClient`]).
 
-use daebug::doors::api::DoorError;
 use daebug::doors::attached::door_error;
 use daebug::doors::client::{self, ClientError, HubClient, LogFollower};
+use daebug::doors::json::DoorError;
 use futures_util::StreamExt;
 
 use super::{print_flush, HubArgs};
@@ -30,7 +30,7 @@ async fn follow(hub: &HubArgs, realm: &str, lines: usize) -> Result<u8, ClientEr
             event = events.next() => event,
         };
         match event {
-            Some(Ok(daebug::doors::api::HubEvent::Log { stem: changed })) if changed == stem => {
+            Some(Ok(daebug::doors::json::HubEvent::Log { stem: changed })) if changed == stem => {
                 let text = client.log(&stem, None).await?;
                 let new = follower.update(&text);
                 if !new.is_empty() {

@@ -3,8 +3,8 @@
 //! reply printed as the log has it (each result, the summary, the
 //! failures), the exit status 0 when all passed, 1 when any failed.
 
-use daebug::doors::api::DoorError;
 use daebug::doors::door::Door;
+use daebug::doors::json::DoorError;
 use daebug::doors::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
 
 use super::{connect, HubArgs};

@@ -13,9 +13,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo};
 use super::client::{ClientError, HubClient};
 use super::door::Door;
+use super::json::{DoorError, EvalReply, EvalRequest, RealmInfo};
 use super::reading::{LogQuery, LogRead};
 
 /// How long a hub has to answer the first `GET /api/realms` before
@@ -263,7 +263,7 @@ mod tests {
         let served = tokio::spawn(hub.run(async move {
             let _ = stopped.await;
         }));
-        let hub_file = dir.path().join(crate::doors::api::HUB_FILE);
+        let hub_file = dir.path().join(crate::doors::json::HUB_FILE);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         while !hub_file.exists() {
             assert!(tokio::time::Instant::now() < deadline, "no debug/.hub");

@@ -23,7 +23,7 @@ use futures_util::{Stream, StreamExt};
 use hyper_util::rt::TokioIo;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
-use super::api::{DoorError, EvalReply, EvalRequest, HubEvent, HubFile, RealmInfo, HUB_FILE};
+use super::json::{DoorError, EvalReply, EvalRequest, HubEvent, HubFile, RealmInfo, HUB_FILE};
 
 /// Exit status: the block ran to a value (or the command did its work).
 pub const EXIT_OK: u8 = 0;
@@ -209,7 +209,7 @@ impl HubClient {
         &self,
         realm: &str,
         query: &super::reading::LogQuery,
-    ) -> Result<super::api::LogReply, ClientError> {
+    ) -> Result<super::json::LogReply, ClientError> {
         let mut path = format!("/api/realms/{}/log?format=json", encode(realm));
         if let Some(n) = query.tail {
             path.push_str(&format!("&tail={n}"));

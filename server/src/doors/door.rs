@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use super::api::{DoorError, EvalReply, EvalRequest, RealmInfo};
+use super::json::{DoorError, EvalReply, EvalRequest, RealmInfo};
 use super::reading::{LogQuery, LogRead};
 use super::Doors;
 

@@ -29,8 +29,8 @@ use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt}
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::api::{DoorError, EvalRequest, RealmInfo, Timeout};
 use super::door::Door;
+use super::json::{DoorError, EvalRequest, RealmInfo, Timeout};
 use super::reading::{digest, tokens, LogQuery, LogRead, DEFAULT_TAIL};
 use super::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
 use super::Doors;
@@ -378,7 +378,7 @@ pub fn router(doors: Doors, guard: Arc<Guard>) -> Router {
 /// another loopback port is a page, not the person who runs the agent).
 /// MCP clients send none.
 async fn check_origin(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
-    match crate::http::api::origin_refused(req.headers()) {
+    match super::api::origin_refused(req.headers()) {
         None => next.run(req).await,
         Some(origin) => guard.refuse_origin(&origin),
     }
@@ -545,8 +545,9 @@ mod tests {
         use axum::body::Body;
         use axum::http::{Method, Request, StatusCode};
 
+        use crate::http::router;
+        use crate::http::state::HttpState;
         use crate::http::test_util::{body_text, send, HOST};
-        use crate::http::{router, HttpState};
 
         let dir = tempfile::tempdir().expect("tempdir");
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();

@@ -4,7 +4,13 @@
 //! realm's log as if its agent had appended it (`engine/fan_out.rs`,
 //! `Input::Submit`), and the door's answer is that log's reply.
 //!
-//! - [`api`]: the JSON the doors speak (plain data).
+//! - [`json`]: the JSON the doors speak (plain data).
+//! - [`api`]: the HTTP API under `/api`: JSON, no CORS, no foreign
+//!   `Origin`.
+//! - [`dashboard`]: the dashboard at `/_daebug/` (and at `/` when the
+//!   root has no `index.html`), embedded in the binary.
+//! - [`person`]: `POST /_daebug/person`, a person's answer from the
+//!   dashboard (the person's door, never an agent's).
 //! - [`Doors`]: asks the directory for realms, submits blocks to a
 //!   realm's log task and waits for the reply, reads logs, and hands out
 //!   the hub's change events.
@@ -18,8 +24,11 @@
 pub mod api;
 pub mod attached;
 pub mod client;
+pub mod dashboard;
 pub mod door;
+pub mod json;
 pub mod mcp;
+pub mod person;
 pub mod reading;
 pub mod run_tests;
 
@@ -29,8 +38,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::hub::messages::{DirMsg, ListedRealm, LogMsg, Unresolved};
-use api::{DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
 use daebug_protocol::RealmKind;
+use json::{DoorError, EvalReply, EvalRequest, HubEvent, RealmInfo};
 
 /// How many change events wait for a slow reader before it misses some
 /// (it is told it lagged and reads the state again).
@@ -101,7 +110,7 @@ impl Doors {
     }
 
     /// A person acted on a panel or ask of `realm` in the dashboard
-    /// (`http/person.rs`): the realm hears it. Deliberately not on
+    /// (`doors/person.rs`): the realm hears it. Deliberately not on
     /// [`door::Door`]: no agent's door (the API, MCP, the CLI) can answer
     /// for a person. Whether a realm serves the log now to hear it.
     pub async fn person_act(
@@ -164,8 +173,8 @@ impl Doors {
                 message: "`code` is empty: give the JavaScript to run".into(),
             });
         }
-        let info = api::fence_info(req.lang.as_deref(), req.timeout.as_ref())?;
-        let agent = api::agent_name(req.agent.as_deref(), door);
+        let info = json::fence_info(req.lang.as_deref(), req.timeout.as_ref())?;
+        let agent = json::agent_name(req.agent.as_deref(), door);
         let (stem, log) = self.find(realm).await?;
         let (answer, answered) = oneshot::channel();
         log.send(LogMsg::Submit {
@@ -176,7 +185,7 @@ impl Doors {
         })
         .map_err(|_| DoorError::Stopping)?;
         let answer = answered.await.map_err(|_| DoorError::Stopping)?;
-        Ok(api::eval_reply(&stem, answer))
+        Ok(json::eval_reply(&stem, answer))
     }
 
     /// `realm`'s log as `query` asks (see [`reading`]); with neither

@@ -7,8 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::api::{EvalReply, EvalRequest, Timeout};
 use super::client::{exit_status, EXIT_FAILED, EXIT_OK};
+use super::json::{EvalReply, EvalRequest, Timeout};
 
 /// What to run: the body of `POST /api/realms/{realm}/test`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! The adapter files embedded in the binary: `/daebug.js`, its
 //! wasm-bindgen glue and `.wasm` (the dashboard's are in
-//! [`super::dashboard`]).
+//! [`crate::doors::dashboard`]).
 //!
 //! They are compiled in so that a fresh `cargo run` serves a working hub
 //! with no other build step and no files next to the binary. The adapter
@@ -22,7 +22,7 @@ use axum::routing::get;
 use axum::Router;
 
 use super::guard::Cors;
-use super::HttpState;
+use super::state::HttpState;
 
 /// One embedded adapter file.
 #[derive(Debug)]

@@ -16,7 +16,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::assets::escape_html;
 use super::guard::plain_text;
-use super::{token, HttpState};
+use super::state::HttpState;
+use super::token;
 
 /// Why a request path is not served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,9 +61,9 @@ pub async fn serve(
             let dashboard = res
                 .headers()
                 .get(axum::http::header::CONTENT_SECURITY_POLICY)
-                .is_some_and(|p| p == super::dashboard::PAGE_CSP);
+                .is_some_and(|p| p == crate::doors::dashboard::PAGE_CSP);
             match dashboard {
-                true => super::person::with_cookie(res, &headers),
+                true => crate::doors::person::with_cookie(res, &headers),
                 false => res,
             }
         }
@@ -99,7 +100,9 @@ async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) 
             Some(index) => serve_file(state, &index, "index.html").await,
             // A fresh user lands here: the dashboard tells them how to
             // connect a page (never injected: it is the hub's, not a realm).
-            None if path.segments.is_empty() => super::dashboard::page_response(&state.script_url),
+            None if path.segments.is_empty() => {
+                crate::doors::dashboard::page_response(&state.script_url)
+            }
             None => not_found(),
         };
     }

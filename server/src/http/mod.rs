@@ -4,23 +4,21 @@
 //!   Origin rules for CORS and the WebSocket upgrade.
 //! - [`assets`]: the adapter (`/daebug.js`, glue, `.wasm`), embedded in
 //!   the binary.
-//! - [`dashboard`]: the dashboard at `/_daebug/` (and at `/` when the root
-//!   has no `index.html`), embedded too; [`log_html`] renders a log for it.
+//! - [`log_html`]: a log rendered as HTML, for the dashboard.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
 //! - [`test_files`]: `/daebug-tests.json`, the files a test glob matches;
 //!   [`node_specifiers`]: `node:test`/`node:assert` in served scripts.
-//! - [`api`]: the HTTP API under `/api` (docs/doors.md), when the hub has
-//!   its doors: JSON, no CORS, no foreign `Origin`.
 //! - [`token`]: with a token (a hub listening beyond loopback), the 401 for
 //!   every request that does not present it, the adapter files excepted.
 //!
 //! The WebSocket route is written elsewhere and handed to [`router`], which
 //! puts the Host check (and the token check) in front of it too: layers over
-//! everything, so no route can be added that skips them. So does `/mcp`
-//! (`doors/mcp.rs`), mounted when there are doors.
+//! everything, so no route can be added that skips them. So do the doors'
+//! routes, mounted when there are doors: the HTTP API (`doors/api.rs`),
+//! `/mcp` (`doors/mcp.rs`), the dashboard (`doors/dashboard.rs`) and a
+//! person's answers (`doors/person.rs`).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -28,40 +26,17 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::Router;
 
-pub mod api;
 pub mod assets;
-pub mod dashboard;
 pub mod files;
 pub mod guard;
 pub mod log_html;
 pub mod node_specifiers;
 pub mod percent;
-pub mod person;
+pub mod state;
 pub mod test_files;
 pub mod token;
 
-/// What the HTTP handlers share.
-#[derive(Debug, Clone)]
-pub struct HttpState {
-    /// The served directory, canonicalized (symlink escapes are detected by
-    /// comparing canonical paths against it).
-    pub root: PathBuf,
-    /// The Host and Origin policy.
-    pub guard: Arc<guard::Guard>,
-    /// The adapter's absolute URL, e.g. `http://127.0.0.1:8302/daebug.js`
-    /// (with `?token=…` when there is a token), for pages served by other
-    /// dev servers. Only the dashboard shows it: HTML the hub serves
-    /// itself gets a relative tag instead (see [`files::injected_tag`]), so
-    /// it loads the adapter from whatever address it was served from.
-    pub script_url: String,
-    /// The token every request must present (`?token=…` or the
-    /// `daebug_token` cookie), the adapter files excepted; `None` (a
-    /// loopback hub) checks nothing. See [`token`].
-    pub token: Option<String>,
-    /// The doors besides the log (`/api/…`, `/mcp`, the dashboard); `None`
-    /// in tests of the static side alone.
-    pub doors: Option<crate::doors::Doors>,
-}
+use state::HttpState;
 
 /// The hub's whole HTTP surface: the `ws` router (holding `/ws`, its state
 /// already applied), the adapter files, and static files as the fallback,
@@ -76,9 +51,9 @@ pub fn router(state: HttpState, ws: Router) -> Router {
         .doors
         .clone()
         .map(|doors| crate::doors::mcp::router(doors, Arc::clone(&guard)));
-    let api = state.doors.clone().map(api::routes);
+    let api = state.doors.clone().map(crate::doors::api::routes);
     let own = assets::routes()
-        .merge(dashboard::routes())
+        .merge(crate::doors::dashboard::routes())
         .merge(test_files::routes())
         .fallback(files::serve)
         .with_state(state);
@@ -136,7 +111,8 @@ pub(crate) mod test_util {
     use tower::ServiceExt;
 
     use super::guard::Guard;
-    use super::{router, HttpState};
+    use super::router;
+    use super::state::HttpState;
 
     /// The default script URL and Host of the test hub.
     pub const HOST: &str = "127.0.0.1:8302";

@@ -21,7 +21,7 @@ use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 
 use super::guard::Cors;
-use super::HttpState;
+use super::state::HttpState;
 
 /// The listing's path.
 pub const PATH: &str = "/daebug-tests.json";

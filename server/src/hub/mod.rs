@@ -44,7 +44,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::HubConfig;
-use crate::http::{self, guard::Guard, HttpState};
+use crate::http::state::HttpState;
+use crate::http::{self, guard::Guard};
 use directory::Directory;
 use log_task::LogSettings;
 
@@ -226,7 +227,7 @@ impl Hub {
     /// The dashboard's URL (docs/doors.md), carrying the token when
     /// there is one: opening it sets the cookie its requests carry.
     pub fn dashboard_url(&self) -> String {
-        let page = format!("{}{}", self.base_url(), crate::http::dashboard::PATH);
+        let page = format!("{}{}", self.base_url(), crate::doors::dashboard::PATH);
         match &self.config.token {
             Some(t) => format!("{page}?{}", crate::http::token::query_param(t)),
             None => page,

@@ -1,14 +1,14 @@
 //! The dashboard (docs/doors.md, "Dashboard"): one page at `/_daebug/`
 //! (and at `/` when the root has no `index.html`, in place of a welcome
 //! page) listing the realms, showing the selected realm's log as the hub
-//! renders it ([`super::log_html`], through `GET
+//! renders it ([`crate::http::log_html`], through `GET
 //! /api/realms/{stem}/log?format=html`), live through `/api/events`, with
 //! a box that sends a block as agent `dashboard`.
 //!
 //! Three plain files in `www/dashboard/`, compiled in like the adapter: no
 //! front-end build and nothing fetched from anywhere but the hub. The page
 //! is the hub's own, never a realm: it is served here, not by
-//! [`super::files`], so no adapter tag is injected into it. Its Content
+//! [`crate::http::files`], so no adapter tag is injected into it. Its Content
 //! Security Policy admits only the hub's own scripts, styles, images and
 //! connections, so even markup that slipped into a rendered log could run
 //! nothing.
@@ -20,9 +20,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{any, get};
 use axum::Router;
 
-use super::assets::escape_html;
-use super::guard::plain_text;
-use super::HttpState;
+use crate::http::assets::escape_html;
+use crate::http::guard::plain_text;
+use crate::http::state::HttpState;
 
 /// Where the dashboard lives.
 pub const PATH: &str = "/_daebug/";
@@ -91,7 +91,7 @@ pub fn routes() -> Router<HttpState> {
 
 /// A file of `debug/archive/` a log links (a picture, a long reply, a
 /// log's moved history), for the rendered log's images and links
-/// ([`super::log_html::local_url`]). Only that folder, only names a
+/// ([`crate::http::log_html::local_url`]). Only that folder, only names a
 /// reply's line could hold; served inert: its own type or plain text,
 /// `nosniff`, and a sandbox policy, so an SVG or a page's text can run
 /// nothing. `debug/` itself stays unserved.
@@ -139,7 +139,7 @@ pub fn page(script_url: &str) -> String {
     PAGE_TEMPLATE.replace("{{script_url}}", &escape_html(script_url))
 }
 
-/// The page as a response (also what [`super::files`] answers at an
+/// The page as a response (also what [`crate::http::files`] answers at an
 /// index-less root).
 pub fn page_response(script_url: &str) -> Response {
     let mut res = page(script_url).into_response();

@@ -1,7 +1,7 @@
 //! `POST /_daebug/person`: a person answers a worker's or a Node process's
 //! panel or ask from the dashboard (DESIGN §14). Only a person may answer,
 //! so this is no door of an agent's: it is not under `/api`, not a
-//! [`crate::doors::door::Door`] method, not an MCP tool nor a CLI command.
+//! [`super::door::Door`] method, not an MCP tool nor a CLI command.
 //!
 //! What tells a person's click from an agent's HTTP call:
 //! - the dashboard sends it only from a click or key handler whose event
@@ -27,8 +27,8 @@ use axum::response::{IntoResponse, Response};
 use daebug_protocol::person::PersonAct;
 use serde::Deserialize;
 
-use super::guard::plain_text;
-use super::HttpState;
+use crate::http::guard::plain_text;
+use crate::http::state::HttpState;
 
 /// The cookie a person's dashboard carries.
 const COOKIE_NAME: &str = "daebug_person";

@@ -1,0 +1,31 @@
+//! What the HTTP handlers share: the hub's own handlers here and the
+//! doors' (`doors/api.rs`, `dashboard.rs`, `person.rs`), which the router
+//! mounts beside them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::guard;
+
+/// What the HTTP handlers share.
+#[derive(Debug, Clone)]
+pub struct HttpState {
+    /// The served directory, canonicalized (symlink escapes are detected by
+    /// comparing canonical paths against it).
+    pub root: PathBuf,
+    /// The Host and Origin policy.
+    pub guard: Arc<guard::Guard>,
+    /// The adapter's absolute URL, e.g. `http://127.0.0.1:8302/daebug.js`
+    /// (with `?token=…` when there is a token), for pages served by other
+    /// dev servers. Only the dashboard shows it: HTML the hub serves
+    /// itself gets a relative tag instead (see [`super::files::injected_tag`]), so
+    /// it loads the adapter from whatever address it was served from.
+    pub script_url: String,
+    /// The token every request must present (`?token=…` or the
+    /// `daebug_token` cookie), the adapter files excepted; `None` (a
+    /// loopback hub) checks nothing. See [`super::token`].
+    pub token: Option<String>,
+    /// The doors besides the log (`/api/…`, `/mcp`, the dashboard); `None`
+    /// in tests of the static side alone.
+    pub doors: Option<crate::doors::Doors>,
+}
