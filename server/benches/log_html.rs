@@ -1,5 +1,5 @@
 //! How long the hub takes to render a log as the dashboard shows it
-//! (`GET /api/realms/{stem}/log?format=html`, `http/log_html.rs`): a
+//! (`GET /api/realms/{stem}/log?format=html`, `doors/log_html.rs`): a
 //! small log, and logs of 1 MiB and 4 MiB (the size past which a log's
 //! history moves to an archive, so the largest the dashboard renders).
 //!
@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use daebug::http::log_html::log_tail_to_html;
+use daebug::doors::log_html::log_tail_to_html;
 
 const HEAD: &str = "# 👾 shop-3f2a\n> This file is a REPL presented as a chat between you and a live page. Add a fenced JavaScript block at the bottom and the connected page will run it; the result will be printed below. Please do not edit server-inserted replies or the append anchor.\n\n";
 

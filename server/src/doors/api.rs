@@ -240,7 +240,7 @@ struct LogQuery {
     budget: Option<usize>,
     /// `markdown` (the default: the file's text), `json` (the text with
     /// its cursor and counts, as `read_log` gives them) or `html` (as the
-    /// dashboard shows it, [`crate::http::log_html`]).
+    /// dashboard shows it, [`crate::doors::log_html`]).
     format: Option<String>,
 }
 
@@ -283,7 +283,7 @@ async fn log(
         // Cut where a block starts, not inside a fence (see log_html).
         let text = doors.log(&realm, None).await?;
         (
-            crate::http::log_html::log_tail_to_html(&text, query.tail),
+            crate::doors::log_html::log_tail_to_html(&text, query.tail),
             "text/html; charset=utf-8",
         )
     } else if query.since.is_none() && query.budget.is_none() {

@@ -1,7 +1,7 @@
 //! The dashboard (docs/doors.md, "Dashboard"): one page at `/_daebug/`
 //! (and at `/` when the root has no `index.html`, in place of a welcome
 //! page) listing the realms, showing the selected realm's log as the hub
-//! renders it ([`crate::http::log_html`], through `GET
+//! renders it ([`crate::doors::log_html`], through `GET
 //! /api/realms/{stem}/log?format=html`), live through `/api/events`, with
 //! a box that sends a block as agent `dashboard`.
 //!
@@ -15,7 +15,7 @@
 
 use axum::extract::{Request, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{any, get};
 use axum::Router;
@@ -62,11 +62,13 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
 /// that loads nothing but the hub's images.
 pub const FRAGMENT_CSP: &str = "default-src 'none'; img-src 'self'; sandbox";
 
-/// The dashboard's routes: the page, its two files, and a 404 for the
-/// rest of `/_daebug/` (so a `_daebug/` folder in the root is not served
-/// half here, half there).
+/// The dashboard's routes: the page, its files, a person's answers, and a
+/// 404 for the rest of `/_daebug/` (so a `_daebug/` folder in the root is
+/// not served half here, half there); and `/` when the root has no
+/// `index.html`.
 pub fn routes() -> Router<HttpState> {
     Router::new()
+        .route("/", any(root))
         .route("/_daebug", get(add_slash))
         .route(PATH, get(serve_page))
         .route(
@@ -91,7 +93,7 @@ pub fn routes() -> Router<HttpState> {
 
 /// A file of `debug/archive/` a log links (a picture, a long reply, a
 /// log's moved history), for the rendered log's images and links
-/// ([`crate::http::log_html::local_url`]). Only that folder, only names a
+/// ([`crate::doors::log_html::local_url`]). Only that folder, only names a
 /// reply's line could hold; served inert: its own type or plain text,
 /// `nosniff`, and a sandbox policy, so an SVG or a page's text can run
 /// nothing. `debug/` itself stays unserved.
@@ -139,8 +141,7 @@ pub fn page(script_url: &str) -> String {
     PAGE_TEMPLATE.replace("{{script_url}}", &escape_html(script_url))
 }
 
-/// The page as a response (also what [`crate::http::files`] answers at an
-/// index-less root).
+/// The page as a response (also at an index-less root: [`root`]).
 pub fn page_response(script_url: &str) -> Response {
     let mut res = page(script_url).into_response();
     let headers = res.headers_mut();
@@ -156,6 +157,28 @@ pub fn page_response(script_url: &str) -> Response {
 async fn serve_page(State(state): State<HttpState>, req: Request) -> Response {
     // A person opening the dashboard gets the key its answers carry.
     super::person::with_cookie(page_response(&state.script_url), req.headers())
+}
+
+/// `/`: the root's own `index.html` when it has one; else a fresh user
+/// lands here, and the dashboard tells them how to connect a page (never
+/// injected: it is the hub's, not a realm), with a person's key as at its
+/// own path.
+async fn root(
+    State(state): State<HttpState>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let script_url = state.script_url.clone();
+    let res = crate::http::files::serve(State(state), method.clone(), uri).await;
+    if res.status() != StatusCode::NOT_FOUND || !(method == Method::GET || method == Method::HEAD) {
+        return res;
+    }
+    let page = super::person::with_cookie(page_response(&script_url), &headers);
+    match method == Method::HEAD {
+        true => crate::http::files::without_body(page),
+        false => page,
+    }
 }
 
 /// `/_daebug` → `/_daebug/`, keeping the query (`?token=…`).

@@ -9,6 +9,8 @@
 //!   `Origin`.
 //! - [`dashboard`]: the dashboard at `/_daebug/` (and at `/` when the
 //!   root has no `index.html`), embedded in the binary.
+//! - [`log_html`]: a log rendered as HTML, for the dashboard and the
+//!   API's `?format=html`.
 //! - [`person`]: `POST /_daebug/person`, a person's answer from the
 //!   dashboard (the person's door, never an agent's).
 //! - [`Doors`]: asks the directory for realms, submits blocks to a
@@ -27,6 +29,7 @@ pub mod client;
 pub mod dashboard;
 pub mod door;
 pub mod json;
+pub mod log_html;
 pub mod mcp;
 pub mod person;
 pub mod reading;

@@ -38,12 +38,7 @@ struct RequestPath {
 }
 
 /// The fallback handler: serve a file (or directory index) from the root.
-pub async fn serve(
-    State(state): State<HttpState>,
-    method: Method,
-    uri: Uri,
-    headers: axum::http::HeaderMap,
-) -> Response {
+pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> Response {
     if method != Method::GET && method != Method::HEAD {
         let mut res = plain_text(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -54,19 +49,7 @@ pub async fn serve(
         return res;
     }
     let res = match RequestPath::parse(uri.path()) {
-        Ok(path) => {
-            let res = serve_path(&state, &path, uri.query()).await;
-            // The dashboard at an index-less root: a person's key, as at
-            // its own path (never on a page of the root's).
-            let dashboard = res
-                .headers()
-                .get(axum::http::header::CONTENT_SECURITY_POLICY)
-                .is_some_and(|p| p == crate::doors::dashboard::PAGE_CSP);
-            match dashboard {
-                true => crate::doors::person::with_cookie(res, &headers),
-                false => res,
-            }
-        }
+        Ok(path) => serve_path(&state, &path, uri.query()).await,
         Err(Refused::Malformed) => {
             plain_text(StatusCode::BAD_REQUEST, "daebug: malformed path".to_owned())
         }
@@ -79,8 +62,9 @@ pub async fn serve(
     }
 }
 
-/// Serve a checked path: a file, a directory's `index.html`, the
-/// dashboard at an index-less root, or a redirect that adds a directory's `/`.
+/// Serve a checked path: a file, a directory's `index.html`, or a
+/// redirect that adds a directory's `/` (an index-less root is the
+/// dashboard's: `doors/dashboard.rs`).
 async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) -> Response {
     let joined = path
         .segments
@@ -98,11 +82,6 @@ async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) 
         }
         return match resolve(&state.root, &found.join("index.html")).await {
             Some(index) => serve_file(state, &index, "index.html").await,
-            // A fresh user lands here: the dashboard tells them how to
-            // connect a page (never injected: it is the hub's, not a realm).
-            None if path.segments.is_empty() => {
-                crate::doors::dashboard::page_response(&state.script_url)
-            }
             None => not_found(),
         };
     }
@@ -263,7 +242,7 @@ fn html_response(html: Vec<u8>) -> Response {
 }
 
 /// The same response for HEAD: headers (with the real length), no body.
-fn without_body(res: Response) -> Response {
+pub fn without_body(res: Response) -> Response {
     let (mut parts, body) = res.into_parts();
     if let Some(len) = axum::body::HttpBody::size_hint(&body).exact() {
         parts.headers.insert(CONTENT_LENGTH, HeaderValue::from(len));

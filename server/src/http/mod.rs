@@ -4,7 +4,6 @@
 //!   Origin rules for CORS and the WebSocket upgrade.
 //! - [`assets`]: the adapter (`/daebug.js`, glue, `.wasm`), embedded in
 //!   the binary.
-//! - [`log_html`]: a log rendered as HTML, for the dashboard.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
 //! - [`test_files`]: `/daebug-tests.json`, the files a test glob matches;
@@ -29,7 +28,6 @@ use axum::Router;
 pub mod assets;
 pub mod files;
 pub mod guard;
-pub mod log_html;
 pub mod node_specifiers;
 pub mod percent;
 pub mod state;

@@ -19,7 +19,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TextMergeStream};
 
-use super::assets::escape_html;
+use crate::http::assets::escape_html;
 
 /// Where a log's relative links and images are sent: the hub never serves
 /// `debug/` itself, so archives (long replies, images) have a route of
@@ -129,7 +129,7 @@ pub fn log_tail_to_html(text: &str, lines: Option<usize>) -> String {
 /// Where the last `lines` lines of `text` begin, moved on to the start of
 /// the first top-level block (a line outside fences, or a fence) there.
 pub fn tail_start(text: &str, lines: usize) -> usize {
-    let naive = text.len() - crate::doors::last_lines(text, lines).len();
+    let naive = text.len() - super::last_lines(text, lines).len();
     if naive == 0 {
         return 0;
     }
