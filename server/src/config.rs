@@ -10,7 +10,7 @@ use std::time::Duration;
 /// with a clear close reason.
 pub const MAX_FRAME: usize = daebug_protocol::MAX_REPLY_BYTES + 8 * 1024 * 1024;
 
-/// Everything a [`crate::Hub`] needs to start.
+/// Everything a hub (`app/`) needs to start.
 #[derive(Debug, Clone)]
 pub struct HubConfig {
     /// Served statically; holds `debug.md` and `debug/`.

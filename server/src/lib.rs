@@ -11,13 +11,17 @@
 //!   `daebug-core` (`server/core/`): the log engine (text, input and `now`
 //!   in; edits and effects out) and the block preparer. No filesystem, no
 //!   clock, no tokio, which that crate's dependencies make certain.
+//! - [`app`]: the running hub ([`app::Hub`]): binds the port and runs the
+//!   tasks, the HTTP surface and the bridge until shutdown; its router
+//!   puts the doors' routes beside the hub's own.
+//! - [`doors`]: the HTTP API, CLI, MCP and dashboard's way in: blocks
+//!   written into a realm's log as its agent's, answered with its reply.
 //! - [`hub`]: the shell: one task per log file owning its engine, one per
 //!   realm WebSocket, the directory of realms and the registry, the file
 //!   watcher.
-//! - [`http`]: the axum router: static files with the adapter injected, the
-//!   embedded adapter, the Host/Origin guard and the token check.
-//! - [`doors`]: the HTTP API, CLI, MCP and dashboard's way in: blocks
-//!   written into a realm's log as its agent's, answered with its reply.
+//! - [`http`]: the hub's own HTTP side: static files with the adapter
+//!   injected, the embedded adapter, the Host/Origin guard and the token
+//!   check.
 //! - [`cdp`]: the optional browser bridge (`--cdp`): what only the
 //!   browser knows about the realms, over the DevTools protocol.
 //! - [`config`]: what a hub needs to start; `main.rs` is the command line.
@@ -25,6 +29,7 @@
 //! The wire types shared with the realm adapter live in the
 //! [`daebug_protocol`] crate.
 
+pub mod app;
 pub mod cdp;
 pub mod config;
 pub mod doors;
@@ -38,4 +43,3 @@ pub mod sourcemap;
 pub use daebug_core::{check, engine, lang, prepare};
 
 pub use config::HubConfig;
-pub use hub::{Hub, HubError};

@@ -1,14 +1,17 @@
 //! `daebug` and `daebug serve`: start the hub and serve until Ctrl-C or
 //! SIGTERM (with `daebug mcp`, MCP on stdin/stdout too).
 
+use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
+use daebug::app::Hub;
 use daebug::hub::names;
-use daebug::{Hub, HubConfig};
+use daebug::HubConfig;
+use tokio_util::sync::CancellationToken;
 
 use super::{restart_command, shutdown_signal, DEFAULT_PORT};
 
@@ -109,10 +112,41 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
     ));
 
     if mcp {
-        daebug::doors::mcp::serve_stdio(hub, shutdown).await?;
+        serve_stdio(hub, shutdown).await?;
         // A read of stdin may still be pending on a blocking thread.
         std::process::exit(0);
     }
     hub.run(shutdown).await?;
     Ok(())
+}
+
+/// `daebug mcp` in-process: serves `hub` as usual (pages, logs) and the
+/// MCP tools on stdin/stdout until stdin closes or `signal` resolves.
+/// Nothing else may be written to stdout.
+async fn serve_stdio(
+    hub: Hub,
+    signal: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), daebug::app::HubError> {
+    let doors = hub.doors();
+    let stdio_done = CancellationToken::new();
+    let stop = {
+        let stdio_done = stdio_done.clone();
+        async move {
+            tokio::select! {
+                () = signal => {}
+                () = stdio_done.cancelled() => {}
+            }
+        }
+    };
+    let hub = tokio::spawn(hub.run(stop));
+    daebug::doors::mcp::tools_over_stdio(doors.clone(), doors.shutdown().child_token()).await;
+    tracing::info!("MCP over stdio ended; stopping the hub");
+    stdio_done.cancel();
+    match hub.await {
+        Ok(served) => served,
+        Err(e) => {
+            tracing::warn!("the hub's task failed: {e}");
+            Ok(())
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! server-sent events. Routed only when the hub has [`Doors`].
 //!
 //! Who may call it: the Host check and the token check of
-//! [`crate::http::router`] come first, as for every route. Then this module
+//! [`crate::http::guarded`] come first, as for every route. Then this module
 //! refuses (403) any request that carries an `Origin` other than the hub's
 //! own (`http://` + the request's `Host`): a browser page from anywhere
 //! else, another loopback port included, is a page, not the user. No
@@ -389,8 +389,6 @@ mod tests {
 
     use super::*;
     use crate::http::guard::Guard;
-    use crate::http::router;
-    use crate::http::state::HttpState;
     use crate::http::test_util::{body_text, header, request, send, HOST};
     use crate::hub::messages::DirMsg;
 
@@ -425,15 +423,11 @@ mod tests {
         let (events, _) = broadcast::channel(4);
         let shutdown = CancellationToken::new();
         let doors = Doors::new(dir_tx, events.clone(), root.join("debug"), shutdown.clone());
-        let state = HttpState {
-            root: root.canonicalize().expect("root"),
-            guard: Arc::new(Guard::new(HOST.parse().expect("address"), &[])),
-            script_url: "http://127.0.0.1:8302/daebug.js".into(),
-            token: token.map(str::to_owned),
-            doors: Some(doors),
-        };
+        // The API behind the hub's checks, as the hub's router (`app/router.rs`) mounts it.
+        let guard = Arc::new(Guard::new(HOST.parse().expect("address"), &[]));
         let ws = Router::new().route("/ws", get(|| async { "ws" }));
-        (router(state, ws), events, shutdown)
+        let app = crate::http::guarded(ws.merge(routes(doors)), guard, token);
+        (app, events, shutdown)
     }
 
     fn post(

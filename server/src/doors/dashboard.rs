@@ -66,7 +66,7 @@ pub const FRAGMENT_CSP: &str = "default-src 'none'; img-src 'self'; sandbox";
 /// 404 for the rest of `/_daebug/` (so a `_daebug/` folder in the root is
 /// not served half here, half there); and `/` when the root has no
 /// `index.html`.
-pub fn routes() -> Router<HttpState> {
+pub fn routes(doors: Option<super::Doors>) -> Router<HttpState> {
     Router::new()
         .route("/", any(root))
         .route("/_daebug", get(add_slash))
@@ -83,10 +83,19 @@ pub fn routes() -> Router<HttpState> {
             "/_daebug/dashboard.css",
             get(|| async { file(STYLE, "text/css; charset=utf-8") }),
         )
-        .route("/_daebug/files/archive/{name}", get(archive_file))
+        .route(
+            "/_daebug/files/archive/{name}",
+            get({
+                let doors = doors.clone();
+                move |name| archive_file(doors.clone(), name)
+            }),
+        )
         .route(
             "/_daebug/person",
-            axum::routing::post(super::person::answer),
+            axum::routing::post({
+                let doors = doors.clone();
+                move |req| super::person::answer(doors.clone(), req)
+            }),
         )
         .route("/_daebug/{*rest}", any(not_here))
 }
@@ -98,7 +107,7 @@ pub fn routes() -> Router<HttpState> {
 /// `nosniff`, and a sandbox policy, so an SVG or a page's text can run
 /// nothing. `debug/` itself stays unserved.
 async fn archive_file(
-    State(state): State<HttpState>,
+    doors: Option<super::Doors>,
     axum::extract::Path(name): axum::extract::Path<String>,
 ) -> Response {
     let missing = || {
@@ -107,7 +116,7 @@ async fn archive_file(
             format!("daebug: no such archive file: {name}"),
         )
     };
-    let Some(doors) = &state.doors else {
+    let Some(doors) = &doors else {
         return missing();
     };
     let path = format!("archive/{name}");
@@ -210,7 +219,28 @@ mod tests {
     use axum::http::{Method, StatusCode};
 
     use super::*;
-    use crate::http::test_util::{body_text, header, request, router_at, router_for, router_with};
+    use crate::http::test_util::{body_text, header, request, router_beside};
+
+    /// The dashboard beside the hub's own side over `root`, behind its
+    /// checks, as the hub's router (`app/router.rs`) mounts it (no doors).
+    fn router_with(
+        root: &std::path::Path,
+        allow_origins: &[&str],
+        script_url: &str,
+        token: Option<&str>,
+    ) -> Router {
+        router_beside(root, allow_origins, script_url, token, routes(None))
+    }
+
+    fn router_at(root: &std::path::Path, allow_origins: &[&str], script_url: &str) -> Router {
+        router_with(root, allow_origins, script_url, None)
+    }
+
+    fn router_for(allow_origins: &[&str]) -> (tempfile::TempDir, Router) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = router_at(dir.path(), allow_origins, "http://127.0.0.1:8302/daebug.js");
+        (dir, app)
+    }
 
     /// The page, as served at `uri`, is the dashboard and not a realm.
     async fn assert_dashboard(app: &Router, uri: &str) -> String {
@@ -364,9 +394,12 @@ mod tests {
             )),
             script_url: "http://127.0.0.1:8302/daebug.js".into(),
             token: None,
-            doors: Some(doors),
         };
-        let app = crate::http::router(state, Router::new());
+        let (guard, token) = (state.guard.clone(), state.token.clone());
+        let app = routes(Some(doors))
+            .with_state(state.clone())
+            .merge(crate::http::site(state));
+        let app = crate::http::guarded(app, guard, token.as_deref());
         for (uri, content_type) in [
             ("/_daebug/files/archive/shop-3f2a-1.png", "image/png"),
             ("/_daebug/files/archive/shop-3f2a-2.svg", "image/svg+xml"),

@@ -6,7 +6,7 @@
 //!   own so no page from a foreign origin can call it;
 //! - stdio, for `daebug mcp`: attached to a hub that already runs
 //!   ([`serve_stdio_attached`]), or a hub started in-process
-//!   ([`serve_stdio`]), whose tools speak on stdin/stdout.
+//!   (`cmd/serve.rs`), whose tools speak on stdin/stdout.
 //!
 //! The tools are written over [`Door`] (`door.rs`), what the hub
 //! answers: [`Doors`] in-process, `AttachedHub` (`attached.rs`) over a
@@ -346,7 +346,7 @@ fn error_result(e: &DoorError) -> CallToolResult {
 /// `/mcp`: the streamable HTTP transport over `doors`, its sessions and
 /// streams ended when the hub's shutdown begins (axum's graceful shutdown
 /// does not wait for them). The Host check and the token are the hub's
-/// layers over every route ([`crate::http::router`]); the SDK's own Host
+/// layers over every route ([`crate::http::guarded`]); the SDK's own Host
 /// allowlist is off so that they alone decide (a hub bound to a LAN
 /// address serves its IP literal too). `Origin` is checked here.
 pub fn router(doors: Doors, guard: Arc<Guard>) -> Router {
@@ -384,37 +384,6 @@ async fn check_origin(State(guard): State<Arc<Guard>>, req: Request, next: Next)
     }
 }
 
-/// `daebug mcp` in-process: serves `hub` as usual (pages, logs) and the
-/// MCP tools on stdin/stdout until stdin closes or `signal` resolves.
-/// Nothing else may be written to stdout.
-pub async fn serve_stdio(
-    hub: crate::Hub,
-    signal: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), crate::HubError> {
-    let doors = hub.doors();
-    let stdio_done = CancellationToken::new();
-    let stop = {
-        let stdio_done = stdio_done.clone();
-        async move {
-            tokio::select! {
-                () = signal => {}
-                () = stdio_done.cancelled() => {}
-            }
-        }
-    };
-    let hub = tokio::spawn(hub.run(stop));
-    tools_over_stdio(doors.clone(), doors.shutdown().child_token()).await;
-    tracing::info!("MCP over stdio ended; stopping the hub");
-    stdio_done.cancel();
-    match hub.await {
-        Ok(served) => served,
-        Err(e) => {
-            tracing::warn!("the hub's task failed: {e}");
-            Ok(())
-        }
-    }
-}
-
 /// `daebug mcp` attached to a running hub: the MCP tools on stdin/stdout
 /// over `hub`, a door to that hub's HTTP API (`AttachedHub`, in
 /// `attached.rs`, which depends on this file and not the reverse), until
@@ -433,7 +402,7 @@ pub async fn serve_stdio_attached(
 
 /// The tools over `door` on stdin/stdout, until stdin closes or `stop`
 /// is cancelled.
-async fn tools_over_stdio<D: Door>(door: D, stop: CancellationToken) {
+pub async fn tools_over_stdio<D: Door>(door: D, stop: CancellationToken) {
     match McpServer::new(door)
         .serve_with_ct(rmcp::transport::stdio_pipes(), stop)
         .await
@@ -545,27 +514,21 @@ mod tests {
         use axum::body::Body;
         use axum::http::{Method, Request, StatusCode};
 
-        use crate::http::router;
-        use crate::http::state::HttpState;
         use crate::http::test_util::{body_text, send, HOST};
 
         let dir = tempfile::tempdir().expect("tempdir");
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
         let (events, _) = tokio::sync::broadcast::channel(1);
         let app = |token: Option<&str>| {
-            let state = HttpState {
-                root: dir.path().canonicalize().expect("root"),
-                guard: Arc::new(Guard::new(HOST.parse().expect("address"), &[])),
-                script_url: format!("http://{HOST}/daebug.js"),
-                token: token.map(str::to_owned),
-                doors: Some(Doors::new(
-                    tx.clone(),
-                    events.clone(),
-                    dir.path().into(),
-                    CancellationToken::new(),
-                )),
-            };
-            router(state, Router::new())
+            // `/mcp` behind the hub's checks, as the hub's router (`app/router.rs`) mounts it.
+            let guard = Arc::new(Guard::new(HOST.parse().expect("address"), &[]));
+            let doors = Doors::new(
+                tx.clone(),
+                events.clone(),
+                dir.path().into(),
+                CancellationToken::new(),
+            );
+            crate::http::guarded(router(doors, Arc::clone(&guard)), guard, token)
         };
         let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
         let post = |uri: &str, headers: &[(&str, &str)]| {

@@ -20,7 +20,7 @@
 
 use std::sync::OnceLock;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header::{CONTENT_TYPE, COOKIE, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -28,7 +28,6 @@ use daebug_protocol::person::PersonAct;
 use serde::Deserialize;
 
 use crate::http::guard::plain_text;
-use crate::http::state::HttpState;
 
 /// The cookie a person's dashboard carries.
 const COOKIE_NAME: &str = "daebug_person";
@@ -99,8 +98,9 @@ pub struct PersonPost {
     pub act: PersonAct,
 }
 
-/// `POST /_daebug/person`.
-pub async fn answer(State(state): State<HttpState>, req: Request) -> Response {
+/// `POST /_daebug/person`, to the realm through `doors` (`None`: a hub
+/// with no realms to answer).
+pub async fn answer(doors: Option<super::Doors>, req: Request) -> Response {
     if let Some(why) = refused(req.headers()) {
         tracing::warn!("refused a person's answer: {why}");
         return plain_text(
@@ -125,7 +125,7 @@ pub async fn answer(State(state): State<HttpState>, req: Request) -> Response {
         Ok(p) => p,
         Err(e) => return plain_text(StatusCode::BAD_REQUEST, format!("daebug: {e}")),
     };
-    let Some(doors) = &state.doors else {
+    let Some(doors) = &doors else {
         return plain_text(StatusCode::NOT_FOUND, "daebug: no realms here".into());
     };
     match doors.person_act(&post.stem, &post.act).await {

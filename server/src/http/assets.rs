@@ -1,6 +1,6 @@
 //! The adapter files embedded in the binary: `/daebug.js`, its
-//! wasm-bindgen glue and `.wasm` (the dashboard's are in
-//! [`crate::doors::dashboard`]).
+//! wasm-bindgen glue and `.wasm` (the dashboard's are the
+//! dashboard door's).
 //!
 //! They are compiled in so that a fresh `cargo run` serves a working hub
 //! with no other build step and no files next to the binary. The adapter

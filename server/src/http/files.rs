@@ -413,7 +413,6 @@ mod tests {
             )),
             script_url: "http://127.0.0.1:8302/daebug.js?token=abc".to_owned(),
             token: token.map(str::to_owned),
-            doors: None,
         }
     }
 
@@ -436,7 +435,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         write(dir.path(), "index.html", "<head></head>");
         let ws = axum::Router::new();
-        let app = crate::http::router(lan_state(dir.path(), Some("s3cret")), ws);
+        let state = lan_state(dir.path(), Some("s3cret"));
+        let (guard, token) = (state.guard.clone(), state.token.clone());
+        let app = crate::http::guarded(ws.merge(crate::http::site(state)), guard, token.as_deref());
         let tagged = r#"<head><script src="/daebug.js?token=s3cret"></script></head>"#;
         let res = get(&app, "/?token=s3cret").await;
         assert_eq!(res.status(), StatusCode::OK);

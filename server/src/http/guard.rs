@@ -121,7 +121,7 @@ impl Guard {
     /// The CORS decision for an adapter file: the same rule as
     /// [`Guard::request_origin_allowed`]; without `Origin` no CORS is needed.
     /// The same-origin case trusts `Host`, so this is only sound behind the
-    /// Host check, which [`super::router`] puts in front of every route.
+    /// Host check, which [`super::guarded`] puts in front of every route.
     pub fn cors_origin(&self, headers: &HeaderMap) -> Cors {
         let Some(origin) = headers.get(ORIGIN) else {
             return Cors::NotNeeded;

@@ -11,12 +11,10 @@
 //! - [`token`]: with a token (a hub listening beyond loopback), the 401 for
 //!   every request that does not present it, the adapter files excepted.
 //!
-//! The WebSocket route is written elsewhere and handed to [`router`], which
-//! puts the Host check (and the token check) in front of it too: layers over
-//! everything, so no route can be added that skips them. So do the doors'
-//! routes, mounted when there are doors: the HTTP API (`doors/api.rs`),
-//! `/mcp` (`doors/mcp.rs`), the dashboard (`doors/dashboard.rs`) and a
-//! person's answers (`doors/person.rs`).
+//! [`site`] is the hub's own side; the hub's router (`app/router.rs`) mounts it beside
+//! the WebSocket route and the doors' routes, all inside [`guarded`]: the
+//! Host check (and the token check) as layers over everything, so no route
+//! can be added that skips them.
 
 use std::sync::Arc;
 
@@ -36,34 +34,22 @@ pub mod token;
 
 use state::HttpState;
 
-/// The hub's whole HTTP surface: the `ws` router (holding `/ws`, its state
-/// already applied), the adapter files, and static files as the fallback,
-/// all behind the Host check, then the token check when there is a token.
-pub fn router(state: HttpState, ws: Router) -> Router {
-    let guard = Arc::clone(&state.guard);
-    let secret = state
-        .token
-        .as_deref()
-        .map(|t| Arc::new(token::Secret::new(t)));
-    let mcp = state
-        .doors
-        .clone()
-        .map(|doors| crate::doors::mcp::router(doors, Arc::clone(&guard)));
-    let api = state.doors.clone().map(crate::doors::api::routes);
-    let own = assets::routes()
-        .merge(crate::doors::dashboard::routes())
+/// The hub's own side: the adapter files, the test file lists, and
+/// static files of the root as the fallback.
+pub fn site(state: HttpState) -> Router {
+    assets::routes()
         .merge(test_files::routes())
         .fallback(files::serve)
-        .with_state(state);
-    let mut app = ws.merge(own);
-    if let Some(mcp) = mcp {
-        app = app.merge(mcp);
-    }
-    if let Some(api) = api {
-        app = app.merge(api);
-    }
-    if let Some(secret) = secret {
+        .with_state(state)
+}
+
+/// `app` behind the Host check, then the token check when there is a
+/// token: layers over everything, so no route can skip them.
+pub fn guarded(app: Router, guard: Arc<guard::Guard>, token: Option<&str>) -> Router {
+    let mut app = app;
+    if let Some(t) = token {
         // Added first, so it runs after (inside) the Host check.
+        let secret = Arc::new(token::Secret::new(t));
         app = app.layer(middleware::from_fn_with_state(secret, token::check_token));
     }
     app.layer(middleware::from_fn_with_state(guard, check_host))
@@ -109,14 +95,14 @@ pub(crate) mod test_util {
     use tower::ServiceExt;
 
     use super::guard::Guard;
-    use super::router;
     use super::state::HttpState;
 
     /// The default script URL and Host of the test hub.
     pub const HOST: &str = "127.0.0.1:8302";
 
-    /// A hub on `127.0.0.1:8302` over a fresh temporary root, with a
-    /// stand-in `/ws` route.
+    /// The hub's own side on `127.0.0.1:8302` over a fresh temporary
+    /// root, behind its checks, with a stand-in `/ws` route (the doors'
+    /// routes are tested in their own files).
     pub fn router_for(allow_origins: &[&str]) -> (tempfile::TempDir, Router) {
         let dir = tempfile::tempdir().expect("tempdir");
         let app = router_at(dir.path(), allow_origins, "http://127.0.0.1:8302/daebug.js");
@@ -135,16 +121,31 @@ pub(crate) mod test_util {
         script_url: &str,
         token: Option<&str>,
     ) -> Router {
+        router_beside(root, allow_origins, script_url, token, Router::new())
+    }
+
+    /// [`router_with`] with `routes` mounted beside the hub's own side, as
+    /// the hub's router (`app/router.rs`) mounts the doors' (the dashboard's tests).
+    pub fn router_beside(
+        root: &Path,
+        allow_origins: &[&str],
+        script_url: &str,
+        token: Option<&str>,
+        routes: Router<HttpState>,
+    ) -> Router {
         let allow: Vec<String> = allow_origins.iter().map(|s| s.to_string()).collect();
+        let guard = Arc::new(Guard::new(HOST.parse().expect("address"), &allow));
         let state = HttpState {
             root: root.canonicalize().expect("canonical root"),
-            guard: Arc::new(Guard::new(HOST.parse().expect("address"), &allow)),
+            guard: Arc::clone(&guard),
             script_url: script_url.to_owned(),
             token: token.map(str::to_owned),
-            doors: None,
         };
         let ws = Router::new().route("/ws", get(|| async { "ws" }));
-        router(state, ws)
+        let app = ws
+            .merge(routes.with_state(state.clone()))
+            .merge(super::site(state));
+        super::guarded(app, guard, token)
     }
 
     /// Send `method uri` with `Host: 127.0.0.1:8302` unless `headers` names
@@ -244,6 +245,7 @@ mod tests {
     async fn loopback_hosts_reach_every_route() {
         let (dir, app) = router_for(&[]);
         std::fs::write(dir.path().join("app.js"), "1").expect("write");
+        std::fs::write(dir.path().join("index.html"), "<head></head>").expect("write");
         for host in [
             "localhost:8302",
             "127.0.0.1:8302",

@@ -1,6 +1,6 @@
 //! What the HTTP handlers share: the hub's own handlers here and the
-//! doors' (`doors/api.rs`, `dashboard.rs`, `person.rs`), which the router
-//! mounts beside them.
+//! dashboard's (`doors/dashboard.rs`), which the hub's router (`app/router.rs`) mounts
+//! beside them.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,7 +25,4 @@ pub struct HttpState {
     /// `daebug_token` cookie), the adapter files excepted; `None` (a
     /// loopback hub) checks nothing. See [`super::token`].
     pub token: Option<String>,
-    /// The doors besides the log (`/api/…`, `/mcp`, the dashboard); `None`
-    /// in tests of the static side alone.
-    pub doors: Option<crate::doors::Doors>,
 }

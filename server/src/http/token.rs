@@ -195,6 +195,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("app.css"), "p{}").expect("write");
         std::fs::write(dir.path().join("page.html"), "<head></head>").expect("write");
+        std::fs::write(dir.path().join("index.html"), "<head></head>").expect("write");
         let app = router_with(
             dir.path(),
             &[],

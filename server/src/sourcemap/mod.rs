@@ -48,7 +48,7 @@ pub type Readable = Box<dyn Fn(&str) -> bool + Send + Sync>;
 pub struct SourceMaps {
     cache: Mutex<MapCache>,
     /// A realm names any URL it likes in a stack: the hub reads only
-    /// origins a page could connect from (see [`crate::http::guard`]).
+    /// origins a page could connect from (the hub's Origin rules).
     readable: Readable,
 }
 

@@ -8,7 +8,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use daebug::{Hub, HubConfig, HubError};
+use daebug::app::{Hub, HubError};
+use daebug::HubConfig;
 use daebug_protocol::{
     HubMsg, JobId, JobResult, Outcome, RealmKind, RealmMsg, Value, PROTOCOL_VERSION,
 };
