@@ -27,6 +27,19 @@ async fn rendered(body: &str) -> Rendered {
     shown(&eval(body), WalkLimits::default()).await
 }
 
+/// Every case of a table of function bodies and what the log gets,
+/// failing with all the cases that differ.
+async fn check_table(cases: &[(&str, Rendered)]) {
+    let mut failures = Vec::new();
+    for (body, want) in cases {
+        let got = rendered(body).await;
+        if &got != want {
+            failures.push(format!("{body}\n  want {want:?}\n  got  {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn json(s: &str) -> Rendered {
     Rendered::Json(s.into())
 }
@@ -89,14 +102,7 @@ async fn the_table() {
             text("[[[[[Array]]]]]"),
         ),
     ];
-    let mut failures = Vec::new();
-    for (body, want) in cases {
-        let got = rendered(body).await;
-        if &got != want {
-            failures.push(format!("{body}\n  want {want:?}\n  got  {got:?}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    check_table(cases).await;
 }
 
 /// The layout's edges: a long container breaks into indented lines, a
@@ -131,14 +137,7 @@ async fn layout_and_json_edges() {
         ("return { f() {} }", text("{ f: ƒ f() }")),
         ("return [1, , 3]", text("[1, undefined, 3]")),
     ];
-    let mut failures = Vec::new();
-    for (body, want) in cases {
-        let got = rendered(body).await;
-        if &got != want {
-            failures.push(format!("{body}\n  want {want:?}\n  got  {got:?}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    check_table(cases).await;
 }
 
 #[wasm_bindgen_test]
