@@ -1,17 +1,18 @@
 //! Background capture in the realm: console calls and global errors go
 //! into the [`EventBuffer`], and the page behaves as before.
 //!
-//! [`Capture`] is a RAII object (as in gloo): installing it wraps every
-//! console method (each wrapper records, then calls the original with the
-//! same `this` and arguments and returns its result) and listens to
-//! `error` and `unhandledrejection` on the global scope, Window or Worker
-//! alike. Dropping it puts the originals back (unless someone wrapped them
-//! again since) and removes the listeners.
-//!
-//! Loaded by `daebug.js`, the console is already wrapped (the loader does
-//! it on its first line, and keeps what it sees until the adapter is
-//! ready): capture then attaches to those wrappers instead, takes what they
-//! kept, and replays it (with the time of each call, for timers).
+//! [`Capture`] is a RAII object (as in gloo): installing it attaches to the
+//! loader's console wrappers (`adapter-shim/hooks.js`, put in place on the
+//! loader's first line: each records, then calls the original with the
+//! same `this` and arguments and returns its result), takes what they kept
+//! until the adapter was ready and replays it (with the time of each call,
+//! for timers), and listens to `error`, `unhandledrejection` and
+//! `securitypolicyviolation` on the global scope, Window or Worker alike.
+//! Dropping it detaches from the wrappers (they stay, passing calls
+//! through: a reference the page took keeps working) and removes the
+//! listeners. Without a loader (never so in a realm: both start the
+//! adapter) nothing wraps the console, and only the global events are
+//! captured.
 //!
 //! `log`, `info`, `warn`, `error` and `debug` are told apart by level;
 //! the others name their method in the event's `source`
@@ -37,27 +38,6 @@ use crate::values::{cut_string, show_now, WalkLimits, ERROR_TEXT};
 
 /// The buffer shared by the capture hooks and the link that sends it.
 pub type Shared = Rc<RefCell<EventBuffer>>;
-
-/// The console methods that are wrapped.
-const METHODS: [&str; 17] = [
-    "log",
-    "info",
-    "warn",
-    "error",
-    "debug",
-    "trace",
-    "assert",
-    "table",
-    "dir",
-    "count",
-    "countReset",
-    "time",
-    "timeLog",
-    "timeEnd",
-    "group",
-    "groupCollapsed",
-    "groupEnd",
-];
 
 /// Console arguments are shown smaller than completion values.
 const ARG_LIMITS: WalkLimits = WalkLimits {
@@ -108,9 +88,6 @@ extern "C" {
 
 /// Installed capture; see the module docs.
 pub struct Capture {
-    console: JsValue,
-    /// Each method's original function and the wrapper put in its place.
-    wrapped: Vec<(&'static str, JsValue, JsValue)>,
     global: JsValue,
     listeners: Vec<Listener>,
     /// The loader's hooks this capture is attached to, if any.
@@ -606,11 +583,10 @@ fn guarded(f: impl FnOnce()) {
 }
 
 impl Capture {
-    /// Wraps the console and listens for global errors, recording into
-    /// `buffer`.
+    /// Attaches to the loader's console wrappers and listens for global
+    /// errors, recording into `buffer`.
     pub fn install(buffer: Shared) -> Result<Capture, JsValue> {
         let global: JsValue = js_sys::global().into();
-        let console = Reflect::get(&global, &"console".into())?;
 
         let sink_buffer = buffer.clone();
         let state = RefCell::new(ConsoleState::default());
@@ -653,10 +629,6 @@ impl Capture {
             net = Some(n);
             node = Some(e);
         }
-        let wrapped = match &early {
-            Some(_) => Vec::new(),
-            None => wrap_console(&global, &console, &sink)?,
-        };
 
         let source = error_source(&global);
         let on_error = {
@@ -716,8 +688,6 @@ impl Capture {
         };
         let reports = observe_reports(&buffer);
         let mut capture = Capture {
-            console,
-            wrapped,
             global,
             listeners: Vec::new(),
             early,
@@ -787,44 +757,6 @@ impl Capture {
     }
 }
 
-/// Wraps every console method so calls reach `sink` (when the adapter was
-/// not loaded by `daebug.js`, which wraps them itself). The wrapper is
-/// JavaScript so that `this`, the arguments and the return value pass
-/// through untouched, and so that nothing our side does can throw into the
-/// page's call. `new Function` throws on pages whose CSP forbids eval:
-/// then there is no console capture, but the adapter still runs.
-fn wrap_console(
-    global: &JsValue,
-    console: &JsValue,
-    sink: &Closure<dyn FnMut(JsValue, Array, JsValue, JsValue)>,
-) -> Result<Vec<(&'static str, JsValue, JsValue)>, JsValue> {
-    let function_ctor: Function = Reflect::get(global, &"Function".into())?.dyn_into()?;
-    let make: Function = Reflect::construct(
-        &function_ctor,
-        &Array::of2(
-            &"orig, sink, method".into(),
-            &"return function (...args) { try { sink(method, args, method === 'trace' ? new Error() : undefined) } catch (e) {} return orig.apply(this, args) }".into(),
-        ),
-    )?
-    .dyn_into()?;
-    let mut wrapped = Vec::new();
-    for name in METHODS {
-        let original = Reflect::get(console, &name.into())?;
-        if !original.is_function() {
-            continue;
-        }
-        let wrapper = make.call3(
-            &JsValue::UNDEFINED,
-            &original,
-            sink.as_ref(),
-            &JsValue::from_str(name),
-        )?;
-        Reflect::set(console, &name.into(), &wrapper)?;
-        wrapped.push((name, original, wrapper));
-    }
-    Ok(wrapped)
-}
-
 impl Drop for Capture {
     fn drop(&mut self) {
         if let Some((observer, _)) = &self.reports {
@@ -833,15 +765,6 @@ impl Drop for Capture {
         // The loader's wrappers stay; they stop calling us.
         if let Some(early) = &self.early {
             early.detach();
-        }
-        for (name, original, wrapper) in &self.wrapped {
-            // Put the original back only where ours is still in place: a
-            // wrapper installed on top of ours keeps working (ours then
-            // just passes through).
-            let current = Reflect::get(&self.console, &(*name).into()).unwrap_or_default();
-            if js_sys::Object::is(&current, wrapper) {
-                let _ = Reflect::set(&self.console, &(*name).into(), original);
-            }
         }
         // The listeners remove themselves (`Listener`'s drop).
     }

@@ -41,7 +41,7 @@ fn capture_works_in_a_worker() {
     use std::cell::RefCell;
     use std::rc::Rc;
     let buffer = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
-    common::install_values();
+    common::install_loader();
     let capture = Capture::install(buffer.clone()).expect("install in a worker");
     js_sys::Function::new_no_args(
         "console.log('from the worker'); self.dispatchEvent(new ErrorEvent('error', { message: 'boom' }))",

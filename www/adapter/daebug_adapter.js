@@ -28,43 +28,43 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $37: function(arg0) {
+        $36: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $32: function(arg0) {
+        $31: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $38: function(arg0) {
+        $37: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $31: function(arg0) {
+        $30: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $33: function(arg0) {
+        $32: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $34: function(arg0) {
+        $33: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $39: function(arg0) {
+        $38: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $35: function(arg0, arg1) {
+        $34: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $36: function(arg0, arg1) {
+        $35: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -72,16 +72,16 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $30: function(arg0, arg1) {
+        $2z: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $3a: function(arg0) {
+        $39: function(arg0) {
             arg0._wbg_cb_unref();
         },
         $s: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $1j: function() { return handleError(function (arg0, arg1, arg2) {
+        $1i: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
         }, arguments); },
@@ -101,15 +101,11 @@ function __wbg_get_imports() {
             const ret = arg0.body;
             return ret;
         },
-        $1y: function(arg0) {
+        $1x: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        $1i: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
-            const ret = arg0.call(arg1, arg2, arg3, arg4);
-            return ret;
-        }, arguments); },
-        $21: function() { return handleError(function (arg0, arg1) {
+        $20: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.call(arg1);
             return ret;
         }, arguments); },
@@ -121,10 +117,10 @@ function __wbg_get_imports() {
             const ret = arg0.call(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $20: function() { return handleError(function (arg0) {
+        $1z: function() { return handleError(function (arg0) {
             arg0.close();
         }, arguments); },
-        $1q: function() { return handleError(function (arg0, arg1) {
+        $1p: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
             return ret;
         }, arguments); },
@@ -145,7 +141,7 @@ function __wbg_get_imports() {
         $3: function(arg0) {
             arg0.dialogs();
         },
-        $1s: function(arg0) {
+        $1r: function(arg0) {
             arg0.disconnect();
         },
         $5: function(arg0) {
@@ -156,7 +152,7 @@ function __wbg_get_imports() {
             const ret = arg0.error;
             return ret;
         },
-        $2c: function() { return handleError(function (arg0, arg1) {
+        $2b: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
@@ -164,23 +160,23 @@ function __wbg_get_imports() {
             const ret = arg0.event;
             return ret;
         },
-        $2l: function(arg0, arg1) {
+        $2k: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $29: function(arg0) {
+        $28: function(arg0) {
             const ret = arg0.getHours();
             return ret;
         },
-        $25: function(arg0) {
+        $24: function(arg0) {
             const ret = arg0.getMinutes();
             return ret;
         },
-        $26: function(arg0) {
+        $25: function(arg0) {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $2s: function() { return handleError(function (arg0, arg1) {
+        $2r: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
@@ -196,7 +192,7 @@ function __wbg_get_imports() {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $2t: function() { return handleError(function (arg0, arg1) {
+        $2s: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
@@ -207,7 +203,7 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $22: function(arg0) {
+        $21: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Error;
@@ -217,7 +213,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1k: function(arg0) {
+        $1j: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Map;
@@ -227,7 +223,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1l: function(arg0) {
+        $1k: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Promise;
@@ -237,11 +233,11 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $2h: function(arg0) {
+        $2g: function(arg0) {
             const ret = Array.isArray(arg0);
             return ret;
         },
-        $2j: function(arg0, arg1) {
+        $2i: function(arg0, arg1) {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
@@ -249,7 +245,7 @@ function __wbg_get_imports() {
             const ret = arg0.json;
             return ret;
         },
-        $1n: function(arg0) {
+        $1m: function(arg0) {
             const ret = Object.keys(arg0);
             return ret;
         },
@@ -261,7 +257,7 @@ function __wbg_get_imports() {
             const ret = arg0.length;
             return ret;
         },
-        $2y: function(arg0) {
+        $2x: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
@@ -281,7 +277,7 @@ function __wbg_get_imports() {
             const ret = arg0.net;
             return ret;
         },
-        $28: function() {
+        $27: function() {
             const ret = new Date();
             return ret;
         },
@@ -293,11 +289,11 @@ function __wbg_get_imports() {
             const ret = new TextDecoder();
             return ret;
         },
-        $2d: function() {
+        $2c: function() {
             const ret = new Array();
             return ret;
         },
-        $2z: function(arg0, arg1) {
+        $2y: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
@@ -305,22 +301,22 @@ function __wbg_get_imports() {
             const ret = new ReportingObserver(arg0, arg1);
             return ret;
         }, arguments); },
-        $24: function() {
+        $23: function() {
             const ret = new Map();
             return ret;
         },
-        $2i: function(arg0, arg1) {
+        $2h: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $1o: function(arg0, arg1) {
+        $1n: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3q(a, state0.b, arg0, arg1);
+                        return $3p(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -331,22 +327,22 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $2k: function() {
+        $2j: function() {
             const ret = new Object();
             return ret;
         },
-        $1z: function() { return handleError(function (arg0, arg1) {
+        $1y: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $1p: function(arg0, arg1) {
+        $1o: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3q(a, state0.b, arg0, arg1);
+                        return $3p(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -361,7 +357,7 @@ function __wbg_get_imports() {
             const ret = arg0.node;
             return ret;
         },
-        $27: function() {
+        $26: function() {
             const ret = Date.now();
             return ret;
         },
@@ -380,15 +376,15 @@ function __wbg_get_imports() {
         $10: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
-        $2e: function(arg0) {
+        $2d: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
-        $2g: function(arg0, arg1, arg2, arg3) {
+        $2f: function(arg0, arg1, arg2, arg3) {
             const ret = Array.of(arg0, arg1, arg2, arg3);
             return ret;
         },
-        $2f: function(arg0, arg1) {
+        $2e: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
             return ret;
         },
@@ -396,7 +392,7 @@ function __wbg_get_imports() {
             const ret = arg0.originals;
             return ret;
         },
-        $2a: function() { return handleError(function (arg0, arg1) {
+        $29: function() { return handleError(function (arg0, arg1) {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
@@ -412,14 +408,14 @@ function __wbg_get_imports() {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $2w: function(arg0) {
+        $2v: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $2v: function(arg0) {
+        $2u: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2b: function() {
+        $2a: function() {
             const ret = Math.random();
             return ret;
         },
@@ -435,11 +431,11 @@ function __wbg_get_imports() {
             const ret = arg0.records;
             return ret;
         },
-        $2q: function(arg0) {
+        $2p: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
-        $1r: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1q: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
         $2: function(arg0) {
@@ -449,18 +445,18 @@ function __wbg_get_imports() {
             const ret = arg0.requests(arg1 !== 0);
             return ret;
         }, arguments); },
-        $2r: function(arg0) {
+        $2q: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
         },
-        $1w: function() { return handleError(function (arg0, arg1, arg2) {
+        $1v: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
         $17: function(arg0, arg1) {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $2u: function() { return handleError(function (arg0, arg1, arg2) {
+        $2t: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
@@ -468,31 +464,31 @@ function __wbg_get_imports() {
             const ret = arg0.set(arg1, arg2);
             return ret;
         },
-        $1u: function(arg0, arg1) {
+        $1t: function(arg0, arg1) {
             arg0.onclose = arg1;
         },
-        $1v: function(arg0, arg1) {
+        $1u: function(arg0, arg1) {
             arg0.onerror = arg1;
         },
-        $1x: function(arg0, arg1) {
+        $1w: function(arg0, arg1) {
             arg0.onmessage = arg1;
         },
-        $1t: function(arg0, arg1) {
+        $1s: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
         $1b: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $2x: function(arg0, arg1, arg2) {
+        $2w: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $2m: function() {
+        $2l: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2o: function() {
+        $2n: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -500,11 +496,11 @@ function __wbg_get_imports() {
             const ret = globalThis.location;
             return ret;
         },
-        $2n: function() {
+        $2m: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2p: function() {
+        $2o: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -519,11 +515,11 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1m: function(arg0, arg1, arg2) {
+        $1l: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
         },
-        $23: function(arg0, arg1) {
+        $22: function(arg0, arg1) {
             const ret = arg0.then(arg1);
             return ret;
         },
@@ -550,62 +546,62 @@ function __wbg_get_imports() {
         $4: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3c: function(arg0, arg1) {
+        $3b: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3o);
+            const ret = makeMutClosure(arg0, arg1, $3n);
             return ret;
         },
-        $3d: function(arg0, arg1) {
+        $3c: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 113, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
-        $3e: function(arg0, arg1) {
+        $3d: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3n);
+            const ret = makeMutClosure(arg0, arg1, $3m);
+            return ret;
+        },
+        $3e: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 104, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3r);
             return ret;
         },
         $3f: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 104, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $3s);
             return ret;
         },
         $3g: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $3t);
             return ret;
         },
         $3h: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3u);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $3o);
             return ret;
         },
         $3i: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3p);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $3q);
             return ret;
         },
         $3j: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3r);
-            return ret;
-        },
-        $3k: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3v);
+            const ret = makeMutClosure(arg0, arg1, $3u);
             return ret;
         },
-        $3l: function(arg0) {
+        $3k: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3m: function(arg0, arg1) {
+        $3l: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3b: function() {
+        $3a: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -620,58 +616,58 @@ function __wbg_get_imports() {
     };
 }
 
-function $3v(arg0, arg1) {
-    wasm.$3v(arg0, arg1);
+function $3u(arg0, arg1) {
+    wasm.$3u(arg0, arg1);
+}
+
+function $3s(arg0, arg1, arg2) {
+    wasm.$3s(arg0, arg1, arg2);
 }
 
 function $3t(arg0, arg1, arg2) {
     wasm.$3t(arg0, arg1, arg2);
 }
 
-function $3u(arg0, arg1, arg2) {
-    wasm.$3u(arg0, arg1, arg2);
-}
-
-function $3s(arg0, arg1, arg2) {
-    const ret = wasm.$3s(arg0, arg1, arg2);
+function $3r(arg0, arg1, arg2) {
+    const ret = wasm.$3r(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $3q(arg0, arg1, arg2, arg3) {
-    wasm.$3q(arg0, arg1, arg2, arg3);
+function $3p(arg0, arg1, arg2, arg3) {
+    wasm.$3p(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3o(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3o(arg0, arg1, arg2, arg3, arg4);
+function $3n(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$3n(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3n(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3n(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3m(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3m(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
-function $3r(arg0, arg1, arg2) {
+function $3q(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$3r(arg0, arg1, ptr0, len0);
+    wasm.$3q(arg0, arg1, ptr0, len0);
 }
 
-function $3p(arg0, arg1, arg2) {
+function $3o(arg0, arg1, arg2) {
     let deferred2_0;
     let deferred2_1;
     try {
         const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.$3p(arg0, arg1, ptr0, len0);
+        const ret = wasm.$3o(arg0, arg1, ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);
