@@ -289,6 +289,9 @@ async function runTest(t, path, ctx, hooks) {
   if (!error) error = await attempt(t.fn, context, t.timeout ?? ctx.timeout, true);
   // Subtests the body started and did not await are awaited now.
   await Promise.all(context.subtests);
+  error ??= context.hookError;
+  // `t.after`: once the test and its subtests are done.
+  for (const a of context.own?.after ?? []) error ??= await attempt(a, context, ctx.timeout);
   for (const h of [...hooks].reverse()) for (const a of h.afterEach) error ??= await attempt(a, context, ctx.timeout);
   if (!error && context.failedSubtests) error = new Error(`${context.failedSubtests} subtest${context.failedSubtests > 1 ? "s" : ""} failed`);
   const ms = performance.now() - started;
@@ -365,6 +368,14 @@ class TestContext {
     console.log(`# ${message}`);
   }
   plan() {}
+  // `t.before`: once, before this test's first subtest; `t.after`: once
+  // the test and its subtests are done.
+  before(fn) {
+    this.local().before.push(fn);
+  }
+  after(fn) {
+    this.local().after.push(fn);
+  }
   beforeEach(fn) {
     this.local().beforeEach.push(fn);
   }
@@ -377,12 +388,20 @@ class TestContext {
   }
 }
 
-// A subtest runs at once, with its parent's `t.beforeEach`/`t.afterEach`;
-// it is not filtered (Node runs every subtest of a test it chose).
+// A subtest runs at once (after its parent's `t.before`, run once), with
+// the hooks its parent had (its suites' `beforeEach`/`afterEach`) and the
+// parent's own `t.beforeEach`/`t.afterEach`, as in Node; it is not
+// filtered (Node runs every subtest of a test it chose).
 async function runSubtest(sub, parent) {
-  const before = parent.ctx.out.counts.failed;
-  await runTest(sub, parent.path, { ...parent.ctx, filter: null }, parent.own ? [parent.own] : []);
-  if (parent.ctx.out.counts.failed > before) parent.failedSubtests++;
+  const own = parent.own;
+  parent.beforeDone ??= (async () => {
+    for (const h of own?.before ?? []) parent.hookError ??= await attempt(h, parent, parent.ctx.timeout);
+  })();
+  await parent.beforeDone;
+  const failed = parent.ctx.out.counts.failed;
+  const hooks = own ? [...parent.hooks, own] : parent.hooks;
+  await runTest(sub, parent.path, { ...parent.ctx, filter: null }, hooks);
+  if (parent.ctx.out.counts.failed > failed) parent.failedSubtests++;
 }
 
 export { inspect };

@@ -1,7 +1,8 @@
 //! Tests in the realm, and logs as tests (DESIGN §15), with the real hub,
-//! headless Chromium and Node 22: one suite of 30 node:test tests
+//! headless Chromium and Node 22: one suite of 33 node:test tests
 //! (passing, a `deepStrictEqual` failure, skipped, todo, `only`, hooks,
-//! subtests, async, a timeout, mocks) run by `daebug test` in a page the
+//! subtests and the hooks they inherit, `t.before`/`t.after`, async, a
+//! timeout, mocks) run by `daebug test` in a page the
 //! hub serves, in a page a dev server serves (the Vite-like server of
 //! `support`; the specifiers rewritten as the README's Vite alias does),
 //! in a module worker and in a Node process. Its last test waits until this
@@ -62,6 +63,17 @@ describe("nested", () => {{
   }});
 }});
 test("t.mock.fn", (t) => {{ const f = t.mock.fn(); f(); assert.equal(f.mock.calls.length, 1); }});
+const seen = [];
+describe("hooks reach subtests", () => {{
+  beforeEach((t) => seen.push("be " + t.name));
+  it("outer", async (t) => {{
+    t.before(() => seen.push("t.before"));
+    t.after(() => seen.push("t.after"));
+    await t.test("inner", () => seen.push("inner"));
+    assert.deepStrictEqual(seen, ["be outer", "t.before", "be inner", "inner"]);
+  }});
+}});
+test("t.after ran", () => assert.deepStrictEqual(seen.slice(4), ["t.after"]));
 test("async: waits for the log", async () => {{
   while (!(await release())) await new Promise((r) => setTimeout(r, 20));
 }});
@@ -112,7 +124,7 @@ fn run_suite(root: &Path, log: &Log, spec: &str) -> serde_json::Value {
         t.contains("✔ adds 10 (") && t.contains("✖ cart totals (") && t.contains("✔ t.mock.fn (")
     });
     assert!(
-        !streamed.contains("24 passed"),
+        !streamed.contains("27 passed"),
         "the summary came before the run ended:\n{streamed}"
     );
     assert!(streamed.contains("```Text test"), "{streamed}");
@@ -129,7 +141,7 @@ fn run_suite(root: &Path, log: &Log, spec: &str) -> serde_json::Value {
             &value["skipped"],
             &value["todo"]
         ),
-        (&24.into(), &3.into(), &2.into(), &1.into()),
+        (&27.into(), &3.into(), &2.into(), &1.into()),
         "{reply:#}"
     );
     let failures: Vec<&str> = value["failures"]
@@ -150,7 +162,7 @@ fn run_suite(root: &Path, log: &Log, spec: &str) -> serde_json::Value {
         "﹣ todo later # TODO",
         "✔ marked only (",
         "✖ too slow (",
-        "24 passed, 3 failed, 2 skipped (",
+        "27 passed, 3 failed, 2 skipped (",
         "+ actual - expected",
         "total: 3",
         "total: 4",
@@ -163,7 +175,7 @@ fn run_suite(root: &Path, log: &Log, spec: &str) -> serde_json::Value {
     // The log has the same reply, summary last among the test lines.
     let log_text = log.text();
     assert!(
-        log_text.contains("24 passed, 3 failed, 2 skipped ("),
+        log_text.contains("27 passed, 3 failed, 2 skipped ("),
         "{log_text}"
     );
     reply
