@@ -7,10 +7,10 @@
 // folder (adapter-wasm/src/values.rs). Kept out of the .wasm, whose size
 // is budgeted (DESIGN §13): reading a value is what JavaScript does best.
 //
-// `values(fold)` returns { now(value, ...limits), later(value, ...limits) }:
+// `values(fold)` returns { now(value, limits), later(value, limits) }:
 // each gives { json, text }; `now` shows promises as pending (console
-// arguments are shown at once), `later` learns their states first. The
-// limits are `depth, items, string, nodes, bytes`: nesting levels shown
+// arguments are shown at once), `later` learns their states first.
+// `limits` is `[depth, items, string, nodes, bytes]`: nesting levels shown
 // below the value, items per collection, UTF-16 units per string, nodes
 // one walk may visit and string bytes it may copy in all.
 //
@@ -180,16 +180,18 @@ function values(fold) {
   }
 
   class Walker {
-    constructor(limits) {
-      this.limits = limits;
+    // The limits are read at once: the adapter passes a view of its own
+    // memory, valid only during the call.
+    constructor([depth, items, string, nodes, bytes]) {
+      this.limits = { depth, items, string };
       // The objects being walked, outermost first (cycle detection).
       this.ancestors = [];
       // Ref numbers given to ancestors that a cycle points back to.
       this.refs = [];
       // Promise nodes met, in walk order, with their promises.
       this.promises = [];
-      this.budget = limits.nodes;
-      this.bytes = limits.bytes;
+      this.budget = nodes;
+      this.bytes = bytes;
     }
 
     // `value` when it is a string, cut to `limit` UTF-16 units, with its
@@ -556,11 +558,11 @@ function values(fold) {
   }
 
   return {
-    now(value, depth, items, string, nodes, bytes) {
-      return shown(new Walker({ depth, items, string, nodes, bytes }).node(value, 0));
+    now(value, limits) {
+      return shown(new Walker(limits).node(value, 0));
     },
-    async later(value, depth, items, string, nodes, bytes) {
-      const w = new Walker({ depth, items, string, nodes, bytes });
+    async later(value, limits) {
+      const w = new Walker(limits);
       const node = w.node(value, 0);
       const met = w.promises.splice(0);
       const states = [];

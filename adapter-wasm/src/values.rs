@@ -18,28 +18,13 @@ use crate::reply::Rendered;
 extern "C" {
     /// What `values(fold)` returns (`adapter-shim/values.js`).
     pub type Values;
-    /// The value as it is now: promises show as pending.
+    /// The value as it is now: promises show as pending. `limits` as
+    /// [`WalkLimits::args`] gives them.
     #[wasm_bindgen(method, catch)]
-    fn now(
-        this: &Values,
-        value: &JsValue,
-        depth: f64,
-        items: f64,
-        string: f64,
-        nodes: f64,
-        bytes: f64,
-    ) -> Result<Shown, JsValue>;
+    fn now(this: &Values, value: &JsValue, limits: &[f64]) -> Result<Shown, JsValue>;
     /// The value with its promises' states learned: a promise of [`Shown`].
     #[wasm_bindgen(method, catch)]
-    fn later(
-        this: &Values,
-        value: &JsValue,
-        depth: f64,
-        items: f64,
-        string: f64,
-        nodes: f64,
-        bytes: f64,
-    ) -> Result<Promise, JsValue>;
+    fn later(this: &Values, value: &JsValue, limits: &[f64]) -> Result<Promise, JsValue>;
 
     /// `{ json, text }`: how the value is written.
     pub type Shown;
@@ -83,7 +68,7 @@ impl WalkLimits {
         }
     }
 
-    /// The arguments `values.js` takes: these, the nodes one walk may
+    /// The limits `values.js` takes, in order: these, the nodes one walk may
     /// visit (`full`, no item limit, may visit more) and the string bytes
     /// it may copy in all (a reply's cap: [`crate::reply::cap`] cuts the
     /// rendering exactly).
@@ -140,14 +125,10 @@ fn rendered(shown: Shown) -> Rendered {
 /// `value` as it is now, without waiting: promises show as pending (for
 /// console arguments, which must be shown at once).
 pub fn show_now(value: &JsValue, limits: WalkLimits) -> Rendered {
-    let [depth, items, string, nodes, bytes] = limits.args();
     VALUES
         .with(|v| {
             let values = v.borrow();
-            let shown = values
-                .as_ref()?
-                .now(value, depth, items, string, nodes, bytes)
-                .ok()?;
+            let shown = values.as_ref()?.now(value, &limits.args()).ok()?;
             Some(rendered(shown))
         })
         .unwrap_or_else(unshown)
@@ -155,13 +136,9 @@ pub fn show_now(value: &JsValue, limits: WalkLimits) -> Rendered {
 
 /// `value`, its promises' states included.
 pub async fn show(value: &JsValue, limits: WalkLimits) -> Rendered {
-    let [depth, items, string, nodes, bytes] = limits.args();
     let later = VALUES.with(|v| {
         let values = v.borrow();
-        values
-            .as_ref()?
-            .later(value, depth, items, string, nodes, bytes)
-            .ok()
+        values.as_ref()?.later(value, &limits.args()).ok()
     });
     match later {
         Some(p) => match JsFuture::from(p).await {

@@ -249,8 +249,8 @@ function __wbg_get_imports() {
             const ret = Object.keys(arg0);
             return ret;
         },
-        $w: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4, arg5, arg6) {
-            const ret = arg0.later(arg1, arg2, arg3, arg4, arg5, arg6);
+        $w: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+            const ret = arg0.later(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
         $1c: function(arg0) {
@@ -361,14 +361,14 @@ function __wbg_get_imports() {
             const ret = Date.now();
             return ret;
         },
-        $16: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4, arg5, arg6) {
-            const ret = arg0.now(arg1, arg2, arg3, arg4, arg5, arg6);
-            return ret;
-        }, arguments); },
         $y: function() {
             const ret = performance.now();
             return ret;
         },
+        $16: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+            const ret = arg0.now(arg1, getArrayF64FromWasm0(arg2, arg3));
+            return ret;
+        }, arguments); },
         $1: function(arg0) {
             const ret = arg0.object;
             return ret;
@@ -686,6 +686,11 @@ const CLOSURE_DTORS = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(state => wasm.__wbindgen_destroy_closure(state.a, state.b));
 
+function getArrayF64FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getFloat64ArrayMemory0().subarray(ptr / 8, ptr / 8 + len);
+}
+
 function getArrayU8FromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
@@ -697,6 +702,14 @@ function getDataViewMemory0() {
         cachedDataViewMemory0 = new DataView(wasm.memory.buffer);
     }
     return cachedDataViewMemory0;
+}
+
+let cachedFloat64ArrayMemory0 = null;
+function getFloat64ArrayMemory0() {
+    if (cachedFloat64ArrayMemory0 === null || cachedFloat64ArrayMemory0.byteLength === 0) {
+        cachedFloat64ArrayMemory0 = new Float64Array(wasm.memory.buffer);
+    }
+    return cachedFloat64ArrayMemory0;
 }
 
 function getStringFromWasm0(ptr, len) {
@@ -856,6 +869,7 @@ function __wbg_finalize_init(instance, module) {
     wasm = instance.exports;
     wasmModule = module;
     cachedDataViewMemory0 = null;
+    cachedFloat64ArrayMemory0 = null;
     cachedUint8ArrayMemory0 = null;
     wasm.__wbindgen_start();
     return wasm;
