@@ -189,7 +189,7 @@ struct Adapter {
     /// Panels, `ask` and `pick`: their messages to and from the hub.
     person: Option<crate::person::Person>,
     /// A Node process: the loader's object (see [`crate::node`]).
-    node: Option<JsValue>,
+    node: Option<crate::node::NodeRealm>,
     /// Flushes asked (a Node process's last word): their `seq` and the
     /// promise's resolve, called when the hub says it wrote.
     flushes: Vec<(u64, Function)>,

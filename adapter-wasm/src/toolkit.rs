@@ -51,7 +51,7 @@ impl Toolkit {
         buffer: Shared,
         attached: Rc<Cell<bool>>,
         is_page: bool,
-        node: Option<&JsValue>,
+        node: Option<&crate::node::NodeRealm>,
         pictures: Rc<Pictures>,
         devtools: Rc<DevtoolsAsks>,
     ) -> Option<Toolkit> {

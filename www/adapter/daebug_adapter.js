@@ -28,43 +28,43 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $36: function(arg0) {
+        $3d: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $31: function(arg0) {
+        $38: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $37: function(arg0) {
+        $3e: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $30: function(arg0) {
+        $37: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $32: function(arg0) {
+        $39: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $33: function(arg0) {
+        $3a: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $38: function(arg0) {
+        $3f: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $34: function(arg0, arg1) {
+        $3b: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $35: function(arg0, arg1) {
+        $3c: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -72,21 +72,25 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $2z: function(arg0, arg1) {
+        $36: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $39: function(arg0) {
+        $3g: function(arg0) {
             arg0._wbg_cb_unref();
         },
         $s: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $1i: function() { return handleError(function (arg0, arg1, arg2) {
+        $1p: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
         }, arguments); },
         $o: function(arg0) {
             const ret = arg0.args;
+            return ret;
+        },
+        $y: function(arg0) {
+            const ret = arg0.argv;
             return ret;
         },
         $m: function(arg0) {
@@ -101,37 +105,41 @@ function __wbg_get_imports() {
             const ret = arg0.body;
             return ret;
         },
-        $1x: function(arg0) {
+        $24: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        $20: function() { return handleError(function (arg0, arg1) {
+        $27: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.call(arg1);
             return ret;
         }, arguments); },
-        $1g: function() { return handleError(function (arg0, arg1, arg2) {
+        $1n: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.call(arg1, arg2);
             return ret;
         }, arguments); },
-        $1h: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1o: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.call(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $1z: function() { return handleError(function (arg0) {
+        $26: function() { return handleError(function (arg0) {
             arg0.close();
         }, arguments); },
-        $1p: function() { return handleError(function (arg0, arg1) {
+        $x: function() { return handleError(function (arg0, arg1, arg2) {
+            const ret = arg0.compile(getStringFromWasm0(arg1, arg2));
+            return ret;
+        }, arguments); },
+        $1w: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
             return ret;
         }, arguments); },
-        $15: function(arg0, arg1, arg2, arg3) {
+        $1c: function(arg0, arg1, arg2, arg3) {
             const ret = arg1.decode(getArrayU8FromWasm0(arg2, arg3));
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1f: function(arg0, arg1) {
+        $1m: function(arg0, arg1) {
             const ret = arg0.delete(arg1);
             return ret;
         },
@@ -141,7 +149,7 @@ function __wbg_get_imports() {
         $3: function(arg0) {
             arg0.dialogs();
         },
-        $1r: function(arg0) {
+        $1y: function(arg0) {
             arg0.disconnect();
         },
         $5: function(arg0) {
@@ -152,7 +160,7 @@ function __wbg_get_imports() {
             const ret = arg0.error;
             return ret;
         },
-        $2b: function() { return handleError(function (arg0, arg1) {
+        $2i: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
@@ -160,50 +168,50 @@ function __wbg_get_imports() {
             const ret = arg0.event;
             return ret;
         },
-        $2k: function(arg0, arg1) {
+        $2r: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $28: function(arg0) {
+        $2f: function(arg0) {
             const ret = arg0.getHours();
             return ret;
         },
-        $24: function(arg0) {
+        $2b: function(arg0) {
             const ret = arg0.getMinutes();
             return ret;
         },
-        $25: function(arg0) {
+        $2c: function(arg0) {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $2r: function() { return handleError(function (arg0, arg1) {
+        $2y: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
-        $1d: function(arg0, arg1) {
+        $1k: function(arg0, arg1) {
             const ret = arg0.get(arg1);
             return ret;
         },
-        $19: function(arg0, arg1) {
+        $1g: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $18: function(arg0, arg1) {
+        $1f: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $2s: function() { return handleError(function (arg0, arg1) {
+        $2z: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
-        $13: function(arg0, arg1) {
+        $1a: function(arg0, arg1) {
             const ret = arg1.href;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $21: function(arg0) {
+        $28: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Error;
@@ -213,7 +221,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1j: function(arg0) {
+        $1q: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Map;
@@ -223,7 +231,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1k: function(arg0) {
+        $1r: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Promise;
@@ -233,31 +241,31 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $2g: function(arg0) {
+        $2n: function(arg0) {
             const ret = Array.isArray(arg0);
             return ret;
         },
-        $2i: function(arg0, arg1) {
+        $2p: function(arg0, arg1) {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
-        $x: function(arg0) {
+        $14: function(arg0) {
             const ret = arg0.json;
             return ret;
         },
-        $1m: function(arg0) {
+        $1t: function(arg0) {
             const ret = Object.keys(arg0);
             return ret;
         },
-        $w: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $13: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.later(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
-        $1c: function(arg0) {
+        $1j: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $2x: function(arg0) {
+        $34: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
@@ -273,50 +281,57 @@ function __wbg_get_imports() {
             const ret = arg0.message;
             return ret;
         },
+        $z: function(arg0, arg1) {
+            const ret = arg1.name;
+            var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            var len1 = WASM_VECTOR_LEN;
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
+        },
         $n: function(arg0) {
             const ret = arg0.net;
             return ret;
         },
-        $27: function() {
+        $2e: function() {
             const ret = new Date();
             return ret;
         },
-        $12: function() { return handleError(function (arg0, arg1, arg2) {
+        $19: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = new URL(getStringFromWasm0(arg0, arg1), arg2);
             return ret;
         }, arguments); },
-        $14: function() {
+        $1b: function() {
             const ret = new TextDecoder();
             return ret;
         },
-        $2c: function() {
+        $2j: function() {
             const ret = new Array();
             return ret;
         },
-        $2y: function(arg0, arg1) {
+        $35: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $z: function() { return handleError(function (arg0, arg1) {
+        $16: function() { return handleError(function (arg0, arg1) {
             const ret = new ReportingObserver(arg0, arg1);
             return ret;
         }, arguments); },
-        $23: function() {
+        $2a: function() {
             const ret = new Map();
             return ret;
         },
-        $2h: function(arg0, arg1) {
+        $2o: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $1n: function(arg0, arg1) {
+        $1u: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3p(a, state0.b, arg0, arg1);
+                        return $3w(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -327,22 +342,22 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $2j: function() {
+        $2q: function() {
             const ret = new Object();
             return ret;
         },
-        $1y: function() { return handleError(function (arg0, arg1) {
+        $25: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $1o: function(arg0, arg1) {
+        $1v: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3p(a, state0.b, arg0, arg1);
+                        return $3w(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -357,15 +372,15 @@ function __wbg_get_imports() {
             const ret = arg0.node;
             return ret;
         },
-        $26: function() {
+        $2d: function() {
             const ret = Date.now();
             return ret;
         },
-        $y: function() {
+        $15: function() {
             const ret = performance.now();
             return ret;
         },
-        $16: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1d: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.now(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
@@ -373,18 +388,18 @@ function __wbg_get_imports() {
             const ret = arg0.object;
             return ret;
         },
-        $10: function() { return handleError(function (arg0) {
+        $17: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
-        $2d: function(arg0) {
+        $2k: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
-        $2f: function(arg0, arg1, arg2, arg3) {
+        $2m: function(arg0, arg1, arg2, arg3) {
             const ret = Array.of(arg0, arg1, arg2, arg3);
             return ret;
         },
-        $2e: function(arg0, arg1) {
+        $2l: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
             return ret;
         },
@@ -392,7 +407,7 @@ function __wbg_get_imports() {
             const ret = arg0.originals;
             return ret;
         },
-        $29: function() { return handleError(function (arg0, arg1) {
+        $2g: function() { return handleError(function (arg0, arg1) {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
@@ -404,18 +419,23 @@ function __wbg_get_imports() {
             const ret = arg0.pictures;
             return ret;
         },
-        $1a: function(arg0, arg1) {
+        $11: function(arg0, arg1) {
+            const ret = arg1.pid;
+            getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
+        },
+        $1h: function(arg0, arg1) {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $2v: function(arg0) {
+        $32: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $2u: function(arg0) {
+        $31: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2a: function() {
+        $2h: function() {
             const ret = Math.random();
             return ret;
         },
@@ -431,11 +451,11 @@ function __wbg_get_imports() {
             const ret = arg0.records;
             return ret;
         },
-        $2p: function(arg0) {
+        $2w: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
-        $1q: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1x: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
         $2: function(arg0) {
@@ -445,62 +465,66 @@ function __wbg_get_imports() {
             const ret = arg0.requests(arg1 !== 0);
             return ret;
         }, arguments); },
-        $2q: function(arg0) {
+        $2x: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
         },
-        $1v: function() { return handleError(function (arg0, arg1, arg2) {
+        $22: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
-        $17: function(arg0, arg1) {
+        $1e: function(arg0, arg1) {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $2t: function() { return handleError(function (arg0, arg1, arg2) {
+        $30: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
-        $1e: function(arg0, arg1, arg2) {
+        $1l: function(arg0, arg1, arg2) {
             const ret = arg0.set(arg1, arg2);
             return ret;
         },
-        $1t: function(arg0, arg1) {
+        $20: function(arg0, arg1) {
             arg0.onclose = arg1;
         },
-        $1u: function(arg0, arg1) {
+        $21: function(arg0, arg1) {
             arg0.onerror = arg1;
         },
-        $1w: function(arg0, arg1) {
+        $23: function(arg0, arg1) {
             arg0.onmessage = arg1;
         },
-        $1s: function(arg0, arg1) {
+        $1z: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
-        $1b: function(arg0, arg1, arg2) {
+        $1i: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $2w: function(arg0, arg1, arg2) {
+        $33: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $2l: function() {
+        $w: function() { return handleError(function (arg0, arg1, arg2) {
+            const ret = arg0.socket(getStringFromWasm0(arg1, arg2));
+            return ret;
+        }, arguments); },
+        $2s: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2n: function() {
+        $2u: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $11: function() {
+        $18: function() {
             const ret = globalThis.location;
             return ret;
         },
-        $2m: function() {
+        $2t: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2o: function() {
+        $2v: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -508,18 +532,18 @@ function __wbg_get_imports() {
             const ret = arg0.target;
             return ret;
         },
-        $v: function(arg0, arg1) {
+        $12: function(arg0, arg1) {
             const ret = arg1.text;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1l: function(arg0, arg1, arg2) {
+        $1s: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
         },
-        $22: function(arg0, arg1) {
+        $29: function(arg0, arg1) {
             const ret = arg0.then(arg1);
             return ret;
         },
@@ -539,6 +563,16 @@ function __wbg_get_imports() {
             const ret = arg0.unlisted;
             return ret;
         },
+        $v: function() { return handleError(function (arg0) {
+            arg0.unref();
+        }, arguments); },
+        $10: function(arg0, arg1) {
+            const ret = arg1.url;
+            var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            var len1 = WASM_VECTOR_LEN;
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
+        },
         $g: function(arg0) {
             const ret = arg0.values;
             return ret;
@@ -546,62 +580,62 @@ function __wbg_get_imports() {
         $4: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3b: function(arg0, arg1) {
+        $3i: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3n);
+            const ret = makeMutClosure(arg0, arg1, $3u);
             return ret;
         },
-        $3c: function(arg0, arg1) {
+        $3j: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 113, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
-        $3d: function(arg0, arg1) {
+        $3k: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3m);
-            return ret;
-        },
-        $3e: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 104, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3r);
-            return ret;
-        },
-        $3f: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3s);
-            return ret;
-        },
-        $3g: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $3t);
             return ret;
         },
-        $3h: function(arg0, arg1) {
+        $3l: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 104, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3y);
+            return ret;
+        },
+        $3m: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3z);
+            return ret;
+        },
+        $3n: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $40);
+            return ret;
+        },
+        $3o: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3o);
+            const ret = makeClosure(arg0, arg1, $3v);
             return ret;
         },
-        $3i: function(arg0, arg1) {
+        $3p: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3q);
+            const ret = makeClosure(arg0, arg1, $3x);
             return ret;
         },
-        $3j: function(arg0, arg1) {
+        $3q: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3u);
+            const ret = makeMutClosure(arg0, arg1, $41);
             return ret;
         },
-        $3k: function(arg0) {
+        $3r: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3l: function(arg0, arg1) {
+        $3s: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3a: function() {
+        $3h: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -616,58 +650,58 @@ function __wbg_get_imports() {
     };
 }
 
-function $3u(arg0, arg1) {
-    wasm.$3u(arg0, arg1);
+function $41(arg0, arg1) {
+    wasm.$41(arg0, arg1);
 }
 
-function $3s(arg0, arg1, arg2) {
-    wasm.$3s(arg0, arg1, arg2);
+function $3z(arg0, arg1, arg2) {
+    wasm.$3z(arg0, arg1, arg2);
 }
 
-function $3t(arg0, arg1, arg2) {
-    wasm.$3t(arg0, arg1, arg2);
+function $40(arg0, arg1, arg2) {
+    wasm.$40(arg0, arg1, arg2);
 }
 
-function $3r(arg0, arg1, arg2) {
-    const ret = wasm.$3r(arg0, arg1, arg2);
+function $3y(arg0, arg1, arg2) {
+    const ret = wasm.$3y(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $3p(arg0, arg1, arg2, arg3) {
-    wasm.$3p(arg0, arg1, arg2, arg3);
+function $3w(arg0, arg1, arg2, arg3) {
+    wasm.$3w(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3n(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3n(arg0, arg1, arg2, arg3, arg4);
+function $3u(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$3u(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3m(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3m(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3t(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3t(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
-function $3q(arg0, arg1, arg2) {
+function $3x(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$3q(arg0, arg1, ptr0, len0);
+    wasm.$3x(arg0, arg1, ptr0, len0);
 }
 
-function $3o(arg0, arg1, arg2) {
+function $3v(arg0, arg1, arg2) {
     let deferred2_0;
     let deferred2_1;
     try {
         const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.$3o(arg0, arg1, ptr0, len0);
+        const ret = wasm.$3v(arg0, arg1, ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);
