@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use support::{daebug_bin, wait_for, TempDir, World, Write, DEADLINE};
+use support::{daebug_bin, http, wait_for, TempDir, World, Write, DEADLINE};
 
 fn page() -> World {
     World::new(
@@ -37,29 +37,6 @@ fn daebug(root: &Path, args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// One HTTP/1.1 request to the hub; the status and the body.
-fn http(base: &str, method: &str, path: &str, headers: &[&str], body: &str) -> (u16, String) {
-    let addr = base.trim_start_matches("http://");
-    let mut s = TcpStream::connect(addr).expect("connect");
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for h in headers {
-        head.push_str(h);
-        head.push_str("\r\n");
-    }
-    write!(s, "{head}\r\n{body}").expect("write");
-    let mut out = String::new();
-    s.read_to_string(&mut out).expect("read");
-    let status = out[9..12].parse().expect("status");
-    let body = out
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
 }
 
 #[test]

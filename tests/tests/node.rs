@@ -10,7 +10,7 @@
 mod support;
 
 use support::node::{node, NodeProcess};
-use support::{base_of, log_in, wait_for, Log, Running, TempDir, Write};
+use support::{base_of, log_in, wait_for, write_files, Log, Running, TempDir, Write};
 
 /// A hub on a temp root whose `app/` folder holds `files`.
 struct NodeWorld {
@@ -23,11 +23,7 @@ struct NodeWorld {
 impl NodeWorld {
     fn new(files: &[(&str, &str)]) -> NodeWorld {
         let root = TempDir::new("node");
-        for (name, content) in files {
-            let path = root.path().join("app").join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
+        write_files(&root.path().join("app"), files);
         let mut hub = Running::start(&["--port", "0"], &root);
         let base = base_of(&hub.line_with("serving"));
         wait_for(

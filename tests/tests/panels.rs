@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::cdp::DevtoolsBrowser;
-use support::{base_of, log_in, wait_for, Log, Running, TempDir, Write};
+use support::{base_of, http, log_in, wait_for, write_files, Log, Running, TempDir, Write};
 
 const PAGE: &str = "<!doctype html><html><head><title>Panels</title>\
     <script src=\"/daebug.js\"></script></head><body><h1>Shop</h1></body></html>";
@@ -29,11 +29,7 @@ struct Desk {
 impl Desk {
     fn new(files: &[(&str, &str)]) -> Desk {
         let root = TempDir::new("panels");
-        for (name, content) in files {
-            let path = root.path().join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
+        write_files(root.path(), files);
         let mut hub = Running::start(&["--port", "0"], &root);
         let base = base_of(&hub.line_with("serving"));
         let tab = DevtoolsBrowser::open(&format!("{base}/index.html"));
@@ -426,31 +422,6 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
         "{text}"
     );
     tab.wait_until("the banner gone", &format!("!{}", in_panel(".card")));
-}
-
-/// One HTTP/1.1 request to the hub (an agent's call, as `curl` makes it):
-/// the status and the body.
-fn http(base: &str, method: &str, path: &str, headers: &[&str], body: &str) -> (u16, String) {
-    use std::io::{Read, Write as _};
-    let addr = base.trim_start_matches("http://");
-    let mut s = std::net::TcpStream::connect(addr).expect("connect");
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for h in headers {
-        head.push_str(h);
-        head.push_str("\r\n");
-    }
-    write!(s, "{head}\r\n{body}").expect("write");
-    let mut out = String::new();
-    s.read_to_string(&mut out).expect("read");
-    let status = out[9..12].parse().expect("status");
-    let body = out
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
 }
 
 /// The form of a worker's or a Node process's panel, answered by a person

@@ -17,7 +17,8 @@ use std::process::{Child, Command, Output, Stdio};
 
 use support::node::{node, NodeProcess};
 use support::{
-    base_of, daebug_bin, log_in, serve_files, wait_for, Browser, Log, Running, TempDir, World,
+    base_of, daebug_bin, log_in, serve_files, wait_for, write_files, Browser, Log, Running,
+    TempDir, World,
 };
 
 /// The app module the suite imports, as tests import the app's own code.
@@ -213,11 +214,12 @@ fn a_suite_in_a_hub_served_page_and_its_module_worker() {
     let root = TempDir::new("tests-hub");
     let mut hub = Running::start(&["--port", "0"], &root);
     let base = base_of(&hub.line_with("serving"));
-    for (name, content) in page_files(&browser_release(&base)) {
-        let path = root.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
+    let files = page_files(&browser_release(&base));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, c)| (n.as_str(), c.as_str()))
+        .collect();
+    write_files(root.path(), &files);
     let _browser = Browser::open(&format!("{base}/"));
     // The page: a glob the hub lists.
     let page = log_in(root.path(), "tests");

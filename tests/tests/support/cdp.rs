@@ -289,15 +289,8 @@ fn start_chromium(url: &str) -> (Child, TempDir) {
     let profile = TempDir::new("cdp");
     let log = profile.path().join("stderr.log");
     let child = Command::new("/usr/bin/chromium")
+        .args(super::CHROMIUM_FLAGS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
             "--window-size=1200,800",
             "--remote-debugging-port=0",
             "--enable-logging=stderr",

@@ -240,22 +240,13 @@ fn launch(engine: Engine, url: &str, profile: &Path) -> Command {
             let chromium = Path::new("/usr/bin/chromium");
             need(chromium, "Debian's chromium");
             let mut cmd = Command::new(chromium);
-            cmd.args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
+            cmd.args(CHROMIUM_FLAGS)
                 // A page may open a window (a duplicated tab, in tests).
-                "--disable-popup-blocking",
-            ])
-            // Page and worker console messages, on stderr.
-            .args(["--enable-logging=stderr", "--v=0"])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(url);
+                .arg("--disable-popup-blocking")
+                // Page and worker console messages, on stderr.
+                .args(["--enable-logging=stderr", "--v=0"])
+                .arg(format!("--user-data-dir={}", profile.display()))
+                .arg(url);
             cmd
         }
         Engine::Firefox => {
@@ -470,11 +461,7 @@ impl World {
     /// Serves `files` (name, content) and opens `/{open}` in `engine`.
     pub fn new_in(engine: Engine, files: &[(&str, &str)], open: &str) -> World {
         let root = TempDir::new("world");
-        for (name, content) in files {
-            let path = root.path().join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
+        write_files(root.path(), files);
         let mut hub = Running::start(&["--port", "0"], &root);
         let base = base_of(&hub.line_with("serving"));
         let browser = Browser::open_in(engine, &format!("{base}/{open}"));
@@ -560,3 +547,51 @@ impl Log {
         })
     }
 }
+
+/// Writes `files` (path relative to `dir`, content) into `dir`, making
+/// their folders.
+pub fn write_files(dir: &Path, files: &[(&str, &str)]) {
+    for (name, content) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("a file's folder")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
+}
+
+/// One HTTP/1.1 request to the hub at `base` (an agent's call, as `curl`
+/// makes it): the status and the body.
+pub fn http(base: &str, method: &str, path: &str, headers: &[&str], body: &str) -> (u16, String) {
+    use std::io::{Read, Write as _};
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    write!(s, "{head}\r\n{body}").expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    let status = out[9..12].parse().expect("status");
+    let body = out
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// How every test starts Debian's Chromium headless as root (the
+/// machine's closed network refuses its background connections).
+pub const CHROMIUM_FLAGS: [&str; 8] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
