@@ -440,8 +440,9 @@ function values(fold) {
   }
 
   // A JSON string literal (only `"`, `\` and control characters escaped).
+  // The escapes JSON writes by name; other control characters as `\\u00XX`.
+  const escapes = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
   function quote(t) {
-    const escapes = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
     return (
       '"' +
       t.replace(/["\\\u0000-\u001f]/g, (c) => escapes[c] || "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) +
