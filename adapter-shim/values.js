@@ -439,9 +439,10 @@ function values(fold) {
     return false;
   }
 
-  // A JSON string literal (only `"`, `\` and control characters escaped).
-  // The escapes JSON writes by name; other control characters as `\\u00XX`.
+  // The escapes JSON writes by name; other control characters as `\u00XX`.
   const escapes = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+  // A JSON string literal (only `"`, `\` and control characters escaped).
   function quote(t) {
     return (
       '"' +
