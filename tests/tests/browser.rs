@@ -134,3 +134,51 @@ fn loading_the_adapter_twice_starts_one() {
     let registry_text = std::fs::read_to_string(&registry).unwrap();
     assert_eq!(stems_in(&registry_text).len(), 1, "{registry_text}");
 }
+
+/// A page whose inline script, text or comment names `daebug.js` is not a
+/// page that loads it: the hub adds the tag and the page connects. A page
+/// that loads the hub's script itself is left alone, and the hub's output
+/// says so, once for that page.
+#[test]
+fn a_page_that_names_daebug_js_still_connects_and_a_page_left_alone_is_said() {
+    let root = TempDir::new("mention");
+    std::fs::write(
+        root.path().join("index.html"),
+        "<!doctype html><html><head><title>Mentions</title>\
+         <script>const workerSource = 'import \"http://127.0.0.1:8302/daebug.js\";';</script>\
+         </head><body><!-- <script src=\"/daebug.js\"></script> -->\
+         <p>Add daebug.js to your page.</p></body></html>",
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join("own.html"),
+        "<!doctype html><html><head><title>Own</title>\
+         <script src=\"/daebug.js?name=own-tag\"></script></head><body></body></html>",
+    )
+    .unwrap();
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let _mentions = Browser::open(&format!("{base}/index.html"));
+    let _own = Browser::open(&format!("{base}/own.html"));
+    let registry = root.path().join("debug.md");
+    wait_for(&registry, "both pages connected", |t| {
+        let stems = stems_in(t);
+        stems.iter().any(|s| s.starts_with("mentions-"))
+            && stems.iter().any(|s| s.starts_with("own-tag-"))
+    });
+    // The hub's log lines go to stderr: polled, with a deadline.
+    let deadline = std::time::Instant::now() + support::DEADLINE;
+    while !hub.output().contains("already loads") && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let said = hub.output();
+    assert!(
+        said.contains("/own.html already loads the hub's script (/daebug.js?name=own-tag)"),
+        "{said}"
+    );
+    assert!(
+        !hub.output().contains("/index.html already loads"),
+        "{}",
+        hub.output()
+    );
+}

@@ -424,6 +424,52 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
     tab.wait_until("the banner gone", &format!("!{}", in_panel(".card")));
 }
 
+/// `pick` on elements with an `id`, and under ancestors with one, whose
+/// selectors need the browser's `CSS.escape` (`#a:b`, `#1x`): each pick
+/// answers with a selector that matches the element alone, and sets `$0`.
+#[test]
+fn pick_escapes_ids_of_the_element_and_its_ancestors() {
+    const IDS_PAGE: &str = "<!doctype html><html><head><title>Panels</title>\
+        <script src=\"/daebug.js\"></script></head><body><main>\
+        <h1 id=\"title\">Shop</h1><p id=\"a:b\">colon</p><p id=\"1x\">digit</p>\
+        <section id=\"box:1\"><ul><li>one</li><li class=\"two\">two</li></ul></section>\
+        <section><ul><li>three</li><li>four</li></ul></section>\
+        </main></body></html>";
+    let desk = Desk::new(&[("index.html", IDS_PAGE)]);
+    let mut tab = desk.tab;
+    let log = log_in(desk.root.path(), "panels-");
+    let cases = [
+        ("document.getElementById('title')", r##""#title""##),
+        ("document.getElementById('a:b')", r##""#a\\:b""##),
+        ("document.getElementById('1x')", r##""#\\31 x""##),
+        (
+            "document.querySelector('.two')",
+            r##""#box\\:1 > ul > li:nth-of-type(2)""##,
+        ),
+    ];
+    for (n, (element, selector)) in cases.into_iter().enumerate() {
+        start_block(
+            &log,
+            &format!(
+                "const p{n} = await daebug.pick('Pick {n}');\n\
+                 [p{n}.selector, document.querySelectorAll(p{n}.selector).length, $0 === {element}]"
+            ),
+        );
+        tab.wait_until("the pick's banner", &format!("!!{}", in_panel(".hint")));
+        click(&mut tab, element);
+        let text = log_until(&log, "the pick's reply", |t| {
+            t.contains(&format!("> **human** answered \"Pick {n}\""))
+                && t.trim_end().ends_with(support::FOOTER)
+        });
+        let reply = &text[text.rfind(&format!("const p{n} ")).unwrap()..];
+        assert!(
+            reply.contains(&format!("```JSON\n[{selector},1,true]\n```")),
+            "{element}: {reply}"
+        );
+        tab.wait_until("the card gone", &format!("!{}", in_panel(".card")));
+    }
+}
+
 /// The form of a worker's or a Node process's panel, answered by a person
 /// in the dashboard; an agent's HTTP call cannot answer it, and the API and
 /// MCP's `list_realms` show it waiting.

@@ -251,7 +251,7 @@ export function start({ toolkit, send, kind }) {
     const host = document.createElement("daebug-panels");
     host.style.cssText = "all:initial;position:fixed;right:16px;bottom:16px;z-index:2147483647;display:block";
     root = host.attachShadow({ mode: "open" });
-    root.append(h("style", null, CSS));
+    root.append(h("style", null, STYLESHEET));
     (document.body ?? document.documentElement).append(host);
     return root;
   }
@@ -584,7 +584,8 @@ function place(file, line, column) {
 }
 const base = (f) => (f ? String(f).split("/").pop().replace(/\.\w+$/, "") : null);
 
-const CSS = `
+// The card's stylesheet (not `CSS`: that name is the browser's, whose `escape` `selector` uses).
+const STYLESHEET = `
 :host { all: initial; }
 .card { font: 14px/1.4 system-ui, sans-serif; color: #111; background: #fff; border: 1px solid #bbb; border-radius: 8px;
   box-shadow: 0 4px 16px rgba(0,0,0,.2); padding: 12px; margin-top: 8px; width: 320px; max-height: 70vh; overflow: auto; }

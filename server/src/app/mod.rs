@@ -307,6 +307,7 @@ impl Hub {
                 guard,
                 script_url: self.script_url(),
                 token: self.config.token.clone(),
+                left_alone: Default::default(),
             },
             Some(doors),
             realms,

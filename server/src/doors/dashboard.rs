@@ -394,6 +394,7 @@ mod tests {
             )),
             script_url: "http://127.0.0.1:8302/daebug.js".into(),
             token: None,
+            left_alone: Default::default(),
         };
         let (guard, token) = (state.guard.clone(), state.token.clone());
         let app = routes(Some(doors))

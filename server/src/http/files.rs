@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::assets::escape_html;
 use super::guard::plain_text;
+use super::inject::{inject_adapter, HubScriptAt, Injection};
 use super::state::HttpState;
 use super::token;
 
@@ -81,7 +82,7 @@ async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) 
             return redirect_to_dir(&path.segments, query);
         }
         return match resolve(&state.root, &found.join("index.html")).await {
-            Some(index) => serve_file(state, &index, "index.html").await,
+            Some(index) => serve_file(state, &index, &page_path(path, Some("index.html"))).await,
             None => not_found(),
         };
     }
@@ -89,12 +90,20 @@ async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) 
         // `/app.js/`, or a FIFO/socket that a read would hang on.
         return not_found();
     }
-    let name = path.segments.last().map_or("", String::as_str);
-    serve_file(state, &found, name).await
+    serve_file(state, &found, &page_path(path, None)).await
 }
 
-/// Read and answer one regular file; `name` (as requested) picks the type.
-async fn serve_file(state: &HttpState, file: &Path, name: &str) -> Response {
+/// The URL path of a file the hub serves, as the browser resolves links
+/// from it: the request's segments (and `index` for a directory's).
+fn page_path(path: &RequestPath, index: Option<&str>) -> String {
+    let segments = path.segments.iter().map(String::as_str).chain(index);
+    segments.fold(String::new(), |out, s| out + "/" + s)
+}
+
+/// Read and answer one regular file at the URL path `page`, whose last
+/// segment picks the type.
+async fn serve_file(state: &HttpState, file: &Path, page: &str) -> Response {
+    let name = page.rsplit('/').next().unwrap_or("");
     match tokio::fs::metadata(file).await {
         Ok(meta) if meta.is_file() => {}
         _ => return not_found(),
@@ -108,7 +117,7 @@ async fn serve_file(state: &HttpState, file: &Path, name: &str) -> Response {
     };
     let content_type = content_type(name);
     if content_type.starts_with("text/html") {
-        return html_response(inject_adapter(bytes, &injected_tag(state)));
+        return html_response(with_adapter(state, bytes, page));
     }
     // A test file's `node:test` and `node:assert` are daebug's here.
     let bytes = match content_type.starts_with("text/javascript") {
@@ -275,64 +284,29 @@ pub fn script_tag(src: &str) -> String {
     format!(r#"<script src="{}"></script>"#, escape_html(src))
 }
 
-/// Add `tag` (see [`injected_tag`]) to an HTML document so the page
-/// connects, unless it already loads `daebug.js`: after `<head…>`, else
-/// before `<body…>`, else after any BOM and doctype.
-fn inject_adapter(html: Vec<u8>, tag: &str) -> Vec<u8> {
-    if find(&html, b"daebug.js").is_some() {
-        return html;
-    }
-    let at = match find_tag(&html, b"<head") {
-        Some(start) => find(&html[start..], b">").map_or(html.len(), |end| start + end + 1),
-        None => find_tag(&html, b"<body").unwrap_or_else(|| document_start(&html)),
+/// A page the hub serves, with the adapter's tag unless it already loads
+/// the hub's script (the hub's output says so, once a page).
+fn with_adapter(state: &HttpState, html: Vec<u8>, page: &str) -> Vec<u8> {
+    let hub = HubScriptAt {
+        page_path: page,
+        is_hub: &|authority, default_port| state.guard.names_the_hub(authority, default_port),
     };
-    let mut out = Vec::with_capacity(html.len() + tag.len());
-    out.extend_from_slice(&html[..at]);
-    out.extend_from_slice(tag.as_bytes());
-    out.extend_from_slice(&html[at..]);
-    out
-}
-
-/// Where content may start: after a UTF-8 BOM and a `<!doctype …>` (a
-/// script before the doctype would put the page in quirks mode).
-fn document_start(html: &[u8]) -> usize {
-    let bom = if html.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
-    let rest = &html[bom..];
-    let blank = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    let rest = &rest[blank..];
-    if rest.len() >= 9 && rest[..9].eq_ignore_ascii_case(b"<!doctype") {
-        if let Some(end) = find(rest, b">") {
-            return bom + blank + end + 1;
+    match inject_adapter(html, &injected_tag(state), &hub) {
+        Injection::Added(html) => html,
+        Injection::AlreadyLoads { html, src } => {
+            if state
+                .left_alone
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(page.to_owned())
+            {
+                tracing::info!(
+                    "daebug: {page} already loads the hub's script ({src}): served without adding the tag"
+                );
+            }
+            html
         }
     }
-    bom
-}
-
-/// The first `<name` that opens that tag (followed by `>`, `/` or
-/// whitespace, so `<head` does not match `<header`), case-insensitively.
-fn find_tag(html: &[u8], name: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(at) = find(&html[from..], name) {
-        let start = from + at;
-        match html.get(start + name.len()) {
-            Some(b'>' | b'/') => return Some(start),
-            Some(b) if b.is_ascii_whitespace() => return Some(start),
-            None => return None,
-            _ => from = start + 1,
-        }
-    }
-    None
-}
-
-/// ASCII-case-insensitive byte search.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// The `Content-Type` for a file name, by extension.
@@ -412,6 +386,7 @@ mod tests {
                 &[],
             )),
             script_url: "http://127.0.0.1:8302/daebug.js?token=abc".to_owned(),
+            left_alone: Default::default(),
             token: token.map(str::to_owned),
         }
     }
@@ -474,25 +449,6 @@ mod tests {
         let page = "<head><script type=module src=\"/daebug.js?name=x\"></script></head>";
         write(dir.path(), "app.html", page);
         assert_eq!(body_text(get(&app, "/app.html").await).await, page);
-    }
-
-    #[test]
-    fn injection_places() {
-        let inject = |html: &str| {
-            String::from_utf8(inject_adapter(html.as_bytes().to_vec(), TAG)).expect("utf-8")
-        };
-        assert_eq!(inject("<HEAD>x"), format!("<HEAD>{TAG}x"));
-        assert_eq!(
-            inject("<header>h</header><BODY class=a>"),
-            format!("<header>h</header>{TAG}<BODY class=a>")
-        );
-        assert_eq!(
-            inject("\u{feff}<!DOCTYPE html>\n<p>hi"),
-            format!("\u{feff}<!DOCTYPE html>{TAG}\n<p>hi")
-        );
-        assert_eq!(inject("<p>hi"), format!("{TAG}<p>hi"));
-        // A truncated `<head` is no tag: the start is the safe place.
-        assert_eq!(inject("<head"), format!("{TAG}<head"));
     }
 
     #[tokio::test]

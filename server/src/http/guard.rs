@@ -86,6 +86,17 @@ impl Guard {
         }
     }
 
+    /// Whether `authority` (`host[:port]`, the port `default_port` when
+    /// absent) is this hub: a host [`Guard::authority_allowed`] accepts,
+    /// on the port the hub listens on.
+    pub fn names_the_hub(&self, authority: &str, default_port: u16) -> bool {
+        let port = match authority.rsplit_once(':') {
+            Some((_, p)) if !authority.ends_with(']') => p.parse().ok(),
+            _ => Some(default_port),
+        };
+        port == Some(self.bound.port()) && self.authority_allowed(authority)
+    }
+
     /// Whether a WebSocket upgrade (or a CORS request) from `origin` is
     /// admitted: no `Origin` at all (not a browser), a loopback origin on any
     /// port over http or https, or an exact `--allow-origin` entry. `null`

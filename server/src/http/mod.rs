@@ -26,6 +26,7 @@ use axum::Router;
 pub mod assets;
 pub mod files;
 pub mod guard;
+pub mod inject;
 pub mod node_specifiers;
 pub mod percent;
 pub mod state;
@@ -140,6 +141,7 @@ pub(crate) mod test_util {
             guard: Arc::clone(&guard),
             script_url: script_url.to_owned(),
             token: token.map(str::to_owned),
+            left_alone: Default::default(),
         };
         let ws = Router::new().route("/ws", get(|| async { "ws" }));
         let app = ws

@@ -2,8 +2,9 @@
 //! dashboard's (`doors/dashboard.rs`), which the hub's router (`app/router.rs`) mounts
 //! beside them.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::guard;
 
@@ -25,4 +26,7 @@ pub struct HttpState {
     /// `daebug_token` cookie), the adapter files excepted; `None` (a
     /// loopback hub) checks nothing. See [`super::token`].
     pub token: Option<String>,
+    /// Pages served without the tag because they load the hub's script
+    /// already: the hub's output says so once for each.
+    pub left_alone: Arc<Mutex<HashSet<String>>>,
 }

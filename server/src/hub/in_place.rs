@@ -70,13 +70,38 @@ pub fn write(file: &File, path: &Path, read: &Seen, new: &Seen) -> io::Result<In
         return Ok(InPlace::Changed);
     }
     let tail = &new.text.as_bytes()[from..];
-    write_all_at(file, tail, at)?;
-    if new.text.len() < read.text.len() {
-        file.set_len(new.file_len() as u64)?;
+    let wrote =
+        write_all_at(file, tail, at).and_then(|()| match new.text.len() < read.text.len() {
+            true => file.set_len(new.file_len() as u64),
+            false => Ok(()),
+        });
+    if let Err(e) = wrote {
+        // Still under the lease, so no one has seen the part written.
+        put_back(file, read.file_len() as u64, at, old_tail, path);
+        return Err(e);
     }
     let after = file.metadata()?;
     drop(lease);
     Ok(InPlace::Written(tail.len(), after))
+}
+
+/// A write that failed part way (a full disk: the bytes that fit in the
+/// file's last block went, the rest did not) is undone: the file is cut
+/// back to its length and the bytes it held put back. Otherwise the hub
+/// would read its own fragment as the agent's edit, and run the block
+/// again. Cutting first frees the blocks the write took, and the bytes
+/// put back lie within blocks the file already had, so this needs no
+/// free space.
+fn put_back(file: &File, len: u64, at: u64, old_tail: &[u8], path: &Path) {
+    if let Err(e) = file
+        .set_len(len)
+        .and_then(|()| write_all_at(file, old_tail, at))
+    {
+        tracing::error!(
+            path = %path.display(),
+            "a failed write could not be undone ({e}): the log may hold part of a reply"
+        );
+    }
 }
 
 /// The first byte where `a` and `b` differ, on a character boundary of

@@ -395,3 +395,63 @@ pub async fn wait_for_hub_to_look(hub: &TestHub) {
 mod block_of;
 #[allow(unused_imports)] // not every crate that includes `support` reads jobs
 pub use block_of::block;
+
+/// A small tmpfs of its own for one test: a disk that can be filled.
+/// Unmounted on drop. Mounting needs root (the test command runs as root
+/// on this machine kind, and so does CI).
+pub struct SmallDisk {
+    dir: tempfile::TempDir,
+    filler: PathBuf,
+}
+
+impl SmallDisk {
+    pub fn mount(bytes: usize) -> SmallDisk {
+        let dir = tempfile::tempdir().expect("mount point");
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("run mount");
+        assert!(
+            status.success(),
+            "a test of a full disk mounts a small tmpfs, which needs root"
+        );
+        let filler = dir.path().join("filler");
+        SmallDisk { dir, filler }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Takes every free byte, as another program filling the disk would.
+    pub fn fill(&self) {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&self.filler).expect("filler");
+        let chunk = vec![0u8; 4096];
+        loop {
+            match f.write(&chunk) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
+                Err(e) => panic!("filling the disk: {e}"),
+            }
+        }
+        // The last few bytes of a partly written block, too.
+        while matches!(f.write(&[0]), Ok(1)) {}
+    }
+
+    /// Frees what [`SmallDisk::fill`] took.
+    pub fn free(&self) {
+        std::fs::remove_file(&self.filler).expect("remove the filler");
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .status();
+    }
+}

@@ -1,0 +1,79 @@
+//! The hub on a full disk (a small tmpfs of the test's own, filled by
+//! the test): a write that fails leaves the log as it was, the block runs
+//! once, and each reply is written once space returns.
+
+mod support;
+
+use support::{append, js, SmallDisk, TestHub};
+
+fn footer_last(text: &str) -> bool {
+    text.trim_end()
+        .ends_with("> Write code in a fenced JS block below to execute against this page.")
+}
+
+/// Free bytes in the last 4 KiB page of a file of `len` bytes: what a
+/// write can add to it on a full tmpfs.
+fn room(len: u64) -> usize {
+    (4096 - len % 4096) as usize
+}
+
+/// The hub's in-place write of the executing region fills the last free
+/// bytes and then fails: the file is put back as the agent left it, so
+/// once space returns the block is not read again as a new one (it ran
+/// once, and has one reply).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_that_fills_the_disk_leaves_the_log_as_it_was_and_the_block_runs_once() {
+    let disk = SmallDisk::mount(2 << 20);
+    let root = tempfile::tempdir_in(disk.path()).expect("root");
+    let hub = TestHub::start_in(root, |_| {}).await;
+    let mut realm = hub.realm("Shop", "0d15").await;
+    let log = hub.log(&realm.stem);
+    hub.wait_file(&log, footer_last).await;
+    let block = js("1 + 1");
+    // Prose until the log's last page has room for the chunk below.
+    while room(std::fs::metadata(&log).unwrap().len()) < block.len() + 40 {
+        let len = std::fs::metadata(&log).unwrap().len();
+        append(&log, &format!("\n{}\n", "p".repeat(room(len) + 1)));
+        hub.wait_file(&log, footer_last).await;
+    }
+    let free = room(std::fs::metadata(&log).unwrap().len());
+    // The chunk leaves 8 bytes in the page: the executing region does not
+    // fit, and every new page is taken.
+    let chunk = format!("\n{}\n{block}", "x".repeat(free - 8 - 2 - block.len()));
+    disk.fill();
+    append(&log, &chunk);
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        written.ends_with(&chunk),
+        "the agent's append fits the page"
+    );
+    let (job, code) = realm.job().await;
+    assert_eq!(support::block(&code), "$daebug$result = (1 + 1)\n");
+    // The failed write was undone (it ran before the job left the hub's
+    // send, or is still to come and fails the same way).
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), written);
+    realm.ok(job, "2", 1).await;
+
+    disk.free();
+    let text = hub
+        .wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))
+        .await;
+    let stem = &realm.stem;
+    assert_eq!(
+        text.matches(&format!("> **{stem}** to agent at ")).count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(text.matches("1 + 1").count(), 1, "{text}");
+    assert!(text.contains(&chunk), "{text}");
+    assert!(text.contains("(1ms)\n```JSON\n2\n```"), "{text}");
+    // The next job is the next block, not the first one again.
+    append(&log, &js("3"));
+    let (next, code) = realm.job().await;
+    assert_eq!(support::block(&code), "$daebug$result = (3)\n");
+    realm.ok(next, "3", 2).await;
+    let text = hub
+        .wait_file(&log, |t| t.contains("(2ms)") && footer_last(t))
+        .await;
+    assert_eq!(text.matches("1 + 1").count(), 1, "{text}");
+}
