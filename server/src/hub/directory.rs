@@ -16,20 +16,23 @@ use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
 use super::clock::wall;
-use super::fsio::write_atomic;
 use super::log_task::{self, LogSettings};
 use super::messages::{ConnId, DirMsg, Hello, ListedRealm, LogHandle, LogMsg, Unresolved, Welcome};
 use super::names;
+use super::registry_file::{RegistryFile, Synced};
 use crate::engine::earlier;
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
-use crate::engine::registry_notes::{agent_part, answer_blocks};
+use crate::engine::registry_notes::answer_blocks;
 use crate::engine::{ClockTime, Input, LogState};
 use daebug_protocol::door::HubEvent;
 
 /// At most this many realms are remembered; the oldest disconnected ones
 /// are forgotten first (their logs stay on disk).
 const MAX_REALMS: usize = 150;
+/// When `debug.md` cannot be written (a full disk), it is tried again
+/// this often.
+const REGISTRY_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// One realm the registry lists.
 #[derive(Debug)]
@@ -87,13 +90,11 @@ pub struct Directory {
     /// In the order they first connected.
     realms: Vec<Realm>,
     logs: HashMap<String, LogHandle>,
-    /// The registry text last written, to write only real changes.
-    written: String,
-    /// The hub's own part of it (the rest is the agent's tail).
-    hub_part: String,
-    /// What an agent wrote below the hub's part, kept (with a note under
-    /// each block, which does not run there).
-    agent_tail: String,
+    /// `debug.md`: the hub's part, and what an agent wrote below it,
+    /// kept (with a note under each block, which does not run there).
+    registry: RegistryFile,
+    /// The registry could not be written now: try again then.
+    registry_again: Option<Instant>,
     /// Kept here to watch `debug/` again when it is recreated.
     watcher: Option<RecommendedWatcher>,
 }
@@ -109,16 +110,15 @@ impl Directory {
     ) -> Directory {
         Directory {
             watcher,
-            registry_path,
+            registry_path: registry_path.clone(),
             script,
             restart,
             settings,
             tracker,
             realms: Vec::new(),
             logs: HashMap::new(),
-            written: String::new(),
-            hub_part: String::new(),
-            agent_tail: String::new(),
+            registry: RegistryFile::new(registry_path),
+            registry_again: None,
         }
     }
 
@@ -138,6 +138,9 @@ impl Directory {
                 biased;
                 () = shutdown.cancelled() => break,
                 () = sleep_until(prune), if prune.is_some() => self.write_registry(),
+                () = sleep_until(self.registry_again), if self.registry_again.is_some() => {
+                    self.write_registry();
+                }
                 msg = inbox.recv() => match msg {
                     Some(msg) => {
                         if self.on(msg) {
@@ -264,7 +267,9 @@ impl Directory {
                 }
                 false
             }
-            DirMsg::RegistryChanged => self.registry_changed(),
+            // Read (what the agent added is kept and answered) and
+            // written again when needed.
+            DirMsg::RegistryChanged => true,
             DirMsg::Realms { reply } => {
                 let now = Instant::now();
                 let pruned = earlier::prune(&self.seen(now), &[]);
@@ -522,29 +527,6 @@ impl Directory {
         }
     }
 
-    /// Someone wrote `debug.md`: what they added below the hub's part is
-    /// kept, and a block in it is answered with a note naming the page
-    /// logs. True when the registry must be written again.
-    fn registry_changed(&mut self) -> bool {
-        let Ok(now) = std::fs::read_to_string(&self.registry_path) else {
-            return false;
-        };
-        if now == self.written {
-            return false;
-        }
-        let part = agent_part(&self.hub_part, &self.written, &now).unwrap_or_default();
-        let stems: Vec<&str> = self
-            .realms
-            .iter()
-            .filter(|r| r.conn.is_some())
-            .map(|r| r.stem.as_str())
-            .collect();
-        self.agent_tail = answer_blocks(&part, &stems, &super::clock::wall().to_string());
-        // Written again only if it now differs from the file.
-        self.written = now;
-        true
-    }
-
     fn write_registry(&mut self) {
         let status = HubStatus::Running {
             script: self.script.clone(),
@@ -591,17 +573,38 @@ impl Directory {
             .map(|&i| self.realms[i].entry())
             .collect();
         let hub = registry::render(status, &entries) + &earlier::section(&pruned.earlier);
-        let text = hub.clone() + &self.agent_tail;
-        self.hub_part = hub;
-        if text == self.written {
-            return;
-        }
-        match write_atomic(&self.registry_path, &text) {
-            Ok(()) => {
-                self.written = text;
-                let _ = self.settings.events.send(HubEvent::Realms);
+        let stems: Vec<&str> = self
+            .realms
+            .iter()
+            .filter(|r| r.conn.is_some())
+            .map(|r| r.stem.as_str())
+            .collect();
+        let clock = wall().to_string();
+        let answer = |part: &str| answer_blocks(part, &stems, &clock);
+        let stopping = matches!(status, HubStatus::Stopped { .. });
+        let mut synced = self
+            .registry
+            .sync(&hub, &answer, Instant::now().into_std(), !stopping);
+        if stopping {
+            // A save in progress gets its moment, once, then the hub's
+            // last word is written.
+            if let Ok(Synced::Again(at)) = synced {
+                std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
+                synced = self.registry.sync(&hub, &answer, at, false);
             }
-            Err(e) => tracing::error!("cannot write {}: {e}", self.registry_path.display()),
+        }
+        self.registry_again = None;
+        match synced {
+            Ok(Synced::Done { wrote }) => {
+                if wrote {
+                    let _ = self.settings.events.send(HubEvent::Realms);
+                }
+            }
+            Ok(Synced::Again(at)) => self.registry_again = Some(Instant::from_std(at)),
+            Err(e) => {
+                tracing::error!("cannot write {}: {e}", self.registry_path.display());
+                self.registry_again = Some(Instant::now() + REGISTRY_RETRY);
+            }
         }
     }
 }

@@ -104,6 +104,71 @@ fn put_back(file: &File, len: u64, at: u64, old_tail: &[u8], path: &Path) {
     }
 }
 
+/// What [`rewrite_whole`] did.
+#[derive(Debug)]
+pub enum Rewrite {
+    /// Under the lease the file held `read`; `edit` made it `now` (the
+    /// same text when it changed nothing, or when it said to wait).
+    Done { read: String, now: String },
+    /// The path names another file now (a rename over it): open it again.
+    Changed,
+    /// No lease now: someone has the file open (perhaps mid-write).
+    NotNow,
+}
+
+/// A whole small file read and rewritten under one write lease, so that
+/// no one else's write is in flight or can start meanwhile: `edit` gets
+/// the text and returns the text to write (`None`: leave it as it is).
+/// `file` is opened for reading and writing at `path`. Used for the
+/// registry, which the hub rewrites as realms come and go while the agent
+/// may be saving it.
+pub fn rewrite_whole(
+    file: &File,
+    path: &Path,
+    edit: impl FnOnce(&str) -> Option<String>,
+) -> io::Result<Rewrite> {
+    if !writable(file) {
+        return Ok(Rewrite::NotNow);
+    }
+    let Some(lease) = Lease::take_soon(file) else {
+        return Ok(Rewrite::NotNow);
+    };
+    let len = file.metadata()?.len() as usize;
+    if !names(path, file, len)? {
+        return Ok(Rewrite::Changed);
+    }
+    let mut bytes = vec![0; len];
+    read_exact_at(file, &mut bytes, 0)?;
+    let read = String::from_utf8(bytes)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))?;
+    let now = match edit(&read) {
+        Some(new) if new != read => new,
+        _ => {
+            let now = read.clone();
+            return Ok(Rewrite::Done { read, now });
+        }
+    };
+    let from = first_difference(&read, &now);
+    let wrote = write_all_at(file, &now.as_bytes()[from..], from as u64).and_then(|()| {
+        match now.len() < read.len() {
+            true => file.set_len(now.len() as u64),
+            false => Ok(()),
+        }
+    });
+    if let Err(e) = wrote {
+        put_back(
+            file,
+            len as u64,
+            from as u64,
+            &read.as_bytes()[from..],
+            path,
+        );
+        return Err(e);
+    }
+    drop(lease);
+    Ok(Rewrite::Done { read, now })
+}
+
 /// The first byte where `a` and `b` differ, on a character boundary of
 /// both (a write never starts inside a character).
 fn first_difference(a: &str, b: &str) -> usize {
@@ -154,6 +219,17 @@ fn holds_at(file: &File, at: u64, bytes: &[u8]) -> io::Result<bool> {
 #[cfg(not(unix))]
 fn holds_at(_: &File, _: u64, _: &[u8]) -> io::Result<bool> {
     Ok(false)
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
+    Err(io::Error::other("no in-place reads here"))
 }
 
 #[cfg(unix)]

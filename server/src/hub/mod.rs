@@ -24,6 +24,7 @@ pub mod messages;
 pub mod names;
 pub mod node_loader;
 pub mod realm;
+pub mod registry_file;
 pub mod timing;
 pub mod watcher;
 pub mod window;

@@ -3,8 +3,73 @@
 //! executable block with a one-line note naming the page logs
 //! (docs/log-format.md, "The registry"). Pure: text in, text out.
 
+use std::time::{Duration, Instant};
+
 use super::markdown::{blocks, exec_info, Block};
 use super::text::lines_from;
+
+/// How long an emptied registry is taken for someone's save in progress
+/// (an editor's truncate comes before its write), as a log's is.
+pub const SETTLE: Duration = Duration::from_millis(500);
+
+/// The registry as the hub knows it: what it last read or wrote, its own
+/// part of that, and the agent's part (answered). The file side
+/// (`hub/registry_file.rs`) reads it under a write lease, so a text given
+/// here is never someone's write half done.
+#[derive(Debug, Default)]
+pub struct RegistryText {
+    /// The text last read or written.
+    seen: String,
+    /// The hub's part of `seen`.
+    hub: String,
+    /// What the agent wrote below the hub's part, with its notes.
+    agent: String,
+    /// The file was found empty then: a save in progress, for a while.
+    empty_since: Option<Instant>,
+}
+
+/// What to do with the registry file after a read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistryNext {
+    /// Write this (it may equal what was read: nothing to do).
+    Write(String),
+    /// Leave the file alone until then, and read it again.
+    Wait(Instant),
+}
+
+impl RegistryText {
+    /// The file holds `text`; the hub's part should now be `hub`;
+    /// `answer` notes each block of the agent's part
+    /// ([`answer_blocks`]). Whatever the agent added since the last read
+    /// or write is kept.
+    pub fn handle_read(
+        &mut self,
+        text: &str,
+        hub: &str,
+        answer: impl Fn(&str) -> String,
+        now: Instant,
+    ) -> RegistryNext {
+        if text != self.seen {
+            if text.is_empty() && !self.seen.is_empty() {
+                let since = *self.empty_since.get_or_insert(now);
+                if now < since + SETTLE {
+                    return RegistryNext::Wait(since + SETTLE);
+                }
+            }
+            let part = agent_part(&self.hub, &self.seen, text).unwrap_or_default();
+            self.agent = answer(&part);
+            self.seen = text.to_string();
+        }
+        self.empty_since = None;
+        RegistryNext::Write(format!("{hub}{}", self.agent))
+    }
+
+    /// `text`, whose hub part is `hub`, is what the file holds now.
+    pub fn handle_written(&mut self, hub: &str, text: String) {
+        self.hub = hub.to_string();
+        self.seen = text;
+    }
+}
 
 /// The start of every note the hub writes under a block in `debug.md`.
 pub const NOTE_START: &str = "> **daebug** at ";
@@ -130,6 +195,64 @@ mod tests {
             agent_part(hub, hub, &now).as_deref(),
             Some("```js\n3\n```\n")
         );
+    }
+
+    fn write(next: RegistryNext) -> String {
+        match next {
+            RegistryNext::Write(text) => text,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The registry's text through reads and writes: the agent's part is
+    /// kept through the hub's rewrites; an emptied file waits [`SETTLE`]
+    /// (a save in progress), then is written afresh.
+    #[test]
+    fn the_agents_part_survives_the_hubs_rewrites() {
+        let t0 = Instant::now();
+        let note = |part: &str| answer_blocks(part, &["shop-3f2a"], "10:00:05");
+        let mut reg = RegistryText::default();
+        let first = write(reg.handle_read("", HUB, note, t0));
+        assert_eq!(first, HUB);
+        reg.handle_written(HUB, first.clone());
+        // The agent appends a block; a realm comes meanwhile.
+        let hub2 =
+            "# daebug\n\n* [shop-3f2a](debug/shop-3f2a.md)\n* [cart-1b2c](debug/cart-1b2c.md)\n";
+        let saved = format!("{first}\n```js\n1\n```\n");
+        let next = write(reg.handle_read(&saved, hub2, note, t0));
+        assert!(
+            next.starts_with(hub2) && next.contains("```js\n1\n```\n\n> **daebug** at 10:00:05"),
+            "{next}"
+        );
+        reg.handle_written(hub2, next.clone());
+        // An editor's truncate, read before its write: wait, then again.
+        let soon = t0 + Duration::from_millis(100);
+        assert_eq!(
+            reg.handle_read("", hub2, note, soon),
+            RegistryNext::Wait(soon + SETTLE)
+        );
+        let later = soon + Duration::from_millis(200);
+        assert_eq!(
+            reg.handle_read("", hub2, note, later),
+            RegistryNext::Wait(soon + SETTLE)
+        );
+        // The write came: its text (the block and a second one) is kept.
+        let saved = format!("{next}\n```js\n2\n```\n");
+        let after = write(reg.handle_read(&saved, hub2, note, later));
+        assert_eq!(after.matches("> **daebug** at").count(), 2, "{after}");
+        assert!(after.contains("```js\n2\n```"), "{after}");
+        reg.handle_written(hub2, after.clone());
+        // A rewrite of the hub's part keeps it all; nothing new to answer.
+        let again = write(reg.handle_read(&after, HUB, note, later));
+        assert_eq!(again, format!("{HUB}{}", &after[hub2.len()..]));
+        // Emptied for good: the hub's part alone, after the wait.
+        reg.handle_written(HUB, again);
+        let gone = later + Duration::from_millis(10);
+        assert!(matches!(
+            reg.handle_read("", HUB, note, gone),
+            RegistryNext::Wait(_)
+        ));
+        assert_eq!(write(reg.handle_read("", HUB, note, gone + SETTLE)), HUB);
     }
 
     #[test]
