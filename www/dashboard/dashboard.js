@@ -122,6 +122,14 @@ function renderRealms() {
         waiting.textContent = "waiting for a person";
         top.append(waiting);
       }
+      if (realm.log_error) {
+        // Replies are kept and written when the log can be written again.
+        const unwritten = document.createElement("span");
+        unwritten.className = "waiting";
+        unwritten.textContent = "log not written";
+        unwritten.title = `the log is not being written: ${realm.log_error}`;
+        top.append(unwritten);
+      }
       const where = document.createElement("div");
       where.className = "where";
       where.textContent = realm.name ? `${realm.name} — ${realm.url}` : realm.url;

@@ -29,3 +29,4 @@ pub mod lang;
 pub mod log_core;
 pub mod prepare;
 pub mod presence;
+pub mod unwritten;

@@ -43,6 +43,7 @@ use crate::engine::picture::Picture;
 use crate::engine::{ClockTime, Config, Effect, Input, LogEngine, Millis};
 use crate::intake::{Deferral, Health, Intake};
 use crate::presence::{kind_name, Presence, Said};
+use crate::unwritten::Unwritten;
 
 /// A realm's message the core cannot finish without IO.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +82,8 @@ pub struct LogCore {
     intake: Intake,
     /// Sends, in order, for [`LogCore::poll_send`].
     sends: VecDeque<ToRealm>,
+    /// While the log cannot be written: the log as it would be.
+    unwritten: Option<Unwritten>,
 }
 
 impl LogCore {
@@ -91,6 +94,7 @@ impl LogCore {
             presence: Presence::new(kind),
             intake: Intake::default(),
             sends: VecDeque::new(),
+            unwritten: None,
         }
     }
 
@@ -309,7 +313,43 @@ impl LogCore {
     pub fn handle_applied(&mut self, effects: &[Effect], now: Instant) -> Health {
         self.delivery.handle_written(effects, now);
         self.deliver();
-        self.intake.handle_applied()
+        let health = self.intake.handle_applied();
+        if health == Health::Recovered {
+            self.unwritten = None;
+        }
+        health
+    }
+
+    /// The input at the front ran (to `engine`, `text` from `base`, and
+    /// `effects`) but its write failed, because of `why`: it waits, and
+    /// doors are answered from the log as it would be (see
+    /// [`LogCore::poll_unwritten_answers`]). A failure again of the same
+    /// input keeps the copy that is ahead.
+    pub fn handle_unwritten(
+        &mut self,
+        engine: LogEngine,
+        base: usize,
+        text: String,
+        effects: &[Effect],
+        why: String,
+    ) {
+        if self.unwritten.is_none() {
+            self.unwritten = Some(Unwritten::new(engine, base, text, effects, why));
+        }
+    }
+
+    /// While the log cannot be written: the door answers the waiting
+    /// inputs give on the log as it would be, each saying why the log
+    /// does not show it yet. The shell performs them as
+    /// [`Effect::Answered`].
+    pub fn poll_unwritten_answers(&mut self, now: impl Fn() -> crate::engine::Now) -> Vec<Effect> {
+        let Some(u) = self.unwritten.as_mut() else {
+            return Vec::new();
+        };
+        u.poll_answers(self.intake.waiting(), now)
+            .into_iter()
+            .map(|(ticket, answer)| Effect::Answered { ticket, answer })
+            .collect()
     }
 
     /// The input could not be applied now: it waits at the front.

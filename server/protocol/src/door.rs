@@ -28,6 +28,10 @@ pub struct RealmInfo {
     /// Panels, asks and picks waiting for a person (DESIGN §14).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waiting: Vec<crate::person::Waiting>,
+    /// Why its log cannot be written now (`No space left on device (os
+    /// error 28)`); replies are kept and written when it can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_error: Option<String>,
 }
 
 /// The body of `POST /api/realms/{stem}/eval`.
@@ -83,6 +87,11 @@ pub struct EvalReply {
     /// (`archive/shop-3f2a-1.png`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<String>,
+    /// Why the log does not show this reply yet: `the log could not be
+    /// written: No space left on device (os error 28); the reply is kept
+    /// and written when it can`. Absent when the log has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_error: Option<String>,
 }
 
 /// What `GET /api/events` sends (one server-sent event each).

@@ -64,6 +64,9 @@ pub fn print_reply(reply: &EvalReply, json: bool) {
         if !reply.text.ends_with('\n') {
             let _ = writeln!(out);
         }
+        if let Some(e) = &reply.log_error {
+            eprintln!("daebug: {e}");
+        }
     }
     let _ = out.flush();
 }

@@ -86,6 +86,7 @@ mod tests {
             last: "10:00:00".into(),
             log: format!("debug/{stem}.md"),
             waiting: Vec::new(),
+            log_error: None,
         };
         let table = realms_table(&[realm("shop-3f2a", "idle"), realm("a", "disconnected")]);
         assert_eq!(

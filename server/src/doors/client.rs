@@ -560,6 +560,7 @@ mod tests {
             duration_ms: 0,
             log: "debug/x.md".into(),
             images: Vec::new(),
+            log_error: None,
         }
     }
 

@@ -29,6 +29,7 @@ pub fn eval_reply(stem: &str, answered: crate::engine::effect::Answer) -> EvalRe
         events: answered.events,
         duration_ms: answered.duration_ms,
         log: log_path(stem),
+        log_error: answered.unwritten,
     }
 }
 

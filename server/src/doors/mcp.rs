@@ -191,6 +191,11 @@ impl<D: Door> McpServer<D> {
             Some(budget) => digest(&reply.text, budget, stem),
             None => reply.text.clone(),
         };
+        // Why the log does not show it yet (a full disk), after the reply.
+        let text = match &reply.log_error {
+            Some(e) => format!("{text}\n> **hub** {e}\n"),
+            None => text,
+        };
         // The pictures the reply links, as image content after its text.
         let mut content = vec![ContentBlock::text(text)];
         // (A copied value's file is linked in the text, not an image.)
@@ -286,8 +291,12 @@ pub fn realm_lines(realms: &[RealmInfo]) -> String {
                 .iter()
                 .map(|w| format!("  waiting for a person: {} {:?}", w.kind, w.title))
                 .collect();
+            let unwritten = match &r.log_error {
+                Some(e) => format!("  the log is not being written: {e}"),
+                None => String::new(),
+            };
             format!(
-                "{}  {}  {}  {}  {}{name}{waiting}\n",
+                "{}  {}  {}  {}  {}{name}{waiting}{unwritten}\n",
                 r.stem, r.kind, r.state, r.url, r.log
             )
         })
@@ -429,6 +438,7 @@ mod tests {
             last: "10:00:05".into(),
             log: "debug/shop-3f2a.md".into(),
             waiting: Vec::new(),
+            log_error: None,
         };
         assert_eq!(
             realm_lines(std::slice::from_ref(&realm)),

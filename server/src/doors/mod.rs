@@ -292,6 +292,7 @@ fn realm_info(listed: ListedRealm) -> RealmInfo {
         state: entry.state.as_str().into(),
         last: entry.last_seen.to_string(),
         log: daebug_protocol::door::log_path(&entry.stem),
+        log_error: entry.unwritten,
         stem: entry.stem,
         waiting,
     }

@@ -126,6 +126,7 @@ mod tests {
             duration_ms: 1,
             log: "debug/x.md".into(),
             images: vec![],
+            log_error: None,
         };
         let v = |failed: u64| Some(serde_json::json!({ "passed": 3, "failed": failed }));
         assert_eq!(tests_exit_status(&reply(true, "completed", v(0))), 0);

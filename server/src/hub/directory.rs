@@ -54,6 +54,8 @@ struct Realm {
     conn: Option<ConnId>,
     responsive: bool,
     log_state: LogState,
+    /// Why its log cannot be written now, if it cannot.
+    unwritten: Option<String>,
     /// When its connection closed (it leaves the list ten minutes later).
     gone_since: Option<Instant>,
     /// Its panels, asks and picks waiting for a person (DESIGN §14).
@@ -74,6 +76,7 @@ impl Realm {
             pid: self.pid,
             last_seen: self.last_seen,
             state,
+            unwritten: self.unwritten.clone(),
         }
     }
 }
@@ -240,6 +243,12 @@ impl Directory {
                     let _ = self.settings.events.send(HubEvent::Realms);
                 }
                 false
+            }
+            DirMsg::LogUnwritten { stem, why } => {
+                if let Some(r) = self.realms.iter_mut().find(|r| r.stem == stem) {
+                    r.unwritten = why;
+                }
+                true
             }
             DirMsg::LogState { stem, state } => {
                 if let Some(r) = self.realms.iter_mut().find(|r| r.stem == stem) {
@@ -469,6 +478,7 @@ impl Directory {
                     conn: None,
                     responsive: true,
                     log_state: LogState::Idle,
+                    unwritten: None,
                     gone_since: None,
                     waiting: Vec::new(),
                 });

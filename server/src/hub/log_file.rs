@@ -76,6 +76,19 @@ pub enum Later {
     Settling(Instant),
     /// Reading or writing failed (the error was logged).
     Failed(io::Error),
+    /// The input ran but its write failed (a full disk): the log as it
+    /// would be, for the doors (`daebug_core::unwritten`).
+    Unwritten(Box<UnwrittenRun>),
+}
+
+/// A run whose write failed: the error, and the engine, text and effects
+/// it gave (the engine itself is back as it was before the run).
+#[derive(Debug)]
+pub struct UnwrittenRun {
+    pub error: io::Error,
+    pub engine: LogEngine,
+    pub text: Seen,
+    pub effects: Vec<Effect>,
 }
 
 /// Where a transaction stands, see [`LogFile::transact`].
@@ -284,10 +297,15 @@ impl LogFile {
                 *engine = w.snapshot;
                 self.run(engine, w.input, newer, w.runs, now)
             }
-            Err(e) => {
+            Err(error) => {
                 w.history.iter().for_each(|h| remove_quietly(h));
-                *engine = w.snapshot;
-                Err(Later::Failed(e))
+                let ran = std::mem::replace(engine, w.snapshot);
+                Err(Later::Unwritten(Box::new(UnwrittenRun {
+                    error,
+                    engine: ran,
+                    text: w.new,
+                    effects: w.effects,
+                })))
             }
         }
     }

@@ -28,7 +28,7 @@ use super::clock::{wall, Clock};
 use super::delivery::Early;
 use super::fsio::write_atomic;
 use super::image_file::{over_limit, ImageFiles, ImageMeta};
-use super::log_file::{Later, LogFile};
+use super::log_file::{Later, LogFile, UnwrittenRun};
 use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, RealmLetter, REALM_INBOX};
 use super::timing::JobTimes;
 use crate::engine::lifecycle::Lifecycle;
@@ -629,6 +629,10 @@ impl LogTask {
                     }
                     if self.core.handle_applied(&effects, pure_now()) == Health::Recovered {
                         tracing::info!(stem = %self.stem, "the log can be written again");
+                        let _ = self.settings.directory.send(DirMsg::LogUnwritten {
+                            stem: self.stem.clone(),
+                            why: None,
+                        });
                     }
                     for effect in effects {
                         self.perform(effect);
@@ -641,17 +645,48 @@ impl LogTask {
                     break;
                 }
                 Err(Later::Failed(e)) => {
-                    let at = (Instant::now() + RETRY_AFTER_ERROR).into_std();
-                    if self.core.handle_deferred(input, Deferral::Failed(at)) == Health::Failing {
-                        tracing::error!(stem = %self.stem, "{}: {e}; will try again", self.file.path.display());
-                    }
+                    self.defer_failed(input, &e);
+                    break;
+                }
+                Err(Later::Unwritten(run)) => {
+                    self.defer_failed(input, &run.error);
+                    let why = format!(
+                        "the log could not be written: {}; the reply is kept and written when it can",
+                        run.error
+                    );
+                    let UnwrittenRun {
+                        engine,
+                        text,
+                        effects,
+                        ..
+                    } = *run;
+                    self.core
+                        .handle_unwritten(engine, text.base, text.text, &effects, why);
                     break;
                 }
             }
         }
+        // While the log cannot be written, doors hear their replies from
+        // the log as it would be.
+        let clock = self.settings.clock;
+        for answered in self.core.poll_unwritten_answers(|| clock.now()) {
+            self.perform(answered);
+        }
         self.answer_flushes();
         let clock = self.settings.clock;
         self.wake = self.core.wake_at().map(|at| clock.instant(at));
+    }
+
+    /// The input could not be applied: it waits, and is tried again soon.
+    fn defer_failed(&mut self, input: Input, e: &std::io::Error) {
+        let at = (Instant::now() + RETRY_AFTER_ERROR).into_std();
+        if self.core.handle_deferred(input, Deferral::Failed(at)) == Health::Failing {
+            tracing::error!(stem = %self.stem, "{}: {e}; will try again", self.file.path.display());
+            let _ = self.settings.directory.send(DirMsg::LogUnwritten {
+                stem: self.stem.clone(),
+                why: Some(e.to_string()),
+            });
+        }
     }
 
     /// One input through the file. Between the engine's run and its write,

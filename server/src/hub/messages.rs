@@ -74,6 +74,8 @@ pub enum DirMsg {
     Seen { conn: ConnId },
     /// A log's state changed.
     LogState { stem: String, state: LogState },
+    /// A log's file cannot be written (`Some(why)`), or can again.
+    LogUnwritten { stem: String, why: Option<String> },
     /// What waits for a person in the realm of a log now.
     Waiting {
         stem: String,

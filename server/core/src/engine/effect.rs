@@ -81,6 +81,9 @@ pub struct Answer {
     /// As the reply header says: the realm's time for a result, the limit
     /// for a timeout, the wait for a cancel.
     pub duration_ms: u64,
+    /// Why the log does not show this reply yet (its write failed; it is
+    /// kept and written when it can). `None` when it is in the log.
+    pub unwritten: Option<String>,
 }
 
 /// The state of a log as the registry shows it.

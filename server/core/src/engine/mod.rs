@@ -1529,6 +1529,7 @@ impl LogEngine {
             outcome: outcome.clone(),
             events: events.to_vec(),
             duration_ms: verdict.ms(),
+            unwritten: None,
         };
         if let Some((ticket, answer)) = self.door_calls.answer(job, answer) {
             out.effects.push(Effect::Answered { ticket, answer });

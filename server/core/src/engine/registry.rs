@@ -41,6 +41,8 @@ pub struct RealmEntry {
     /// Last heartbeat (hub time).
     pub last_seen: ClockTime,
     pub state: RealmStatus,
+    /// Why its log cannot be written now (a full disk), if it cannot.
+    pub unwritten: Option<String>,
 }
 
 /// Whether the hub is up.
@@ -79,8 +81,23 @@ pub fn render(status: &HubStatus, realms: &[RealmEntry]) -> String {
             RealmKind::Node => "node ",
         };
         let pid = r.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
+        // An OS error's words: only plain characters, cut short.
+        let unwritten = r
+            .unwritten
+            .as_deref()
+            .map(|why| {
+                let plain = why
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || " ():;,.'-".contains(*c))
+                    .take(120);
+                format!(
+                    " — the log is not being written: {}",
+                    plain.collect::<String>()
+                )
+            })
+            .unwrap_or_default();
         s.push_str(&format!(
-            "* [{stem}](debug/{stem}.md) ({kind}{url}{pid}) last {last} state: {state}\n",
+            "* [{stem}](debug/{stem}.md) ({kind}{url}{pid}) last {last} state: {state}{unwritten}\n",
             stem = r.stem,
             url = shown_url(&r.url),
             last = r.last_seen,
@@ -112,6 +129,7 @@ mod tests {
             pid: (kind == RealmKind::Node).then_some(4121),
             last_seen: at("10:00:05"),
             state,
+            unwritten: None,
         }
     }
 
