@@ -1,4 +1,4 @@
-// daebug-assert.mjs: `node:assert` for pages and workers (DESIGN §15).
+// daebug-assert.mjs: `node:assert` for pages and workers (docs/log-format.md, "Tests in the realm").
 // Test files' `import assert from "node:assert"` resolves here (the hub
 // rewrites the specifier in what it serves; under Vite an alias does, see
 // the README). The functions and messages follow Node's: a failure is an

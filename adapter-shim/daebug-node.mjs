@@ -64,7 +64,7 @@ function start() {
   lastWords(early, adapter);
 }
 
-// `daebug.test(spec, options)` (DESIGN §15) runs the files with Node's own
+// `daebug.test(spec, options)` (docs/log-format.md, "Tests in the realm") runs the files with Node's own
 // node:test; the runner is written beside this file and imported on first
 // use.
 function addTests(early) {

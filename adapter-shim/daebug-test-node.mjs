@@ -1,5 +1,5 @@
 // daebug-test-node.mjs: `daebug.test(spec, { filter, timeout, only })` in a
-// Node realm (DESIGN §15), with Node's own node:test. The hub writes it
+// Node realm (docs/log-format.md, "Tests in the realm"), with Node's own node:test. The hub writes it
 // into debug/ beside daebug-node.mjs, which imports it on first use.
 //
 // The files run in this process (`run({ isolation: "none" })`), so they

@@ -1,4 +1,4 @@
-// daebug-test-report.mjs: how a test run reads in the log (DESIGN §15),
+// daebug-test-report.mjs: how a test run reads in the log (docs/log-format.md, "Tests in the realm"),
 // shared by the browser runner (daebug-test.mjs, served by the hub) and
 // the Node one (daebug-test-node.mjs, which drives Node's own node:test):
 // one line per finished test, streamed in batches, then one summary line
@@ -33,7 +33,7 @@ export function pieces(lines) {
   return out;
 }
 
-// `12 passed, 1 failed, 2 skipped (340ms)`: the exact words of DESIGN §15.
+// `12 passed, 1 failed, 2 skipped (340ms)`: the exact words of docs/log-format.md, "Tests in the realm".
 export function summaryLine(c) {
   return `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (${Math.round(c.duration_ms)}ms)`;
 }

@@ -1,5 +1,5 @@
 // daebug-test.mjs: `node:test` for pages and workers, and the runner
-// behind `daebug.test(spec, { filter, timeout, only })` there (DESIGN §15).
+// behind `daebug.test(spec, { filter, timeout, only })` there (docs/log-format.md, "Tests in the realm").
 // Test files' `import { test } from "node:test"` resolves here (the hub
 // rewrites the specifier in what it serves; under Vite an alias does, see
 // the README). The hub serves it; `daebug.test` imports it on first use,

@@ -25,7 +25,7 @@
       early.originals.warn.call(console, "daebug: the adapter did not start:", e);
     });
 
-  // `daebug.test(spec, options)` (DESIGN §15): the runner is a module the
+  // `daebug.test(spec, options)` (docs/log-format.md, "Tests in the realm"): the runner is a module the
   // hub serves beside this file, imported on first use (the adapter's
   // WebAssembly stays small); results reach the log as `Text test` lines.
   function addTests() {

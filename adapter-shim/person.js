@@ -1,4 +1,4 @@
-// person.js: the person in the loop (DESIGN §14), in the realm's own
+// person.js: the person in the loop (docs/log-format.md, "Panels"), in the realm's own
 // JavaScript: `StreamedData`, `mount`, `ask` and `pick` on the toolkit.
 // The hub splices it into both loaders after hooks.js (at the same
 // marker), `hooks()` hands `person` to the adapter (`Hooks::person` in

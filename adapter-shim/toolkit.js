@@ -7,7 +7,7 @@
 // whether a job runs), 3 a warning for the reply, 4 image, 5 snapshot,
 // 6 screenshot, 7 copy, 8 listeners, 9 objects, 10 whether the hub is
 // there (attached), 11 a dialog's line for the log. Kept out of the .wasm,
-// whose size is budgeted (DESIGN §13).
+// whose size is budgeted (docs/architecture.md, "The adapter's budget").
 //
 // `toolkit(kind, host)` puts the object on the global object under
 // `Symbol.for("daebug.toolkit")` (where the hub's prepared code reads it,

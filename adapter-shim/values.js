@@ -5,7 +5,7 @@
 // `hooks()` hands `values` to the adapter (`Hooks::values` in
 // adapter-wasm/src/bind.rs), and the adapter calls it once with its stack
 // folder (adapter-wasm/src/values.rs). Kept out of the .wasm, whose size
-// is budgeted (DESIGN §13): reading a value is what JavaScript does best.
+// is budgeted (docs/architecture.md, "The adapter's budget"): reading a value is what JavaScript does best.
 //
 // `values(fold)` returns { now(value, limits), later(value, limits) }:
 // each gives { json, text }; `now` shows promises as pending (console

@@ -3,7 +3,7 @@
 // `wasm_bindgen__convert__closures_____invoke__h4b82…`) to `$0`, `$1`, …,
 // in the .wasm and its glue alike. Their hashes are random hex that gzip
 // cannot shrink, written twice (the .wasm's import and the glue's key):
-// about 4 KB of the adapter's gzipped size (DESIGN §13 budget). The import
+// about 4 KB of the adapter's gzipped size (docs/architecture.md, "The adapter's budget"). The import
 // module (`./daebug_adapter_bg.js`, once per import) becomes `a`. Run by
 // scripts/build-adapter.sh on wasm-bindgen's output; deterministic, so the
 // committed copy still matches a rebuild. The glue's doc comments (the

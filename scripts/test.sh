@@ -109,6 +109,12 @@ cargo fmt --all -- --check
 step "clippy (native, whole workspace)"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "comments cite docs/, not the design document (it is not in the repo)"
+if git grep -n 'DESIGN [§]' -- ':!*.lock'; then
+  echo "cite docs/ instead of the design document's sections: it is not in this repository" >&2
+  exit 1
+fi
+
 step "the committed adapter (www/adapter) matches its source"
 fresh="$(mktemp -d)"
 scripts/build-adapter.sh "$fresh"

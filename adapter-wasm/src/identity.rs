@@ -17,7 +17,7 @@ pub fn query_param(url: &str, key: &str) -> Option<String> {
 /// A form-encoded query part: `+` is a space, escapes are decoded, bad
 /// ones kept as written, bytes that are no UTF-8 each a U+FFFD. (By hand,
 /// not the `percent-encoding` crate: it and `from_utf8_lossy` cost about
-/// 1.5 KB of the `.wasm`, DESIGN §13's budget.)
+/// 1.5 KB of the `.wasm`, the adapter's budget (docs/architecture.md).)
 fn decode(s: &str) -> String {
     let b = s.as_bytes();
     let hex = |i: usize| b.get(i).and_then(|&c| (c as char).to_digit(16));

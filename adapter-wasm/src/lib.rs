@@ -82,7 +82,7 @@ pub mod truncate;
 pub mod values;
 
 /// Talc rather than the standard library's dlmalloc: a few KB less of the
-/// `.wasm` (DESIGN §13 budget). The adapter is single-threaded (no
+/// `.wasm` (docs/architecture.md, "The adapter's budget"). The adapter is single-threaded (no
 /// `atomics`).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]

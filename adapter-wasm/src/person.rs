@@ -1,4 +1,4 @@
-//! The person in the loop's routing (DESIGN §14): the loader's
+//! The person in the loop's routing (docs/log-format.md, "Panels"): the loader's
 //! `adapter-shim/person.js` puts
 //! `StreamedData`, `mount`, `ask` and `pick` on the toolkit; what they tell
 //! the hub goes out as [`RealmMsg::Person`], and what the hub says back

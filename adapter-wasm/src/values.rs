@@ -3,7 +3,7 @@
 //! that is never `{}`. The walk (limits, cycles, never a getter run) and
 //! the layout are plain JavaScript, `adapter-shim/values.js`, which the
 //! loader carries: reading a JavaScript value is what JavaScript does
-//! best, and kept out of the `.wasm` it leaves the budget (DESIGN §13).
+//! best, and kept out of the `.wasm` it leaves the budget (docs/architecture.md, "The adapter's budget").
 //! Here: the limits, the stack folder it is given, and its typed binding.
 
 use std::cell::RefCell;

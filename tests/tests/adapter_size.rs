@@ -1,4 +1,4 @@
-//! The adapter's cost to the page (DESIGN §13): the committed `.wasm` and
+//! The adapter's cost to the page (docs/architecture.md, "The adapter's budget"): the committed `.wasm` and
 //! its wasm-bindgen glue, each gzipped at level 9 (flate2's
 //! `Compression::best()`, as `gzip -9`), summed.
 //!
@@ -15,7 +15,7 @@ use std::path::Path;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-/// DESIGN §13's budget for `.wasm` + glue, gzipped.
+/// the adapter's budget (docs/architecture.md) for `.wasm` + glue, gzipped.
 const BUDGET: usize = 64 * 1024;
 
 /// The files a page loads for the adapter (the loader aside, which the

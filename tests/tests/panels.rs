@@ -1,4 +1,4 @@
-//! The person in the loop and streamed data (DESIGN §14), with the real hub
+//! The person in the loop and streamed data (docs/log-format.md, "Panels"), with the real hub
 //! and headless Chromium driven over DevTools: data fences in order with
 //! the blocks of a chunk (an unknown target, bad JSON); a panel with a
 //! schema (an invalid submit, a valid one, a block's `.click()` that cannot

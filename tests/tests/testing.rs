@@ -1,4 +1,4 @@
-//! Tests in the realm, and logs as tests (DESIGN §15), with the real hub,
+//! Tests in the realm, and logs as tests (docs/log-format.md, "Tests in the realm"), with the real hub,
 //! headless Chromium and Node 22: one suite of 33 node:test tests
 //! (passing, a `deepStrictEqual` failure, skipped, todo, `only`, hooks,
 //! subtests and the hooks they inherit, `t.before`/`t.after`, async, a

@@ -1,4 +1,4 @@
-// The person in the loop in the dashboard (DESIGN §14): what waits for a
+// The person in the loop in the dashboard (docs/log-format.md, "Panels"): what waits for a
 // person in the selected realm; the panels and asks of workers and Node
 // processes drawn here and answered here. A realm sends its panel as plain
 // nodes ({t, p, c}, handlers as {$h: n}); what the person does goes back

@@ -1,4 +1,4 @@
-// daebug-panel.mjs: panels, `ask` and `pick` (DESIGN §14), served by the
+// daebug-panel.mjs: panels, `ask` and `pick` (docs/log-format.md, "Panels"), served by the
 // hub and imported by the toolkit (`person.js` in the adapter) the first
 // time a block uses one, so the adapter every page loads stays small.
 //

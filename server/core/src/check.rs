@@ -1,4 +1,4 @@
-//! `daebug check` (DESIGN §15, "Logs as tests"), the pure half: a recorded
+//! `daebug check` (docs/log-format.md, "Logs as tests"), the pure half: a recorded
 //! log read into its blocks and their recorded outcomes, and one outcome
 //! compared with another. The command (`server/src/cmd/check.rs`) replays
 //! each block through a door and compares the reply it gets with the

@@ -25,7 +25,7 @@ pub struct RealmInfo {
     pub last: String,
     /// Its log, relative to the root: `debug/<stem>.md`.
     pub log: String,
-    /// Panels, asks and picks waiting for a person (DESIGN §14).
+    /// Panels, asks and picks waiting for a person (docs/log-format.md, "Panels").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waiting: Vec<crate::person::Waiting>,
     /// Why its log cannot be written now (`No space left on device (os

@@ -1,4 +1,4 @@
-//! The person in the loop (DESIGN §14): what a realm's panels, `ask` and
+//! The person in the loop (docs/log-format.md, "Panels"): what a realm's panels, `ask` and
 //! `pick` tell the hub, and what the dashboard sends back for a worker's
 //! or a Node process's panel.
 //!

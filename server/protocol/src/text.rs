@@ -1,7 +1,7 @@
 //! Substring search by plain byte comparison, for the code the adapter
 //! shares with the hub. `str::find`/`contains`/`split_once` with a `&str`
 //! pattern bring in core's two-way searcher (about 5 KB of the adapter's
-//! `.wasm`, DESIGN §13's 64 KB budget); the needles here are short and the
+//! `.wasm`, the 64 KB budget of docs/architecture.md, "The adapter's budget"); the needles here are short and the
 //! texts stack lines and URLs, where a naive scan is as quick.
 //!
 //! A match of a UTF-8 needle in UTF-8 text starts and ends on character

@@ -1,4 +1,4 @@
-//! `daebug check <file.md> [--realm R]` (DESIGN §15, "Logs as tests"):
+//! `daebug check <file.md> [--realm R]` (docs/log-format.md, "Logs as tests"):
 //! a recorded log's blocks replayed in a live realm, in order, through its
 //! log like any door's; each reply's value (or error) compared with the
 //! recorded one (`daebug::check`, pure); each difference printed with the

@@ -26,7 +26,7 @@ pub async fn list(hub: &HubArgs, json: bool) -> Result<u8, DoorError> {
 fn realms_table(realms: &[RealmInfo]) -> String {
     let header = ["STEM", "KIND", "STATE", "LAST", "NAME", "URL"];
     // A realm a person has to answer says so in its state, as
-    // `list_realms` does (DESIGN §14).
+    // `list_realms` does (docs/log-format.md, "Panels").
     let states: Vec<String> = realms
         .iter()
         .map(|r| match r.waiting.as_slice() {

@@ -1,4 +1,4 @@
-//! `daebug test <realm> [spec] [--filter RE]` (DESIGN §15): the realm's
+//! `daebug test <realm> [spec] [--filter RE]` (docs/log-format.md, "Tests in the realm"): the realm's
 //! tests run through its log (`await daebug.test(spec, { filter })`); the
 //! reply printed as the log has it (each result, the summary, the
 //! failures), the exit status 0 when all passed, 1 when any failed.

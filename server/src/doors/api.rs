@@ -180,7 +180,7 @@ async fn eval(
     Ok(json(StatusCode::OK, &reply))
 }
 
-/// `POST /api/realms/{realm}/test` (DESIGN §15): the realm's tests as one
+/// `POST /api/realms/{realm}/test` (docs/log-format.md, "Tests in the realm"): the realm's tests as one
 /// block; the answer is the eval's, its `value` the run's result.
 async fn test(
     State(doors): State<Doors>,

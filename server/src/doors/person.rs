@@ -1,5 +1,5 @@
 //! `POST /_daebug/person`: a person answers a worker's or a Node process's
-//! panel or ask from the dashboard (DESIGN §14). Only a person may answer,
+//! panel or ask from the dashboard (docs/log-format.md, "Panels"). Only a person may answer,
 //! so this is no door of an agent's: it is not under `/api`, not a
 //! [`super::door::Door`] method, not an MCP tool nor a CLI command.
 //!

@@ -1,4 +1,4 @@
-//! Running a realm's tests from outside (DESIGN §15, "From outside"):
+//! Running a realm's tests from outside (docs/doors.md, "POST /api/realms/{realm}/test"):
 //! `daebug test`, `POST /api/realms/{realm}/test` and the MCP tool
 //! `run_tests` each send one block, `await daebug.test(spec, options)`,
 //! through the realm's log like any other door, so the log records the

@@ -56,7 +56,7 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
             "/../www/adapter/daebug_adapter.js"
         )),
     },
-    // Panels, `ask` and `pick` (DESIGN §14): imported by the toolkit on
+    // Panels, `ask` and `pick` (docs/log-format.md, "Panels"): imported by the toolkit on
     // first use, so the adapter every page loads does not carry them.
     AdapterFile {
         path: "/daebug-panel.mjs",
@@ -75,7 +75,7 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
         )),
     },
     // The test runner and node:test / node:assert for pages and workers
-    // (DESIGN §15), imported by `daebug.test` on first use.
+    // (docs/log-format.md, "Tests in the realm"), imported by `daebug.test` on first use.
     AdapterFile {
         path: "/daebug-test.mjs",
         content_type: JS,

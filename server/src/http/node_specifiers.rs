@@ -1,5 +1,5 @@
 //! `node:test` and `node:assert` in the scripts the hub serves resolve to
-//! daebug's own (DESIGN §15): `import { test } from "node:test"` is served
+//! daebug's own (docs/log-format.md, "Tests in the realm"): `import { test } from "node:test"` is served
 //! as `import { test } from "/daebug-test.mjs"`. A browser has no
 //! `node:` modules, and an import map would not reach a module worker; a
 //! rewrite reaches both. Pure: text in, text out.

@@ -1,6 +1,6 @@
 //! `GET /daebug-tests.json?spec=GLOB`: the root's files a glob matches, as
 //! root-relative paths, for `daebug.test(spec)` in a page or worker
-//! (DESIGN §15). A browser cannot list a dev server's files; the hub's
+//! (docs/log-format.md, "Tests in the realm"). A browser cannot list a dev server's files; the hub's
 //! root is the project the dev server serves (README, "Run it"), so its
 //! paths are the dev server's URL paths too.
 //!

@@ -58,7 +58,7 @@ struct Realm {
     unwritten: Option<String>,
     /// When its connection closed (it leaves the list ten minutes later).
     gone_since: Option<Instant>,
-    /// Its panels, asks and picks waiting for a person (DESIGN §14).
+    /// Its panels, asks and picks waiting for a person (docs/log-format.md, "Panels").
     waiting: Vec<Waiting>,
 }
 

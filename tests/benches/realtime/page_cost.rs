@@ -1,4 +1,4 @@
-//! What a page pays for the tag (DESIGN §13): a realistic page (the
+//! What a page pays for the tag (docs/architecture.md, "The adapter's budget"): a realistic page (the
 //! fixture under `tests/tests/fixtures/page-cost/`: HTML, a stylesheet with
 //! a `data:` URL image, an SVG file, a parser-blocking and a deferred
 //! script) served by the hub with and without

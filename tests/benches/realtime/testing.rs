@@ -1,4 +1,4 @@
-//! Tests in the realm (DESIGN §15), in a Node realm: what `daebug.test`
+//! Tests in the realm (docs/log-format.md, "Tests in the realm"), in a Node realm: what `daebug.test`
 //! adds per test over Node's own `node --test` on the same file, and how
 //! soon a finished test's line is on disk while the run goes on.
 //!

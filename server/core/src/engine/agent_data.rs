@@ -1,4 +1,4 @@
-//! Data fences (DESIGN §14, docs/log-format.md "Streamed data"): a fence
+//! Data fences (docs/log-format.md, "Streamed data"): a fence
 //! with info `json agent.data => "stats"` sets the realm's
 //! `daebug.StreamedData("stats")` target to its JSON value.
 //!

@@ -1,4 +1,4 @@
-//! A person's answer in the log (DESIGN §14): one line,
+//! A person's answer in the log (docs/log-format.md, "Panels"): one line,
 //! `> **human** answered "Checkout form" at 10:00:05`, and the value in a
 //! `JSON` fence. It is written where a lifecycle line would be: in the
 //! region of the running job (the block that awaits the answer), else above

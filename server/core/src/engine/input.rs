@@ -59,7 +59,7 @@ pub enum Input {
     HubNote { text: String },
     /// The realm's document came or went (a reload, a navigation, a close):
     /// a lifecycle line above the footer, or in the running job's region.
-    /// A person answered a panel, an ask or a pick (DESIGN §14): the
+    /// A person answered a panel, an ask or a pick (docs/log-format.md, "Panels"): the
     /// `human answered` line and its value, where a lifecycle line goes.
     Human {
         title: String,

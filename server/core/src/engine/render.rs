@@ -410,7 +410,7 @@ impl Drops {
     }
 }
 
-/// Whether an event holds lines of a test run (`daebug.test`, DESIGN §15),
+/// Whether an event holds lines of a test run (`daebug.test`, docs/log-format.md, "Tests in the realm"),
 /// which its realm sends in batches as tests finish.
 pub fn is_test_lines(e: &BackgroundEvent) -> bool {
     e.kind == EventType::Console && e.source.as_deref() == Some(TEST_SOURCE)
