@@ -72,7 +72,12 @@ pub enum Command {
         /// The realm: its stem, or the start of exactly one stem.
         realm: String,
         /// The code to run, or `-` to read it from stdin.
-        code: String,
+        #[arg(required_unless_present = "file", conflicts_with = "file")]
+        code: Option<String>,
+        /// Run the code in this file (`.ts`, `.mts`, `.tsx` as TypeScript
+        /// unless `--lang` says otherwise).
+        #[arg(long, value_name = "PATH")]
+        file: Option<std::path::PathBuf>,
         /// The block's timeout: seconds (`5`, `0.5`) or `90s`, `500ms`, `2m`.
         #[arg(long, value_name = "TIME")]
         timeout: Option<String>,
@@ -182,16 +187,21 @@ pub async fn run_client(command: Command) -> u8 {
             hub,
             realm,
             code,
+            file,
             timeout,
             lang,
             agent,
             json,
         } => {
-            let req = match eval::eval_request(&code, std::io::stdin().lock(), lang, timeout, agent)
-            {
+            let source = match (&file, code.as_deref()) {
+                (Some(path), _) => eval::Source::File(path),
+                (None, Some("-")) => eval::Source::Stdin(Box::new(std::io::stdin().lock())),
+                (None, code) => eval::Source::Code(code.unwrap_or_default()),
+            };
+            let req = match eval::eval_request(source, lang, timeout, agent) {
                 Ok(req) => req,
                 Err(e) => {
-                    eprintln!("daebug: cannot read the code from stdin: {e}");
+                    eprintln!("daebug: {e}");
                     return client::EXIT_OTHER;
                 }
             };
