@@ -562,3 +562,44 @@ fn dropped_footer_note_shaped_prose_then_block() {
     h.ok("b");
     assert_eq!(footers(&h.text), 1, "{}", h.text);
 }
+
+/// `rerun` (docs/log-format.md, "Several blocks in one chunk"): the blocks
+/// the last failure skipped are written under the agent's line with a
+/// note, and run in order; a second `rerun` has nothing to run.
+#[test]
+fn rerun_runs_the_skipped_blocks_again_once() {
+    let mut h = H::new();
+    h.append(&format!("{}{}{}", block("A"), block("B"), block("C")));
+    h.fail("boom");
+    assert!(h.text.contains("skipped the 2 later blocks"), "{}", h.text);
+    assert_eq!(h.codes(), vec!["A\n"], "{}", h.text);
+    h.append("\nrerun\n");
+    assert_eq!(h.codes(), vec!["A\n", "B\n"], "{}", h.text);
+    assert!(
+        h.text.contains("\nrerun\n(rerun: the 2 blocks the failure at "),
+        "{}",
+        h.text
+    );
+    assert!(
+        h.text.contains("skipped, run again in order)\n\n```js\nB\n```\n"),
+        "{}",
+        h.text
+    );
+    h.ok("b");
+    assert_eq!(h.codes(), vec!["A\n", "B\n", "C\n"], "{}", h.text);
+    h.ok("c");
+    assert_eq!(footers(&h.text), 1, "{}", h.text);
+    assert!(h.text.trim_end().ends_with(FOOTER), "{}", h.text);
+    // Again: nothing was skipped since.
+    h.append("\nRERUN\n");
+    assert_eq!(h.codes(), vec!["A\n", "B\n", "C\n"], "{}", h.text);
+    assert!(
+        h.text.contains("RERUN\n(rerun: no block was skipped by a failure since the last rerun, so nothing runs)\n"),
+        "{}",
+        h.text
+    );
+    assert!(h.text.trim_end().ends_with(FOOTER), "{}", h.text);
+    // `rerun` with other words is prose.
+    h.append("\nrerun please\n");
+    assert_eq!(h.codes().len(), 3, "{}", h.text);
+}

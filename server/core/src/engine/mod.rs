@@ -44,6 +44,7 @@ pub mod picture;
 pub mod prelude;
 mod reconcile;
 pub mod registry;
+pub mod rerun;
 pub mod registry_notes;
 pub mod render;
 pub mod survey;
@@ -136,6 +137,9 @@ pub struct LogEngine {
     /// The blocks this engine took: how it knows them again in a text an
     /// agent saved from an older read (at most once, replies in place).
     ledger: Ledger,
+    /// The first of the skipped blocks a `rerun` ran again (see
+    /// [`rerun::skipped`]): they run again once.
+    reran: Option<u64>,
     /// Whether a text was surveyed yet: the first survey puts the blocks
     /// of a stopped hub's history in the ledger.
     read_once: bool,
@@ -298,6 +302,7 @@ impl LogEngine {
             pending: Vec::new(),
             away: None,
             ledger: Ledger::default(),
+            reran: None,
             read_once: false,
             tail_from: 0,
             preludes: prelude::Preludes::default(),
@@ -859,6 +864,25 @@ impl LogEngine {
             }
             let from = footer.map_or(from, |f| f.next);
             let list = chunks(&w.buf, from, &self.stem);
+            // A `rerun` line before any block: the blocks the last failure
+            // skipped are written under it, and run as the chunk's.
+            let ask = list
+                .iter()
+                .take_while(|c| !c.runnable() && !c.draft)
+                .find_map(|c| rerun::asked(&w.buf, c));
+            if let Some((at, terminated)) = ask {
+                let text = match rerun::skipped(&self.ledger, self.reran) {
+                    Some(r) => {
+                        self.reran = Some(r.first);
+                        r.text()
+                    }
+                    None => rerun::nothing(),
+                };
+                let nl = if terminated { "" } else { w.nl() };
+                let text = format!("{nl}{}", w.eol.convert(&text));
+                w.buf.insert_str(at, &text);
+                continue;
+            }
             let first = list.iter().position(|c| c.draft || c.runnable());
             match first.map(|i| &list[i]) {
                 Some(c) if c.runnable() => {
