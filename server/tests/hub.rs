@@ -607,12 +607,22 @@ async fn shutdown_says_goodbye_and_marks_the_registry_stopped() {
     let mut realm = hub.realm("Shop", "000c").await;
     hub.wait_file(&hub.log("shop-000c"), footer_last).await;
     let registry = hub.registry();
+    let log = hub.log("shop-000c");
     let root = hub.stop().await;
     assert!(matches!(realm.recv().await, HubMsg::Bye { .. }));
     let text = std::fs::read_to_string(&registry).unwrap();
     assert!(text.contains("The hub stopped at "), "{text}");
     assert!(text.contains("`daebug --root test`"), "{text}");
     assert!(text.contains("state: disconnected"), "{text}");
+    // The log's last line says so, above the footer.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let stop = text.rfind("> **hub** stopped at ").expect("the stop line");
+    let mut after = text[stop..].lines().filter(|l| !l.is_empty());
+    let line = after.next().unwrap();
+    let at = line.trim_start_matches("> **hub** stopped at ");
+    assert!(at.len() == 8 && at.as_bytes()[2] == b':', "{text}");
+    assert_eq!(after.count(), 1, "only the footer after it: {text}");
+    assert!(footer_last(&text), "{text}");
     drop(root);
 }
 
@@ -630,6 +640,15 @@ async fn restart_closes_a_region_left_by_a_hub_that_died() {
     let root = hub.stop().await;
     let text = std::fs::read_to_string(root.path().join("debug/shop-000d.md")).unwrap();
     assert!(text.contains("executing ("), "{text}");
+    // The last line says the hub stopped, after the open region.
+    assert!(
+        text.trim_end()
+            .rsplit('\n')
+            .next()
+            .unwrap()
+            .starts_with("> **hub** stopped at "),
+        "{text}"
+    );
     let hub = TestHub::start_in(root, |_| {}).await;
     let text = hub
         .wait_file(&hub.log("shop-000d"), |t| {

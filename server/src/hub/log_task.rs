@@ -256,6 +256,10 @@ impl LogTask {
         }
         self.core.handle_background_due(pure_now());
         self.drain();
+        // The log's last line says the hub stopped, and when.
+        if !self.fan_out {
+            self.feed(Input::HubStopped);
+        }
         for (seq, answer) in self.flushes.drain(..) {
             let _ = answer.try_send(HubMsg::Flushed { seq });
         }
@@ -911,6 +915,7 @@ fn input_kind(input: &Input) -> &'static str {
         Input::Left { .. } => "left",
         Input::Lifecycle { .. } => "lifecycle",
         Input::HubNote { .. } => "hub note",
+        Input::HubStopped => "the hub's stop line",
         Input::Submit { .. } => "submit",
         Input::FannedOut { .. } => "fanned out",
         Input::Answer { .. } => "answer",

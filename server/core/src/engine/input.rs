@@ -57,6 +57,10 @@ pub enum Input {
     /// (a connection closed for a message over the limit): a note above
     /// the footer (while a job runs, it waits for the footer to be back).
     HubNote { text: String },
+    /// The hub is stopping: the log's last line, `> **hub** stopped at
+    /// HH:MM:SS`, above the footer (at the end while a block runs: its
+    /// region is closed when a hub reads the log again).
+    HubStopped,
     /// The realm's document came or went (a reload, a navigation, a close):
     /// a lifecycle line above the footer, or in the running job's region.
     /// A person answered a panel, an ask or a pick (docs/log-format.md, "Panels"): the

@@ -44,9 +44,9 @@ pub mod picture;
 pub mod prelude;
 mod reconcile;
 pub mod registry;
-pub mod rerun;
 pub mod registry_notes;
 pub mod render;
+pub mod rerun;
 pub mod survey;
 pub mod tail;
 pub mod template;
@@ -520,6 +520,22 @@ impl LogEngine {
             Input::Images { job, pictures } => self.pictures.handle_saved(job, pictures),
             Input::Tick => self.tick(text, now, out),
             Input::Left { what } => self.left(text, &what, now, out),
+            Input::HubStopped => {
+                let line = format!("> **hub** stopped at {}\n", now.clock);
+                match self.job.is_some() {
+                    true => {
+                        let mut w = Work::new(text, text.len());
+                        let nl = w.nl();
+                        if !w.buf.is_empty() && !w.buf.ends_with('\n') {
+                            w.buf.push_str(nl);
+                        }
+                        w.buf.push_str(nl);
+                        w.buf.push_str(&w.eol.convert(&line));
+                        self.finish(text, w, out);
+                    }
+                    false => self.above_footer(text, line, now, out),
+                }
+            }
             Input::HubNote { text: note } => {
                 let header = format!("> **{}** background at {}\n", self.stem, now.clock);
                 self.above_footer(text, format!("{header}({note})\n"), now, out);
