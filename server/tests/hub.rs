@@ -1013,3 +1013,20 @@ async fn a_block_in_the_registry_is_answered_and_kept() {
     assert!(text.contains("```js\ndocument.title\n```\n"), "{text}");
     assert_eq!(text.matches(note).count(), 1, "{text}");
 }
+
+/// A log's head names what kind of realm it talks to: a page, a worker,
+/// a Node process.
+#[tokio::test]
+async fn a_logs_head_names_its_realms_kind() {
+    let hub = TestHub::start().await;
+    for (kind, name, says) in [
+        (RealmKind::Page, "Shop", "a live page. Add a fenced JavaScript block at the bottom and the connected page will run it"),
+        (RealmKind::Worker, "stats.worker.js", "a live worker. Add a fenced JavaScript block at the bottom and the connected worker will run it"),
+        (RealmKind::Node, "server.js", "a live Node process. Add a fenced JavaScript block at the bottom and the connected process will run it"),
+    ] {
+        let realm = FakeRealm::connect(&hub, kind, name, "", Vec::new()).await;
+        let text = hub.wait_file(&hub.log(&realm.stem), footer_last).await;
+        let intro = text.lines().nth(1).unwrap();
+        assert!(intro.contains(says), "{kind:?}: {text}");
+    }
+}

@@ -89,7 +89,11 @@ pub struct LogCore {
 impl LogCore {
     pub fn new(stem: impl Into<String>, kind: RealmKind, config: Config) -> LogCore {
         LogCore {
-            engine: LogEngine::new(stem, config),
+            engine: {
+                let mut engine = LogEngine::new(stem, config);
+                engine.set_kind(kind);
+                engine
+            },
             delivery: Delivery::default(),
             presence: Presence::new(kind),
             intake: Intake::default(),
@@ -140,6 +144,7 @@ impl LogCore {
         document: Option<(Lifecycle, String)>,
     ) {
         self.presence.handle_attach(conn, kind);
+        self.engine.set_kind(kind);
         if let Some((what, url)) = document {
             // Before the jobs: preludes rerun on this connection first,
             // and a job that waited for the realm runs in this document

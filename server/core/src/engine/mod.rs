@@ -56,7 +56,7 @@ pub mod url_text;
 
 use std::ops::Range;
 
-use daebug_protocol::BackgroundEvent;
+use daebug_protocol::{BackgroundEvent, RealmKind};
 
 use crate::prepare;
 
@@ -140,6 +140,8 @@ pub struct LogEngine {
     /// The first of the skipped blocks a `rerun` ran again (see
     /// [`rerun::skipped`]): they run again once.
     reran: Option<u64>,
+    /// The realm's kind: a new log's head names it.
+    kind: RealmKind,
     /// Whether a text was surveyed yet: the first survey puts the blocks
     /// of a stopped hub's history in the ledger.
     read_once: bool,
@@ -303,12 +305,18 @@ impl LogEngine {
             away: None,
             ledger: Ledger::default(),
             reran: None,
+            kind: RealmKind::Page,
             read_once: false,
             tail_from: 0,
             preludes: prelude::Preludes::default(),
             door_calls: door_calls::DoorCalls::default(),
             pictures: picture::WaitingPictures::default(),
         }
+    }
+
+    /// The realm's kind (its hello's): a new log's head names it.
+    pub fn set_kind(&mut self, kind: RealmKind) {
+        self.kind = kind;
     }
 
     pub fn stem(&self) -> &str {
@@ -835,7 +843,7 @@ impl LogEngine {
         if text.trim().is_empty() {
             // The log was emptied or is new: give it its head and footer.
             let mut w = Work::new(text, 0);
-            w.buf = w.eol.convert(&template::new_log(&self.stem));
+            w.buf = w.eol.convert(&template::new_log_of(&self.stem, self.kind));
             self.footer_hint = w.buf.find(FOOTER);
             self.settle(&mut w, 0, now, out);
             return self.finish(text, w, out);

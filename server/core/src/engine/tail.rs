@@ -6,7 +6,7 @@
 //! the tail, not the file.
 
 use super::markdown::{blocks, exec_info, parse_header, Block, ExecInfo, HeaderKind};
-use super::template::{title, FOOTER, INTRO};
+use super::template::{is_intro, title, FOOTER};
 use super::text::{line_start, lines_back, lines_from, Line};
 
 /// Where a line is: its start and the start of the next one.
@@ -105,7 +105,7 @@ pub enum TailStart {
 
 /// Is this line something only the hub writes for `stem`?
 fn hub_line(line: &str, stem: &str) -> Option<bool> {
-    if line == INTRO || line == title(stem) {
+    if is_intro(line) || line == title(stem) {
         return Some(false);
     }
     let h = parse_header(line)?;
@@ -144,7 +144,7 @@ pub fn end_of_hub_block(text: &str, from: usize) -> usize {
         match block {
             Block::Fence(f) if f.closed => end = f.next,
             Block::Line(l)
-                if l.text == INTRO || is_note(l.text) || super::picture::is_image_line(l.text) =>
+                if is_intro(l.text) || is_note(l.text) || super::picture::is_image_line(l.text) =>
             {
                 end = l.next
             }
