@@ -1030,3 +1030,55 @@ async fn a_logs_head_names_its_realms_kind() {
         assert!(intro.contains(says), "{kind:?}: {text}");
     }
 }
+
+/// The registry's `last` and the doors' are the same: when the realm
+/// last did something (connected, answered a block), not its last
+/// heartbeat, which the doors give as `heard` (the registry is not
+/// rewritten for heartbeats, so a heartbeat time there would lag).
+#[tokio::test]
+async fn the_registry_and_the_doors_say_the_same_last() {
+    let hub = TestHub::start_with(|c| c.ping_every = Duration::from_millis(50)).await;
+    let mut realm = hub.realm("Shop", "000f").await;
+    let log = hub.log("shop-000f");
+    hub.wait_file(&log, footer_last).await;
+    let last_of = |text: &str| {
+        let line = text.lines().find(|l| l.contains("[shop-000f]")).unwrap();
+        line[line.find(" last ").unwrap() + 6..][..8].to_string()
+    };
+    let api_field = |body: &str, field: &str| {
+        let at = body.find(&format!("\"{field}\":\"")).unwrap() + field.len() + 4;
+        body[at..at + 8].to_string()
+    };
+    // Heartbeats for two seconds (the clock polled, not slept).
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(2) {
+        realm.answer_pings(1).await;
+    }
+    let registry = std::fs::read_to_string(hub.registry()).unwrap();
+    let (_, body) = hub.get("/api/realms", &[]).await;
+    assert_eq!(
+        api_field(&body, "last"),
+        last_of(&registry),
+        "{body}\n{registry}"
+    );
+    assert_ne!(
+        api_field(&body, "heard"),
+        api_field(&body, "last"),
+        "{body}"
+    );
+    // A block answered: both say so, at the same time.
+    append(&log, &js("1"));
+    let (job, _) = realm.job().await;
+    realm.ok(job, "1", 1).await;
+    hub.wait_file(&log, |t| t.contains("(1ms)") && footer_last(t))
+        .await;
+    let registry = hub
+        .wait_file(&hub.registry(), |t| t.contains("state: completed"))
+        .await;
+    let (_, body) = hub.get("/api/realms", &[]).await;
+    assert_eq!(
+        api_field(&body, "last"),
+        last_of(&registry),
+        "{body}\n{registry}"
+    );
+}

@@ -21,8 +21,14 @@ pub struct RealmInfo {
     /// As the registry shows it: `idle`, `executing`, `completed`,
     /// `failed`, `timeout`, `unresponsive`, `disconnected`.
     pub state: String,
-    /// When it was last heard from (`HH:MM:SS`, the hub's local time).
+    /// When it last did something: connected, answered a block, left
+    /// (`HH:MM:SS`, the hub's local time); the same as its `debug.md`
+    /// line's `last`.
     pub last: String,
+    /// Its last heartbeat (`HH:MM:SS`): a connected realm answers one
+    /// every 5 s.
+    #[serde(default)]
+    pub heard: String,
     /// Its log, relative to the root: `debug/<stem>.md`.
     pub log: String,
     /// Panels, asks and picks waiting for a person (docs/log-format.md, "Panels").

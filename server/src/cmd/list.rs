@@ -84,6 +84,7 @@ mod tests {
             url: "http://127.0.0.1:8302/".into(),
             state: state.into(),
             last: "10:00:00".into(),
+            heard: "10:00:00".into(),
             log: format!("debug/{stem}.md"),
             waiting: Vec::new(),
             log_error: None,

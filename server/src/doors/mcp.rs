@@ -436,6 +436,7 @@ mod tests {
             url: "http://127.0.0.1:8302/".into(),
             state: "idle".into(),
             last: "10:00:05".into(),
+            heard: "10:00:05".into(),
             log: "debug/shop-3f2a.md".into(),
             waiting: Vec::new(),
             log_error: None,

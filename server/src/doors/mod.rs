@@ -277,6 +277,7 @@ pub fn last_lines(text: &str, n: usize) -> &str {
 fn realm_info(listed: ListedRealm) -> RealmInfo {
     let ListedRealm {
         entry,
+        heard,
         name,
         waiting,
     } = listed;
@@ -291,6 +292,7 @@ fn realm_info(listed: ListedRealm) -> RealmInfo {
         url: entry.url,
         state: entry.state.as_str().into(),
         last: entry.last_seen.to_string(),
+        heard: heard.to_string(),
         log: daebug_protocol::door::log_path(&entry.stem),
         log_error: entry.unwritten,
         stem: entry.stem,

@@ -49,7 +49,12 @@ struct Realm {
     url: String,
     /// A Node process's pid (the registry line shows it).
     pid: Option<u32>,
+    /// When it last did something (connected, answered a block, left):
+    /// the `last` of the registry and of the doors, the same value, so
+    /// the registry need not be rewritten on heartbeats to agree.
     last_seen: ClockTime,
+    /// Its last heartbeat (a pong), for the doors' `heard`.
+    heard: ClockTime,
     /// The live connection, if any.
     conn: Option<ConnId>,
     responsive: bool,
@@ -232,7 +237,7 @@ impl Directory {
             }
             DirMsg::Seen { conn } => {
                 if let Some(r) = self.realm_of(conn) {
-                    r.last_seen = wall();
+                    r.heard = wall();
                 }
                 false
             }
@@ -253,6 +258,11 @@ impl Directory {
             DirMsg::LogState { stem, state } => {
                 if let Some(r) = self.realms.iter_mut().find(|r| r.stem == stem) {
                     r.log_state = state;
+                    // A result is the realm speaking: the line written now
+                    // says it was heard now, not at its last heartbeat.
+                    if r.conn.is_some() && matches!(state, LogState::Completed | LogState::Failed) {
+                        r.last_seen = wall();
+                    }
                 }
                 true
             }
@@ -289,6 +299,7 @@ impl Directory {
                         let r = &self.realms[i];
                         ListedRealm {
                             entry: r.entry(),
+                            heard: r.heard,
                             name: r.name.clone(),
                             waiting: r.waiting.clone(),
                         }
@@ -475,6 +486,7 @@ impl Directory {
                     url: String::new(),
                     pid: None,
                     last_seen: wall(),
+                    heard: wall(),
                     conn: None,
                     responsive: true,
                     log_state: LogState::Idle,
@@ -494,6 +506,7 @@ impl Directory {
         realm.name = hello.name;
         realm.responsive = true;
         realm.last_seen = wall();
+        realm.heard = realm.last_seen;
         if parent.is_some() {
             realm.parent = parent;
         }

@@ -17,6 +17,8 @@ use crate::engine::{Input, LogState};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListedRealm {
     pub entry: RealmEntry,
+    /// Its last heartbeat.
+    pub heard: crate::engine::ClockTime,
     pub name: String,
     /// Its panels, asks and picks waiting for a person, as it sent them.
     pub waiting: Vec<daebug_protocol::person::Waiting>,
