@@ -87,26 +87,44 @@ function toolkit(kind, host) {
     try {
       for (const s of Array.from(g.document.querySelectorAll("script[type=module][src]")).reverse()) urls.push(s.src);
     } catch {}
+    // A worker's own entry module is in its page's timeline, not its own:
+    // its URL is the worker's location.
+    try {
+      if (g.document == null && g.location != null) urls.push(g.location.href);
+    } catch {}
     return urls.filter((u) => typeof u === "string");
   }
 
   // The URL the page loaded for the module at `resolved`: the newest that
   // is the same file, with any query a dev server added
   // (`/src/store.js?t=…`); when `resolved` has a query of its own, only
-  // that exact URL counts.
+  // that exact URL counts. It is returned whole: a module's instance is
+  // keyed by its URL with the fragment (a worker's entry carries the tab's
+  // `#daebug-tab=…`), and another fragment would be another instance.
   function loadedAs(resolved) {
     const bare = (u) => u.split("#")[0];
     resolved = bare(resolved);
     const exact = resolved.includes("?");
-    return loadedUrls().map(bare).find((u) => (exact ? u === resolved : u.split("?")[0] === resolved));
+    return loadedUrls().find((u) => (exact ? bare(u) === resolved : bare(u).split("?")[0] === resolved));
   }
 
-  // `daebug.module(path)`: the instance the page uses, or a fresh import
-  // with a warning in the reply. A bare name (not `/…`, `./…`, `../…` or
-  // a URL with a scheme) is an import map's: `import` finds what the page
-  // finds.
-  async function module(path) {
+  // `daebug.module(path)`: the instance the page uses (a worker's entry
+  // module included), or a fresh import with a warning in the reply. A
+  // bare name (not `/…`, `./…`, `../…` or a URL with a scheme) is an
+  // import map's: `import` finds what the page finds. `{ fresh: true }`
+  // imports a copy of its own (a query of daebug's on the URL), whose
+  // top-level code runs again; the reply says so.
+  let freshCopies = 0;
+  async function module(path, options) {
     if (typeof path !== "string") throw new TypeError('daebug.module: pass a path, like "/src/store.js"');
+    if (options != null && options.fresh === true) {
+      const base = g.document != null ? g.document.baseURI : g.location != null ? g.location.href : undefined;
+      const url = new g.URL(path, base);
+      url.searchParams.set("daebug-fresh", String(++freshCopies));
+      host(3, 'daebug.module("' + path + '", { fresh: true }): a fresh copy, as asked: its top-level code ran again, apart from the realm\'s instance');
+      imports = imports || new g.Function("u", "return import(u)");
+      return imports(url.href);
+    }
     let url = path;
     const colon = path.indexOf(":");
     const bare = !/^(\/|\.\/|\.\.\/)/.test(path) && !(colon > 0 && !path.slice(0, colon).includes("/"));
@@ -116,7 +134,7 @@ function toolkit(kind, host) {
       url = loadedAs(resolved);
       if (url === undefined) {
         url = resolved;
-        host(3, 'daebug.module("' + path + '"): the page has not loaded it; this is a fresh copy, not the page\'s instance');
+        host(3, 'daebug.module("' + path + '"): the page has not loaded it; this is a fresh copy, not the page\'s instance (its top-level code ran); pass { fresh: true } to ask for one');
       }
     }
     imports = imports || new g.Function("u", "return import(u)");

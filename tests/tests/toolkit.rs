@@ -351,3 +351,55 @@ fn a_page_with_its_own_daebug_keeps_it_and_blocks_see_the_toolkit() {
     );
     assert!(reply.contains("\"function\""), "{reply}");
 }
+
+/// In a module worker, `daebug.module()` of the worker's own entry module
+/// (by its path, or its exact URL with the query a dev server gives it)
+/// is the worker's instance: its top-level code does not run again and its
+/// private state is the one the worker uses. `{ fresh: true }` asks for a
+/// fresh copy, and the reply says its code ran again.
+#[test]
+fn module_in_a_worker_is_its_own_entry_instance_unless_fresh_is_asked() {
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>Kit</title></head><body>\
+                 <script>new Worker('/src/stats.worker.js?worker_file&type=module', { type: 'module' })</script></body></html>",
+            ),
+            (
+                "src/stats.worker.js",
+                "import '/daebug.js?name=stats';\n\
+                 self.runs = (self.runs || 0) + 1;\n\
+                 let total = 0;\n\
+                 self.onmessage = () => {};\n\
+                 export function add(n) { total += n; return total; }\n",
+            ),
+        ],
+        "index.html",
+    );
+    let log = world.log("stats-");
+    let reply = ask(
+        &log,
+        "const m = await daebug.module('/src/stats.worker.js');\n\
+         const handler = self.onmessage;\n\
+         [self.runs, m.add(2), m.add(3)]",
+    );
+    assert!(reply.contains("```JSON\n[1,2,5]\n```"), "{reply}");
+    assert!(!reply.contains("fresh copy"), "{reply}");
+    let reply = ask(
+        &log,
+        "const same = await daebug.module(self.location.href);\n\
+         [self.runs, same.add(1), self.onmessage === handler]",
+    );
+    assert!(reply.contains("```JSON\n[1,6,true]\n```"), "{reply}");
+    let reply = ask(
+        &log,
+        "const fresh = await daebug.module('/src/stats.worker.js', { fresh: true });\n\
+         [self.runs, fresh.add(1), fresh === m]",
+    );
+    assert!(reply.contains("```JSON\n[2,1,false]\n```"), "{reply}");
+    assert!(
+        reply.contains("daebug.module(\"/src/stats.worker.js\", { fresh: true }): a fresh copy, as asked: its top-level code ran again"),
+        "{reply}"
+    );
+}
