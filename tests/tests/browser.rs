@@ -4,7 +4,9 @@
 
 mod support;
 
-use support::{append, base_of, serve_app, stem_in, stems_in, wait_for, Browser, Running, TempDir};
+use support::{
+    append, base_of, serve_app, serve_files, stem_in, stems_in, wait_for, Browser, Running, TempDir,
+};
 
 #[test]
 fn a_page_served_by_the_hub_runs_a_block_and_reports_console_output() {
@@ -180,5 +182,97 @@ fn a_page_that_names_daebug_js_still_connects_and_a_page_left_alone_is_said() {
         !hub.output().contains("/index.html already loads"),
         "{}",
         hub.output()
+    );
+}
+
+/// The README's line for a page and for a module worker, as written there
+/// (its port changed to the one used here).
+fn readme_recipe(after: &str, fence: &str) -> String {
+    let readme = include_str!("../../README.md");
+    let from = readme.find(after).expect("the recipe's heading") + after.len();
+    let open = format!("```{fence}\n");
+    let start = readme[from..].find(&open).expect("its fence") + from + open.len();
+    let end = readme[start..].find("```").unwrap() + start;
+    readme[start..end].trim().to_string()
+}
+
+/// The README's page and worker lines never break an app whose hub is
+/// down: the page and its module worker run exactly as without them (the
+/// worker's answer reaches the page); with the hub up, both connect.
+#[test]
+fn the_readme_recipes_leave_an_app_working_when_the_hub_is_down() {
+    let page_line = readme_recipe("**A page on a dev server (Vite).**", "html");
+    let worker_line = readme_recipe("**A module worker.**", "js");
+    assert!(
+        page_line.contains("127.0.0.1:8302/daebug.js"),
+        "{page_line}"
+    );
+    assert!(
+        worker_line.contains("127.0.0.1:8302/daebug.js"),
+        "{worker_line}"
+    );
+    let app = |port: u16| {
+        let at = |line: &str| line.replace("127.0.0.1:8302", &format!("127.0.0.1:{port}"));
+        serve_files(vec![
+            (
+                "/",
+                format!(
+                    "<!doctype html><html><head>{}<title>Counts</title></head><body>\
+                     <script>const w = new Worker('/worker.js', {{ type: 'module' }});\
+                     w.onmessage = (e) => {{ document.title = 'counted ' + e.data; }};\
+                     w.postMessage([1, 2, 3]);</script></body></html>",
+                    at(&page_line)
+                ),
+            ),
+            (
+                "/worker.js",
+                format!(
+                    "{}\nimport {{ sum }} from '/sum.js';\n\
+                     self.onmessage = (e) => postMessage(sum(e.data));\n",
+                    at(&worker_line)
+                ),
+            ),
+            (
+                "/sum.js",
+                "export const sum = (xs) => xs.reduce((a, b) => a + b, 0);\n".to_string(),
+            ),
+        ])
+    };
+    // A port nothing listens on: the hub is down.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut tab = support::cdp::DevtoolsBrowser::open(&format!("{}/", app(closed)));
+    tab.wait_until(
+        "the worker's answer with the hub down",
+        "document.title === 'counted 6' || null",
+    );
+
+    // The same lines with the hub up: the page and the worker connect.
+    let root = TempDir::new("recipes");
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let port: u16 = base
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let mut tab = support::cdp::DevtoolsBrowser::open(&format!("{}/", app(port)));
+    tab.wait_until(
+        "the worker's answer with the hub up",
+        "document.title === 'counted 6' || null",
+    );
+    wait_for(
+        &root.path().join("debug.md"),
+        "the page and its worker",
+        |t| {
+            let stems = stems_in(t);
+            stems.iter().any(|s| s.starts_with("counts-"))
+                && stems.iter().any(|s| s.starts_with("worker-"))
+        },
     );
 }
