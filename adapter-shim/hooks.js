@@ -19,6 +19,9 @@ function hooks() {
   let dropped = 0;
   let stopped = false;
   const keep = (r) => (stopped ? 0 : records.length < 1000 ? records.push(r) : dropped++);
+  // The console methods whose first argument (`assert`: second) may be a
+  // format string (Chromium's and Node's alike).
+  const FORMATTED = ["log", "info", "warn", "error", "debug", "trace", "group", "groupCollapsed"];
   // The one list of the console methods daebug captures.
   const methods = ["log", "info", "warn", "error", "debug", "trace", "assert", "table", "dir",
     "count", "countReset", "time", "timeLog", "timeEnd", "group", "groupCollapsed", "groupEnd"];
@@ -29,11 +32,105 @@ function hooks() {
     console[m] = function (...args) {
       try {
         const trace = m === "trace" ? new Error() : undefined;
-        if (sink) sink(m, args, trace);
-        else keep({ m, args, trace, at: performance.now() });
+        const shown = formatted(m, args);
+        if (sink) sink(m, shown, trace);
+        else keep({ m, args: shown, trace, at: performance.now() });
       } catch {}
       return orig.apply(this, args);
     };
+  }
+  // What shows values (`values(fold)`, values.js): the adapter's once it
+  // made one, else one made here (a call before the adapter starts).
+  let view = null;
+  // Console arguments' limits, as the adapter's `ARG_LIMITS`
+  // (adapter-wasm/src/capture.rs): depth 2, 20 items, 2,000 characters,
+  // 10,000 nodes and the reply's 64 MiB of strings.
+  const ARG_LIMITS = [2, 20, 2000, 10000, 64 * 1024 * 1024];
+  const shownValue = (v) => (view ??= values((s) => s)).now(v, ARG_LIMITS).text;
+  // Node's console formats as `util.format`; a browser's as Chromium's.
+  const nodeRules = (() => {
+    try {
+      return typeof document === "undefined" && typeof process.versions.node === "string";
+    } catch {
+      return false;
+    }
+  })();
+  // A call made while one is formatted (a Proxy's trap that logs) is
+  // recorded as it is.
+  let formatting = false;
+  // The console's format specifiers (docs/log-format.md, "Format
+  // specifiers"): the arguments as the console prints them, the format
+  // string (a string first argument, after `assert`'s condition) made
+  // into the text it prints, followed by the arguments it did not use; a
+  // formatting that fails records the call unformatted. Only primitives
+  // are converted as the console converts them: an object is shown as its
+  // value, so no page code (`toString`, `valueOf`) runs for daebug.
+  function formatted(m, args) {
+    const at = m === "assert" ? 1 : FORMATTED.includes(m) ? 0 : -1;
+    const fmt = args[at];
+    if (at < 0 || typeof fmt !== "string" || !fmt.includes("%") || formatting) return args;
+    formatting = true;
+    try {
+      return format(args, at, fmt);
+    } catch {
+      return args;
+    } finally {
+      formatting = false;
+    }
+  }
+  function format(args, at, fmt) {
+    const rest = args.slice(at + 1);
+    if (nodeRules && !rest.length) return args;
+    const primitive = (v) => v === null || (typeof v !== "object" && typeof v !== "function");
+    const number = (n) => (nodeRules && Object.is(n, -0) ? "-0" : String(n));
+    const convert = (spec, v) => {
+      if (!primitive(v)) return spec === "c" || spec === "_" ? "" : shownValue(v);
+      switch (spec) {
+        case "s":
+          return typeof v === "bigint" && nodeRules ? v + "n" : typeof v === "number" ? number(v) : String(v);
+        case "d":
+        case "i":
+          if (typeof v === "symbol") return "NaN";
+          if (typeof v === "bigint" && nodeRules) return v + "n";
+          // Chromium: `parseInt(v, 10)` (V8), then `Math.floor` (DevTools);
+          // Node: `%d` is `Number(v)`, `%i` `parseInt(v)`.
+          if (!nodeRules) return String(Math.floor(parseInt(v, 10)));
+          return number(spec === "d" ? Number(v) : parseInt(v));
+        case "f":
+          return typeof v === "symbol" ? "NaN" : number(parseFloat(v));
+        case "j": {
+          const j = JSON.stringify(v);
+          return j === undefined ? "undefined" : j;
+        }
+        case "o":
+        case "O":
+          return shownValue(v);
+      }
+      return "";
+    };
+    // Chromium reads what `%s` (or a number) put in the text again, as
+    // V8 and DevTools do; Node does not. A specifier with no argument
+    // left stays as it is written, `%%` is `%`.
+    const specifier = nodeRules ? /%([%sdifjoOc])/ : /%([%_Oocsdfi])/;
+    let out = "";
+    let text = fmt;
+    let used = 0;
+    for (let found = specifier.exec(text); found; found = specifier.exec(text)) {
+      out += text.slice(0, found.index);
+      const spec = found[1];
+      let again = "";
+      if (spec === "%") out += "%";
+      else if (used === rest.length) out += found[0];
+      else {
+        const v = rest[used++];
+        const s = convert(spec, v);
+        if (nodeRules || !primitive(v) || spec === "o" || spec === "O") out += s;
+        else again = s;
+      }
+      text = again + text.slice(found.index + found[0].length);
+    }
+    out += text;
+    return [...args.slice(0, at), out, ...rest.slice(used)];
   }
   // Requests, each as [method, url, start, end, status, text] (end 0: on
   // its way; status 0: no answer, and the text says why), kept here in
@@ -134,8 +231,9 @@ function hooks() {
     // code stays plain JavaScript the adapter calls, out of the .wasm.
     pictures,
     // `values()` (values.js, spliced in beside this file): how a value is
-    // written into the log, plain JavaScript too.
-    values,
+    // written into the log, plain JavaScript too. What the adapter makes
+    // of it also shows the values format specifiers substitute.
+    values: (fold) => (view = values(fold)),
     // `toolkit()` (toolkit.js, spliced in beside this file): the `daebug`
     // object, plain JavaScript too.
     toolkit,

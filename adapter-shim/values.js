@@ -192,6 +192,21 @@ function values(fold) {
       this.promises = [];
       this.budget = nodes;
       this.bytes = bytes;
+      // Whether the depth limit left something out, and the deepest
+      // level a container was opened at (see `later`).
+      this.cutAtDepth = false;
+      this.reach = -1;
+    }
+
+    // A container at `depth` is opened: `null`; past the limit: the node
+    // shown instead (`[Object]`), and the walk knows it cut.
+    deep(depth, kind) {
+      if (depth >= this.limits.depth) {
+        this.cutAtDepth = true;
+        return { t: "deep", kind };
+      }
+      if (depth > this.reach) this.reach = depth;
+      return null;
     }
 
     // `value` when it is a string, cut to `limit` UTF-16 units, with its
@@ -257,13 +272,13 @@ function values(fold) {
       }
       if (is(value, Error)) return this.error(value, depth);
       if (is(value, Element)) return elementNode(value);
-      const deep = depth >= limits.depth;
       let array = false;
       try {
         array = isArray(value);
       } catch {}
       if (array) {
-        if (deep) return { t: "deep", kind: "Array" };
+        const deep = this.deep(depth, "Array");
+        if (deep) return deep;
         const len = count(get(value, "length"));
         const shown = Math.min(len, limits.items);
         const items = [];
@@ -276,7 +291,8 @@ function values(fold) {
       const map = is(value, Map);
       if (map || is(value, Set)) {
         const kind = map ? "Map" : "Set";
-        if (deep) return { t: "deep", kind };
+        const deep = this.deep(depth, kind);
+        if (deep) return deep;
         const size = count(get(value, "size"));
         // The built-in iterator of this realm, not one the value carries;
         // every step can throw (a Proxy), and is caught.
@@ -310,7 +326,8 @@ function values(fold) {
       }
       if (isView(value) && !is(value, DataView)) return this.typed(value, ctor || "TypedArray");
       if (ctor === "NodeList" || ctor === "HTMLCollection" || ctor === "HTMLAllCollection") {
-        if (deep) return { t: "deep", kind: ctor };
+        const deep = this.deep(depth, ctor);
+        if (deep) return deep;
         const len = count(get(value, "length"));
         const items = [];
         for (let i = 0; i < Math.min(len, limits.items); i++) {
@@ -319,7 +336,8 @@ function values(fold) {
         }
         return { t: "collection", kind: ctor, items, len };
       }
-      if (deep) return { t: "deep", kind: ctor || "Object" };
+      const deep = this.deep(depth, ctor || "Object");
+      if (deep) return deep;
       let keys;
       try {
         keys = ownKeys(value);
@@ -355,7 +373,7 @@ function values(fold) {
         return c ? c.kept : "";
       };
       const c = own("cause");
-      const cause = c !== undefined && depth < this.limits.depth ? this.node(c, depth + 1) : null;
+      const cause = c !== undefined && !this.deep(depth, "cause") ? this.node(c, depth + 1) : null;
       // `name` lives on the prototype; `stack` is the engine's own.
       const name = text(get(value, "name"), 200);
       // An error's text keeps its own cut, whole strings or not.
@@ -559,11 +577,31 @@ function values(fold) {
     return prefix + open + "\n" + items.map((item) => pad + item).join(",\n") + "\n" + "  ".repeat(indent) + close;
   }
 
+  // The most `depth=` shows (`MAX_DEPTH` in server/protocol/src/lib.rs).
+  const MAX_DEPTH = 20;
+
+  // `(cut at depth 4: depth=6 shows more)`: the depth that shows the whole
+  // value, found by walking it again (strings not copied) as deep as
+  // `depth=` goes; up to 20, and 2 more than `depth` when that walk ran
+  // out of nodes before it saw deeper.
+  function cutNote(value, met, states, depth, items, nodes) {
+    if (depth >= MAX_DEPTH) return "(cut at depth " + depth + ", the deepest a reply shows)";
+    const probe = new Walker([MAX_DEPTH, items, 0, nodes, 0]);
+    probe.node(value, 0);
+    met.forEach((_, i) => states[i] && probe.node(states[i].v, 1));
+    const whole = probe.cutAtDepth ? MAX_DEPTH : probe.reach + 1;
+    const more = whole > depth ? whole : Math.min(depth + 2, MAX_DEPTH);
+    return "(cut at depth " + depth + ": depth=" + more + " shows more)";
+  }
+
   return {
     now(value, limits) {
       return shown(new Walker(limits).node(value, 0));
     },
+    // A job's value: with a last line that says so when the depth limit
+    // cut it (docs/log-format.md, "Values").
     async later(value, limits) {
+      const [depth, items, , nodes] = limits;
       const w = new Walker(limits);
       const node = w.node(value, 0);
       const met = w.promises.splice(0);
@@ -576,7 +614,9 @@ function values(fold) {
         promise.state = s.state;
         promise.value = w.node(s.v, 1);
       });
-      return shown(node);
+      const out = shown(node);
+      if (w.cutAtDepth) out.text += "\n" + cutNote(value, met, states, depth, items, nodes);
+      return out;
     },
   };
 }

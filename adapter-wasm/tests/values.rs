@@ -99,7 +99,7 @@ async fn the_table() {
         ("return new Promise(() => {})", text("Promise { <pending> }")),
         (
             "return [[[[[1]]]]]",
-            text("[[[[[Array]]]]]"),
+            text("[[[[[Array]]]]]\n(cut at depth 4: depth=5 shows more)"),
         ),
     ];
     check_table(cases).await;

@@ -187,3 +187,56 @@ fn requests_resources_and_the_browser_reports_reach_the_log() {
     );
     assert!(!text.contains("csp-violation"), "{text}");
 }
+
+/// The console's format specifiers (docs/log-format.md, "Format
+/// specifiers"), as Chromium's console prints them: `%c` takes its CSS and
+/// prints nothing, `%d`/`%i` are integers (`parseInt`), `%f` a float, `%s`
+/// a string, `%o`/`%O` the value shown, `%%` a `%`; the arguments left
+/// over follow, separated by spaces. Before the adapter loads (kept by the
+/// loader) and from a block alike.
+#[test]
+fn format_specifiers_are_substituted_as_the_console_does() {
+    let calls = "console.info('%cDownload', 'font-weight:bold');\
+         console.log('%d items', 4.7);\
+         console.log('%i|%f|%s|%o|%O|%d', '12px', '3.5e1', 'str', 'str', { a: 1 }, -4.7);\
+         console.warn('100%% done%c!', 'color:red', 'extra', 2);\
+         console.log('again: %s', '%d', 3.9);\
+         console.log('%d and %s', 1);\
+         console.assert(false, 'n=%d', 7.9);\
+         console.group('%cGroup %s', 'color:red', 'one'); console.groupEnd();\
+         console.log('kept: %x %', 5);";
+    let world = World::new(
+        &[(
+            "index.html",
+            &format!(
+                "<!doctype html><html><head><title>Format</title><script>{calls}</script></head><body></body></html>"
+            ),
+        )],
+        "index.html",
+    );
+    let log = world.log("format-");
+    let wants = [
+        "```Text console.info\nDownload\n```",
+        "```Text console.log\n4 items\n```",
+        "```Text console.log\n12|35|str|\"str\"|{\"a\":1}|-4\n```",
+        "```Text console.warn\n100% done! extra 2\n```",
+        "```Text console.log\nagain: 3\n```",
+        "```Text console.log\n1 and %s\n```",
+        "```Error console.assert\nAssertion failed: n=7\n```",
+        "```Text console.group\nGroup one\n```",
+        "```Text console.log\nkept: %x % 5\n```",
+    ];
+    let early = wait_for(&log.path, "the page's formatted calls", |t| {
+        t.contains("kept: %x")
+    });
+    for want in wants {
+        assert!(early.contains(want), "{want}\n{early}");
+    }
+    assert!(!early.contains("font-weight"), "{early}");
+    let text = log.exchange(Write::Append, &format!("\n```js\n{calls}\n```\n"), 1);
+    let reply = &text[text.rfind(&format!("> **{}** to ", log.stem)).unwrap()..];
+    for want in wants {
+        assert!(reply.contains(want), "{want}\n{reply}");
+    }
+    assert!(!reply.contains("font-weight"), "{reply}");
+}

@@ -186,14 +186,20 @@ fn through_console(tab: &mut DevtoolsBrowser, global: &str, log: &Log, code: &st
 /// What the console's own input handling makes of `code` before it
 /// evaluates it: like DevTools, text that begins with `{` and ends with
 /// `}` and reads as an expression in parentheses is taken as an object
-/// literal.
+/// literal. DevTools reads it where top-level `await` is allowed (acorn's
+/// `allowAwaitOutsideFunction`), so `{ a: await p }` is one: here, inside
+/// an async function.
 fn console_input(tab: &mut DevtoolsBrowser, code: &str) -> String {
     let t = code.trim();
     if t.starts_with('{') && t.ends_with('}') {
         let wrapped = format!("({code})");
         let compiled = tab.call(
             "Runtime.compileScript",
-            json!({ "expression": wrapped, "sourceURL": "", "persistScript": false }),
+            json!({
+                "expression": format!("(async function () {{{wrapped}\n}})"),
+                "sourceURL": "",
+                "persistScript": false,
+            }),
         );
         if compiled.get("exceptionDetails").is_none() {
             return wrapped;

@@ -46,6 +46,20 @@ const STEPS: &[Step] = &[
     ),
     step("an object literal", "js", "{ x: 1, y: [2] }", &["```JSON\n{\"x\":1,\"y\":[2]}\n```"]),
     step(
+        "an object literal that awaits (not a label and a block)",
+        "js",
+        "{ a: await Promise.resolve(1) }",
+        &["```JSON\n{\"a\":1}\n```"],
+    ),
+    step("an object literal of two", "js", "{a: 1, b: 2}", &["```JSON\n{\"a\":1,\"b\":2}\n```"]),
+    step("a shorthand object literal", "js", "{ a }", &["```JSON\n{\"a\":1}\n```"]),
+    step(
+        "a block statement stays one",
+        "js",
+        "{ let x = 1; x + 1 }",
+        &["```JSON\n2\n```"],
+    ),
+    step(
         "a top-level return",
         "js",
         "if (a === 1) return 'early';\n'late'",

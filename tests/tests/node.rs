@@ -405,3 +405,53 @@ fn a_block_running_when_the_process_exits_is_answered_with_the_exit() {
     assert!(reply.contains(" (code 2)\n"), "{reply}");
     assert!(!reply.contains("executing ("), "{reply}");
 }
+
+/// Format specifiers in a Node realm are Node's (`util.format`, what the
+/// process prints): checked against the process's own output, line by
+/// line, for arguments the console converts (docs/log-format.md, "Format
+/// specifiers"). Eight calls a block, so each reply shows all its events.
+#[test]
+fn a_node_realm_formats_console_calls_as_node_prints_them() {
+    let script = r#"globalThis.cases = [
+  ['%d', 4.7], ['%i', 4.7], ['%f', '3.5e1'], ['%s', -0], ['%d', -0], ['%i', -0],
+  ['%s and %s', 'a', 5n], ['%d|%i', 5n, 7n], ['%i', '12px'], ['%d', null], ['%d', '4.5'],
+  ['%j', 'x'], ['100%% of %d', 3], ['%c styled', 'color:red'], ['%d %d', 1],
+  ['%x %s', 'y'], ['extra %s', 'a', 'b', 3], ['%s', Symbol('s')], ['%%'], ['%d%%', 50],
+  ['%s', undefined], ['%f', 'x'], ['%O', 2], ['%o', 'o'],
+];
+setInterval(() => {}, 1000);
+console.log('ready');
+"#;
+    let world = NodeWorld::new(&[("formats.js", script)]);
+    let run = world.start(22, &[], "formats.js", &[("DAEBUG_NAME", "formats")]);
+    run.wait_output("ready");
+    let log = log_in(world.root.path(), "formats-");
+    let mut replies = String::new();
+    for from in (0..24).step_by(8) {
+        replies.push_str(&ask(
+            &log,
+            &format!(
+                "cases.slice({from}, {from} + 8).forEach(([f, ...a], i) => console.log(`fmt${{i + {from}}} ` + f, ...a))"
+            ),
+        ));
+    }
+    let out = run.wait_output("fmt23 ");
+    let printed: Vec<&str> = out.lines().filter(|l| l.starts_with("fmt")).collect();
+    assert_eq!(printed.len(), 24, "{out}");
+    // `%o` shows a string as daebug writes strings (`"o"`); Node quotes it
+    // its own way (`'o'`).
+    let differ: Vec<&str> = printed
+        .iter()
+        .filter(|line| !line.starts_with("fmt23 "))
+        .filter(|line| !replies.contains(&format!("```Text console.log\n{line}\n```")))
+        .copied()
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "printed, not in the log: {differ:#?}\n{replies}"
+    );
+    assert!(
+        replies.contains("```Text console.log\nfmt23 \"o\"\n```"),
+        "{replies}"
+    );
+}

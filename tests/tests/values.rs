@@ -123,6 +123,47 @@ fn values_are_whole_when_asked_and_compact() {
         "{reply}"
     );
 
+    // A value cut at its depth says so, under it, with the depth that
+    // shows it whole; one shown whole says nothing.
+    let reply = ask(&format!("\n```js\n{deep}\n```\n"));
+    assert!(
+        reply.contains(
+            "{ n: { n: { n: { n: [Object] } } } }\n(cut at depth 4: depth=8 shows more)\n```"
+        ),
+        "{reply}"
+    );
+    let reply = ask("\n```js\n({ a: { b: { c: { d: { e: { f: 1 } } } } } })\n```\n");
+    assert!(
+        reply.contains("[Object] } } } }\n(cut at depth 4: depth=6 shows more)\n```"),
+        "{reply}"
+    );
+    let reply = ask(&format!("\n```js depth=6\n{deep}\n```\n"));
+    assert!(
+        reply.contains("(cut at depth 6: depth=8 shows more)\n```"),
+        "{reply}"
+    );
+    let reply = ask(&format!("\n```js depth=8\n{deep}\n```\n"));
+    assert!(!reply.contains("(cut at depth"), "{reply}");
+    // Deeper than `depth=` goes: the most it shows, then where it stops.
+    let list = "let l = null; for (let i = 0; i < 40; i++) l = { next: l }; l";
+    let reply = ask(&format!("\n```js\n{list}\n```\n"));
+    assert!(
+        reply.contains("\n(cut at depth 4: depth=20 shows more)\n```"),
+        "{reply}"
+    );
+    let reply = ask(&format!("\n```js depth=20\n{list}\n```\n"));
+    assert!(
+        reply.contains("\n(cut at depth 20, the deepest a reply shows)\n```"),
+        "{reply}"
+    );
+    // Console arguments keep their own depth, with no note.
+    let reply = ask("\n```js\nlet c = { v: 'bottom' }; for (let i = 0; i < 7; i++) c = { n: c }; console.log(c); 1\n```\n");
+    assert!(
+        reply.contains("```Text console.log\n{ n: { n: [Object] } }\n```"),
+        "{reply}"
+    );
+    assert!(!reply.contains("(cut at depth"), "{reply}");
+
     // `full` shows every item of a long array, archived when long.
     let many = "Array.from({ length: 20000 }, (_, i) => i)";
     let reply = ask(&format!("\n```js\n{many}\n```\n"));

@@ -1427,6 +1427,18 @@ new RangeError('msg').message
 // --- odd-empty-braces
 {}
 
+// --- odd-object-literal-await
+{ a: await Promise.resolve(1) }
+
+// --- odd-object-literal-await-two
+{ a: await Promise.resolve(1), b: [await 2] }
+
+// --- odd-object-literal-shorthand
+{ awObj }
+
+// --- odd-block-statement-let
+{ let oddX = 1; oddX + 1 }
+
 // --- odd-anonymous-function-statement
 function(){}
 

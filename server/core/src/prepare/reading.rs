@@ -170,19 +170,35 @@ fn without_hashbang(source: &str) -> String {
     }
 }
 
-/// `(source)` when the block is one object literal and nothing else, as
-/// DevTools reads `{ a: 1 }` (not a block statement with a label).
+/// `(source)` when the block starts with `{`, ends with `}` and reads as
+/// one expression in parentheses, as both consoles read `{ a: 1 }` (an
+/// object literal, not a block statement with a label), see
+/// docs/log-format.md ("Evaluation"). It is read where the block runs, in
+/// an async function, so `{ a: await p }` is one too.
 fn object_literal(source: &str, source_type: SourceType) -> Option<String> {
     let t = source.trim();
     if !(t.starts_with('{') && t.ends_with('}')) {
         return None;
     }
     let wrapped = format!("({source})");
+    let text = format!("{OPENING}{wrapped}{CLOSING}");
     let allocator = Allocator::default();
-    let parsed = parse(&allocator, &wrapped, source_type);
-    let one_expression = parsed.program.body.len() == 1
-        && matches!(parsed.program.body[0], Statement::ExpressionStatement(_));
-    (parsed.diagnostics.is_empty() && one_expression).then_some(wrapped)
+    let parsed = parse(&allocator, &text, source_type);
+    if !parsed.diagnostics.is_empty() || parsed.panicked {
+        return None;
+    }
+    let body = match parsed.program.body.as_slice() {
+        [Statement::ExpressionStatement(e)] => match e.expression.get_inner_expression() {
+            Expression::FunctionExpression(f) => f.body.as_deref(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let one_expression = body.is_some_and(|b| {
+        b.directives.is_empty()
+            && matches!(b.statements.as_slice(), [Statement::ExpressionStatement(_)])
+    });
+    one_expression.then_some(wrapped)
 }
 
 #[cfg(test)]
@@ -230,5 +246,35 @@ mod tests {
         assert_eq!(r.source_at, r.start + 1);
         let r = read(&allocator, "#!/usr/bin/env node\n1", Lang::Js).unwrap();
         assert_eq!(&r.text[r.start..r.end], "                   \n1");
+    }
+
+    /// docs/log-format.md ("Evaluation"): a block that starts with `{`, ends
+    /// with `}` and reads as an expression in parentheses is an object
+    /// literal, as both consoles read it; anything else keeps its reading.
+    #[test]
+    fn a_block_in_braces_is_an_object_literal_when_it_reads_as_one() {
+        let allocator = Allocator::default();
+        for (source, lang, literal) in [
+            ("{ a: 1 }", Lang::Js, true),
+            ("{a: 1, b: 2}", Lang::Js, true),
+            ("{ x }", Lang::Js, true),
+            ("{ a: await Promise.resolve(1) }", Lang::Js, true),
+            ("  {\n  a: await p,\n  b: [await q]\n}\n", Lang::Js, true),
+            ("{ [await k]: 1, ...(await rest) }", Lang::Js, true),
+            ("{ a: 1 as number }", Lang::Ts, true),
+            ("{}", Lang::Js, true),
+            ("{ let x = 1; x + 1 }", Lang::Js, false),
+            ("{ await null; 'in block' }", Lang::Js, false),
+            ("{ a: 1 } // a comment", Lang::Js, false),
+            ("{ a: 1 }\n{ b: 2 }", Lang::Js, false),
+            ("{ 'use strict' }", Lang::Js, false),
+            ("{ a: 1 };", Lang::Js, false),
+        ] {
+            let r = read(&allocator, source, lang).unwrap();
+            let text = &r.text[r.start..r.end];
+            let wrapped = text == format!("({source})");
+            assert_eq!(wrapped, literal, "{source:?} read as {text:?}");
+            assert_eq!(r.source_at, r.start + usize::from(literal), "{source:?}");
+        }
     }
 }
