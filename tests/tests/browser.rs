@@ -203,6 +203,15 @@ fn readme_recipe(after: &str, fence: &str) -> String {
 fn the_readme_recipes_leave_an_app_working_when_the_hub_is_down() {
     let page_line = readme_recipe("**A page on a dev server (Vite).**", "html");
     let worker_line = readme_recipe("**A module worker.**", "js");
+    let classic_line = {
+        let readme = include_str!("../../README.md");
+        let from = readme.find("**A classic worker** loads it with `").unwrap() + 36;
+        readme[from..from + readme[from..].find('`').unwrap()].to_string()
+    };
+    assert!(
+        classic_line.contains("127.0.0.1:8302/daebug.js"),
+        "{classic_line}"
+    );
     assert!(
         page_line.contains("127.0.0.1:8302/daebug.js"),
         "{page_line}"
@@ -219,9 +228,19 @@ fn the_readme_recipes_leave_an_app_working_when_the_hub_is_down() {
                 format!(
                     "<!doctype html><html><head>{}<title>Counts</title></head><body>\
                      <script>const w = new Worker('/worker.js', {{ type: 'module' }});\
-                     w.onmessage = (e) => {{ document.title = 'counted ' + e.data; }};\
-                     w.postMessage([1, 2, 3]);</script></body></html>",
+                     const c = new Worker('/classic.js');\
+                     let got = [];\
+                     const show = (e) => {{ got.push(e.data); document.body.dataset.counted = got.sort().join(); }};\
+                     w.onmessage = show; c.onmessage = show;\
+                     w.postMessage([1, 2, 3]); c.postMessage([4, 5]);</script></body></html>",
                     at(&page_line)
+                ),
+            ),
+            (
+                "/classic.js",
+                format!(
+                    "{}\nself.onmessage = (e) => postMessage(e.data.reduce((a, b) => a + b, 0));\n",
+                    at(&classic_line)
                 ),
             ),
             (
@@ -247,7 +266,7 @@ fn the_readme_recipes_leave_an_app_working_when_the_hub_is_down() {
     let mut tab = support::cdp::DevtoolsBrowser::open(&format!("{}/", app(closed)));
     tab.wait_until(
         "the worker's answer with the hub down",
-        "document.title === 'counted 6' || null",
+        "document.body?.dataset.counted === '6,9' || null",
     );
 
     // The same lines with the hub up: the page and the worker connect.
@@ -264,7 +283,7 @@ fn the_readme_recipes_leave_an_app_working_when_the_hub_is_down() {
     let mut tab = support::cdp::DevtoolsBrowser::open(&format!("{}/", app(port)));
     tab.wait_until(
         "the worker's answer with the hub up",
-        "document.title === 'counted 6' || null",
+        "document.body?.dataset.counted === '6,9' || null",
     );
     wait_for(
         &root.path().join("debug.md"),
