@@ -576,12 +576,14 @@ fn rerun_runs_the_skipped_blocks_again_once() {
     h.append("\nrerun\n");
     assert_eq!(h.codes(), vec!["A\n", "B\n"], "{}", h.text);
     assert!(
-        h.text.contains("\nrerun\n(rerun: the 2 blocks the failure at "),
+        h.text
+            .contains("\nrerun\n(rerun: the 2 blocks the failure at "),
         "{}",
         h.text
     );
     assert!(
-        h.text.contains("skipped, run again in order)\n\n```js\nB\n```\n"),
+        h.text
+            .contains("skipped, run again in order)\n\n```js\nB\n```\n"),
         "{}",
         h.text
     );
@@ -602,4 +604,39 @@ fn rerun_runs_the_skipped_blocks_again_once() {
     // `rerun` with other words is prose.
     h.append("\nrerun please\n");
     assert_eq!(h.codes().len(), 3, "{}", h.text);
+}
+
+/// A block queued behind `daebug.reload()` runs in the new document: the
+/// `reloaded` line goes above it, and its reply's header time is never
+/// earlier than that line's (docs/log-format.md, "Lifecycle lines").
+#[test]
+fn a_reply_under_a_reloaded_line_is_not_dated_before_it() {
+    let mut h = H::new();
+    h.append(&format!("{}{}", block("daebug.reload()"), block("check()")));
+    h.ok("reloading");
+    assert_eq!(h.codes(), vec!["daebug.reload()\n", "check()\n"]);
+    let check = h.running().expect("the check waits for the new document");
+    h.advance(2_000);
+    h.step(Input::Lifecycle {
+        what: daebug::engine::lifecycle::Lifecycle::Reloaded,
+        url: "http://127.0.0.1:5173/".into(),
+        at: None,
+    });
+    h.step(Input::Started { job: check });
+    h.ok("fine");
+    let line = h
+        .text
+        .find("> **shop-3f2a** reloaded at ")
+        .expect("the line");
+    let line_at = &h.text[line + 28..line + 36];
+    let reply = h
+        .text
+        .find("> **shop-3f2a** to agent at 10:00:02")
+        .unwrap_or(0);
+    assert!(
+        reply > line,
+        "the reply ({line_at}) dated from when it ran:\n{}",
+        h.text
+    );
+    assert_eq!(footers(&h.text), 1, "{}", h.text);
 }

@@ -828,7 +828,31 @@ impl LogEngine {
             j.request_hint = j.request_hint.map(shift);
         }
         self.tail_from = shift(self.tail_from);
+        self.redate_waiting(&mut w, now);
         self.finish(text, w, out);
+    }
+
+    /// The job that waited for a new document runs in it from now: its
+    /// region's header (and so its reply's) takes this time, never earlier
+    /// than the document's line above it.
+    fn redate_waiting(&mut self, w: &mut Work, now: Now) {
+        let Some(j) = self.job.as_mut() else { return };
+        let Some((who, _)) = j.exec_header.rsplit_once(" at ") else {
+            return;
+        };
+        let header = format!("{who} at {}", now.clock);
+        let Some(rel) = j.region_hint.and_then(|h| h.checked_sub(w.base)) else {
+            return;
+        };
+        if header == j.exec_header || !w.buf[rel..].starts_with(&j.exec_header) {
+            return;
+        }
+        w.buf.replace_range(rel..rel + j.exec_header.len(), &header);
+        for t in self.ledger.iter_mut().filter(|t| t.job == Some(j.id)) {
+            t.header = header.clone();
+        }
+        j.exec_header = header;
+        j.exec_clock = now.clock;
     }
 
     fn finish(&mut self, text: &str, w: Work, out: &mut Output) {
