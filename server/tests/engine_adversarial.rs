@@ -640,3 +640,57 @@ fn a_reply_under_a_reloaded_line_is_not_dated_before_it() {
     );
     assert_eq!(footers(&h.text), 1, "{}", h.text);
 }
+
+/// The new document's console before the waiting block began in it is
+/// background above the block, after the `reloaded` line; what it logged
+/// while the block ran is in the block's reply: the order they happened
+/// in, never the reverse.
+#[test]
+fn a_new_documents_events_before_the_waiting_block_stand_above_it() {
+    let mut h = H::new();
+    h.append(&format!("{}{}", block("daebug.reload()"), block("check()")));
+    h.ok("reloading");
+    let check = h.running().expect("the check waits");
+    h.advance(1_000);
+    h.step(Input::Lifecycle {
+        what: daebug::engine::lifecycle::Lifecycle::Reloaded,
+        url: "http://127.0.0.1:5173/".into(),
+        at: None,
+    });
+    let event = |m: &str| BackgroundEvent {
+        kind: EventType::Console,
+        level: Level::Log,
+        source: None,
+        ts: "10:00:01".into(),
+        message: m.into(),
+        stack: None,
+    };
+    h.step(Input::Background {
+        events: vec![event("[vite] connecting...")],
+        dropped: 0,
+        limited: 0,
+        over_rate: 0,
+    });
+    h.step(Input::Started { job: check });
+    h.step(Input::Result(JobResult {
+        job: check,
+        outcome: Outcome::Ok(Value::Text("fine".into())),
+        events: vec![event("[vite] connected.")],
+        dropped: 0,
+        limited: 0,
+        duration_ms: 3,
+    }));
+    let t = &h.text;
+    let (reloaded, connecting, block_at, connected) = (
+        t.find("reloaded at").unwrap(),
+        t.find("[vite] connecting...").expect("connecting"),
+        t.find("check()").unwrap(),
+        t.find("[vite] connected.").expect("connected"),
+    );
+    assert!(
+        reloaded < connecting && connecting < block_at && block_at < connected,
+        "{t}"
+    );
+    assert_eq!(footers(t), 1, "{t}");
+    assert!(t.trim_end().ends_with(FOOTER), "{t}");
+}

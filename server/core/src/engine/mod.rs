@@ -210,6 +210,9 @@ struct Running {
     /// document's line that comes before goes above the block: the block
     /// runs in that document.
     begun: bool,
+    /// It waited for a new document, whose line stands above it: that
+    /// document's background events before the block began go there too.
+    in_new_document: bool,
     /// A data fence's job: its reply is the realm's note, not a value.
     data: bool,
 }
@@ -522,7 +525,15 @@ impl LogEngine {
                     if over_rate > 0 {
                         block.push_str(&render::over_rate_note(over_rate));
                     }
-                    self.above_footer(text, block, now, out);
+                    match &self.job {
+                        // The new document's events before the block began
+                        // in it stand with its line, above the block: the
+                        // log keeps the order things happened in.
+                        Some(j) if !j.begun && j.in_new_document => {
+                            self.line_above_running(text, block, now, out)
+                        }
+                        _ => self.above_footer(text, block, now, out),
+                    }
                 }
             }
             Input::Images { job, pictures } => self.pictures.handle_saved(job, pictures),
@@ -764,7 +775,12 @@ impl LogEngine {
                 j.lifecycle.push_str(&lines);
                 self.update_region(text, true, now, out);
             }
-            Some(_) => self.line_above_running(text, lines, now, out),
+            Some(_) => {
+                if let Some(j) = self.job.as_mut() {
+                    j.in_new_document = true;
+                }
+                self.line_above_running(text, lines, now, out)
+            }
             None => {
                 self.pending.push(lines);
                 self.idle_changed(text, now, out);
@@ -1172,6 +1188,7 @@ impl LogEngine {
             lifecycle: String::new(),
             gathering: self.config.fan_out.then(fan_out::Gathering::default),
             begun: false,
+            in_new_document: false,
             data: block.info.data.is_some(),
         };
         if self.config.fan_out {
