@@ -403,3 +403,47 @@ fn module_in_a_worker_is_its_own_entry_instance_unless_fresh_is_asked() {
         "{reply}"
     );
 }
+
+/// Around a reload the log keeps the order and time things happened in
+/// (issue 40): the new document's first console line (before the check
+/// block began in it) stands above the check, its later one in the
+/// check's reply, and the check's reply is not dated before the
+/// `reloaded` line above it. Several reloads, as the race was rare.
+#[test]
+fn around_a_reload_lines_keep_their_order_and_time() {
+    const VITE_LIKE: &str = "<!doctype html><html><head><title>Kit</title></head><body>\
+        <script>console.log('[vite] connecting...'); setTimeout(() => console.log('[vite] connected.'), 40);</script>\
+        </body></html>";
+    let world = World::new(&[("index.html", VITE_LIKE)], "index.html");
+    let log = world.log("kit-");
+    let secs = |hms: &str| -> u32 {
+        hms.split(':')
+            .map(|n| n.parse::<u32>().unwrap())
+            .fold(0, |a, n| a * 60 + n)
+    };
+    for round in 0..3 {
+        let text = log.exchange(
+            Write::Append,
+            &format!(
+                "\n```js\ndaebug.reload()\n```\n\n```js\nawait daebug.sleep(150);\n{round}\n```\n"
+            ),
+            2,
+        );
+        let from = text.rfind("daebug.reload()").unwrap();
+        let t = &text[from..];
+        let line = t.find(" reloaded at ").expect("a reloaded line");
+        let check = t.find(&format!("\n{round}\n```")).expect("the check");
+        let connecting = t.find("[vite] connecting...").expect("connecting");
+        let connected = t.find("[vite] connected.").expect("connected");
+        assert!(
+            line < connecting && connecting < connected && check < connected,
+            "round {round}:\n{t}"
+        );
+        let line_at = &t[line + 13..line + 21];
+        let reply = t[check..].find(" to agent at ").unwrap() + check + 13;
+        assert!(
+            secs(&t[reply..reply + 8]) >= secs(line_at),
+            "round {round}:\n{t}"
+        );
+    }
+}
