@@ -4,7 +4,11 @@
 //! (`Runtime.exceptionThrown`), and the browser's own messages
 //! (`Log.entryAdded`: failed loads, CORS and private-network refusals,
 //! interventions). Console calls (`Runtime.consoleAPICalled`) are the
-//! adapter's to report and are not read here.
+//! adapter's to report and are not read here; nor is what Chromium tells
+//! a page of its workers (`Log.entryAdded` from source `worker`: their
+//! console and their uncaught errors, each already said in the worker's
+//! own session and its adapter's log), nor the browser's own request for
+//! a site's `favicon.ico` (docs/browser-bridge.md, "What the log shows").
 
 use daebug_protocol::{BackgroundEvent, EventType, Level};
 use serde_json::Value;
@@ -107,6 +111,11 @@ fn log_entry(entry: &Value) -> Option<(Place, BrowserLine)> {
         .get("source")
         .and_then(Value::as_str)
         .unwrap_or("other");
+    // A worker's console and errors, copied to its page: the worker's own
+    // session said them, in the worker's realm.
+    if source == "worker" || entry.get("workerId").is_some() {
+        return None;
+    }
     let level = match entry.get("level").and_then(Value::as_str) {
         Some("error") => Level::Error,
         Some("warning") => Level::Warn,
@@ -121,6 +130,9 @@ fn log_entry(entry: &Value) -> Option<(Place, BrowserLine)> {
     if let Some(u) = url.filter(|u| !text.contains(u)) {
         message.push_str(&format!(" ({u})"));
     }
+    if source == "network" && url.is_some_and(is_favicon) {
+        return None;
+    }
     let about = match url {
         Some(u) if source == "network" => About::Request(u.to_string()),
         _ => About::Message(text.to_string()),
@@ -134,6 +146,17 @@ fn log_entry(entry: &Value) -> Option<(Place, BrowserLine)> {
             about,
         },
     ))
+}
+
+/// Whether `url` is a site's `/favicon.ico`, which the browser asks for
+/// itself once a page has loaded (a page that names no icon): not the
+/// page's request. An icon the page names elsewhere (`<link rel=icon>`)
+/// stays the page's.
+fn is_favicon(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.find('/').map_or("", |i| &rest[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    path == "/favicon.ico"
 }
 
 /// When the browser says it happened (ms since the epoch), for events
@@ -193,13 +216,13 @@ mod tests {
     fn the_browsers_own_messages() {
         let params = json!({"entry": {"source": "network", "level": "error",
             "text": "Failed to load resource: the server responded with a status of 404 (Not Found)",
-            "url": "http://127.0.0.1:8396/favicon.ico"}});
+            "url": "http://127.0.0.1:8396/logo.png", "networkRequestId": "25598.2"}});
         let (place, line) = line_of("Log.entryAdded", &params).unwrap();
         assert_eq!(place, Place::Target);
-        assert_eq!(line.message, "network: Failed to load resource: the server responded with a status of 404 (Not Found) (http://127.0.0.1:8396/favicon.ico)");
+        assert_eq!(line.message, "network: Failed to load resource: the server responded with a status of 404 (Not Found) (http://127.0.0.1:8396/logo.png)");
         assert_eq!(
             line.about,
-            About::Request("http://127.0.0.1:8396/favicon.ico".into())
+            About::Request("http://127.0.0.1:8396/logo.png".into())
         );
         let cors = json!({"entry": {"source": "javascript", "level": "error",
             "text": "Access to fetch at 'http://a/' from origin 'http://b' has been blocked by CORS policy",
@@ -214,6 +237,38 @@ mod tests {
         )
         .is_none());
         assert!(line_of("Runtime.consoleAPICalled", &json!({})).is_none());
+    }
+
+    #[test]
+    fn what_a_worker_said_and_the_browsers_favicon_are_not_the_pages() {
+        // As Chromium 156 tells a page of its worker's `console.log` (the
+        // worker's session has it as `Runtime.consoleAPICalled`).
+        let worker = json!({"entry": {"source": "worker", "level": "info", "text": "tick",
+            "timestamp": 1795831097296.322, "url": "http://127.0.0.1:8302/daebug.js", "lineNumber": 0,
+            "workerId": "B7A75771E285CE8F0EA0428D33ED034A"}});
+        assert!(line_of("Log.entryAdded", &worker).is_none());
+        let error = json!({"entry": {"source": "worker", "level": "error",
+            "text": "Uncaught Error: worker boom", "url": "http://h/w.js",
+            "workerId": "B7A75771E285CE8F0EA0428D33ED034A"}});
+        assert!(line_of("Log.entryAdded", &error).is_none());
+        for url in [
+            "http://127.0.0.1:5173/favicon.ico",
+            "http://127.0.0.1:5173/favicon.ico?v=2",
+        ] {
+            let favicon = json!({"entry": {"source": "network", "level": "error",
+                "text": "Failed to load resource: the server responded with a status of 404 (Not Found)",
+                "url": url, "networkRequestId": "25598.2"}});
+            assert!(line_of("Log.entryAdded", &favicon).is_none(), "{url}");
+        }
+        for url in [
+            "http://127.0.0.1:5173/icons/favicon.ico",
+            "http://127.0.0.1:5173/favicon.ico.png",
+        ] {
+            let named = json!({"entry": {"source": "network", "level": "error",
+                "text": "Failed to load resource: the server responded with a status of 404 (Not Found)",
+                "url": url}});
+            assert!(line_of("Log.entryAdded", &named).is_some(), "{url}");
+        }
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //!   order).
 //! - `lines.rs` (pure): which events make a line, and the line.
 //! - `targets.rs` (pure): attached targets and which realm each place is.
-//! - `shot.rs` (pure): `daebug.screenshot()`'s clip and its answers.
+//! - `shot.rs`: `daebug.screenshot()`: the clip, and a view made large
+//!   enough for a moment when the clip is beyond it, then put back.
 //! - `inspect.rs`: `getEventListeners` and `queryObjects`, answered in
 //!   the page itself.
 //! - this file: the task: find the browser's WebSocket, attach to every
@@ -15,8 +16,9 @@
 //!   place's stem from the adapter's marker, hand lines on; reconnect
 //!   while the browser is away; stop with the hub.
 //!
-//! What the adapter already reported is left out where the lines reach
-//! the log (`hub/browser_seen.rs`), since only the log task sees both.
+//! What any realm's adapter already reported is left out where the lines
+//! reach the log (`hub/browser_seen.rs`, against the one record of what
+//! the adapters said that this handle carries to every log task).
 
 pub mod connection;
 pub mod inspect;
@@ -31,6 +33,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::hub::browser_seen::Said;
 use connection::{CdpCommands, CdpEvent};
 use daebug_protocol::Inspect;
 use lines::{BrowserLine, Place};
@@ -81,13 +84,21 @@ impl Asked {
 }
 
 /// What the hub's log tasks hold to ask the bridge for a screenshot, or
-/// what only DevTools knows.
+/// what only DevTools knows, and the one record of what the adapters of
+/// all realms said (for the bridge's lines to leave out, whichever log
+/// they reach: `hub/browser_seen.rs`).
 #[derive(Clone, Debug)]
 pub struct CdpHandle {
     requests: mpsc::UnboundedSender<Request>,
+    said: Said,
 }
 
 impl CdpHandle {
+    /// What the adapters said lately, in every realm.
+    pub fn said(&self) -> Said {
+        self.said.clone()
+    }
+
     /// A PNG of the realm's page (the element `selector` matches, or the
     /// whole page), or why not, in words for the block.
     pub async fn screenshot(
@@ -142,7 +153,10 @@ pub fn spawn(
 ) -> CdpHandle {
     let (requests, rx) = mpsc::unbounded_channel();
     tracker.spawn(run(endpoint, report, rx, shutdown));
-    CdpHandle { requests }
+    CdpHandle {
+        requests,
+        said: Said::default(),
+    }
 }
 
 /// Runs the bridge until `shutdown`.
@@ -231,6 +245,8 @@ struct Bridge<'a> {
     waiting: Vec<(String, Place, BrowserLine)>,
     /// Marker lookups under way: (session, place, stem or `""`).
     lookups: JoinSet<(String, Place, String)>,
+    /// Held while a screenshot is taken.
+    shots: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl<'a> Bridge<'a> {
@@ -241,6 +257,7 @@ impl<'a> Bridge<'a> {
             targets: Targets::default(),
             waiting: Vec::new(),
             lookups: JoinSet::new(),
+            shots: Default::default(),
         }
     }
 
@@ -389,6 +406,7 @@ impl<'a> Bridge<'a> {
         let commands = self.commands.clone();
         let known = self.targets.session_of(&r.stem).map(str::to_string);
         let pages = self.targets.pages();
+        let shots = self.shots.clone();
         tokio::spawn(async move {
             let session = match known {
                 Some(s) => Some(s),
@@ -399,7 +417,10 @@ impl<'a> Bridge<'a> {
             };
             match r.asked {
                 Asked::Shot { selector, reply } => {
-                    let _ = reply.send(take(&commands, &s, selector.as_deref()).await);
+                    // One at a time: a shot beyond the view changes the
+                    // view until it is put back.
+                    let _one = shots.lock().await;
+                    let _ = reply.send(shot::take(&commands, &s, selector.as_deref()).await);
                 }
                 Asked::Inspect { ask, what, reply } => {
                     let _ = reply.send(inspect::answer(&commands, &s, ask, what).await);
@@ -445,43 +466,6 @@ async fn find_page(commands: &CdpCommands, pages: Vec<String>, stem: &str) -> Op
         }
     }
     None
-}
-
-/// The PNG of `selector`'s element (or the whole page) in `session`.
-async fn take(
-    commands: &CdpCommands,
-    session: &str,
-    selector: Option<&str>,
-) -> Result<Vec<u8>, String> {
-    let s = Some(session);
-    let clip = match selector {
-        Some(sel) => {
-            let params = json!({ "expression": shot::element_box(sel), "returnByValue": true });
-            let found = commands
-                .call("Runtime.evaluate", params, s)
-                .await
-                .map_err(|e| e.to_string())?;
-            shot::clip_of(sel, &found)?
-        }
-        None => {
-            let metrics = commands
-                .call("Page.getLayoutMetrics", json!({}), s)
-                .await
-                .map_err(|e| e.to_string())?;
-            shot::page_clip(&metrics)?
-        }
-    };
-    let taken = commands
-        .call("Page.captureScreenshot", shot::capture_params(clip), s)
-        .await
-        .map_err(|e| e.to_string())?;
-    let data = taken
-        .get("data")
-        .and_then(Value::as_str)
-        .ok_or("the browser sent no picture")?;
-    base64_simd::STANDARD
-        .decode_to_vec(data)
-        .map_err(|_| "the browser sent a garbled picture".to_string())
 }
 
 fn epoch_ms() -> f64 {

@@ -1,15 +1,18 @@
 //! Pure, time passed in: the browser bridge's lines for one log, less
-//! what the adapter already reported. The bridge often hears a thing
-//! before the adapter's report of it arrives (the adapter sends events
-//! outside a job once the oldest has waited 3 s), so each line waits:
-//! until the adapter's next batch of events sent after it ([`SETTLE`]
-//! after the line, so it was sent after the adapter saw the same thing:
-//! a batch carries all the adapter held), or at most [`HOLD`]. It is let
-//! go unless an adapter event said the same meanwhile or within
-//! [`REMEMBER`] before. The same line twice within [`SAME_LINE`] is one
-//! (a browser may say a thing once per session it has).
+//! what any adapter already reported (docs/browser-bridge.md, "Not
+//! twice"). The bridge often hears a thing before the adapter's report of
+//! it arrives (the adapter sends events outside a job within 20 ms), so
+//! each line waits: until the adapter's next batch of events sent after it
+//! ([`SETTLE`] after the line, so it was sent after the adapter saw the
+//! same thing: a batch carries all the adapter held), or at most [`HOLD`].
+//! It is let go unless an adapter event said the same meanwhile or within
+//! [`REMEMBER`] before, in this realm or any other ([`Said`] is the hub's
+//! one record: a same-process iframe's failed request is its page's
+//! `Log` entry, and the iframe's adapter reported it). Two lines alike are
+//! two events: each is written.
 
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use daebug_protocol::{BackgroundEvent, EventType};
@@ -23,20 +26,66 @@ pub const HOLD: Duration = Duration::from_millis(1_500);
 /// A batch of the adapter's that arrives this long after a line was sent
 /// after the adapter saw what the line is about.
 pub const SETTLE: Duration = Duration::from_millis(250);
-/// The same line again within this long is the same report.
-pub const SAME_LINE: Duration = Duration::from_secs(1);
-/// How long an adapter event (or a line let go) counts as said.
+/// How long an adapter event counts as said.
 pub const REMEMBER: Duration = Duration::from_secs(10);
-/// Lines and adapter events kept at most (a flood is thinned later).
+/// Lines held at most in one log (a flood is thinned later).
 const KEPT: usize = 256;
+/// Adapter events remembered at most, for all realms together.
+const SAID_KEPT: usize = 2_048;
+
+/// What the adapters of every realm said lately that a bridge line could
+/// repeat: errors and the browser's events (failed requests, reports), as
+/// text (message and stack). Console calls are not kept: the browser's
+/// own messages never repeat one (what Chromium copies of a worker's
+/// console to its page is not read, `cdp/lines.rs`). Shared by the log
+/// tasks of one hub.
+#[derive(Debug, Clone, Default)]
+pub struct Said(Arc<Mutex<VecDeque<(Instant, EventType, String)>>>);
+
+impl Said {
+    /// Events an adapter sent, at `now`.
+    pub fn record(&self, events: &[BackgroundEvent], now: Instant) {
+        let mut said = self.lock();
+        forget(&mut said, now);
+        for e in events.iter().filter(|e| e.kind != EventType::Console) {
+            let mut text = e.message.clone();
+            if let Some(s) = &e.stack {
+                text.push('\n');
+                text.push_str(s);
+            }
+            said.push_back((now, e.kind, text));
+        }
+        while said.len() > SAID_KEPT {
+            said.pop_front();
+        }
+    }
+
+    /// Whether an adapter, in any realm, said what the line says lately.
+    pub fn said(&self, line: &BrowserLine, now: Instant) -> bool {
+        let mut said = self.lock();
+        forget(&mut said, now);
+        reported(line, &said)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(Instant, EventType, String)>> {
+        // A log task that panicked holding it left a whole record.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn forget(said: &mut VecDeque<(Instant, EventType, String)>, now: Instant) {
+    while said.front().is_some_and(|(at, _, _)| *at + REMEMBER < now) {
+        said.pop_front();
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct BrowserSeen {
     held: VecDeque<(Instant, BrowserLine)>,
-    /// What the adapter said lately, as text (message and stack).
-    said: VecDeque<(Instant, EventType, String)>,
-    /// Lines let go lately.
-    sent: VecDeque<(Instant, String)>,
+    /// What the adapters said lately (this hub's one record).
+    said: Said,
     /// Lines that came by then are due: a batch of the adapter's came
     /// [`SETTLE`] after them.
     settled: Option<Instant>,
@@ -46,9 +95,16 @@ pub struct BrowserSeen {
 }
 
 impl BrowserSeen {
+    /// The lines of one log, told apart from what `said` records.
+    pub fn new(said: Said) -> Self {
+        BrowserSeen {
+            said,
+            ..BrowserSeen::default()
+        }
+    }
+
     /// A line from the bridge.
     pub fn handle_line(&mut self, line: BrowserLine, now: Instant) {
-        self.forget(now);
         if self.held.len() < KEPT {
             self.held.push_back((now, line));
         } else {
@@ -56,44 +112,29 @@ impl BrowserSeen {
         }
     }
 
-    /// Events the adapter sent (in a job's progress or result, or on
-    /// their own): all it held when it sent them.
+    /// Events this log's adapter sent (in a job's progress or result, or
+    /// on their own): all it held when it sent them.
     pub fn handle_adapter(&mut self, events: &[BackgroundEvent], now: Instant) {
-        self.forget(now);
         self.settled = now.checked_sub(SETTLE).max(self.settled);
-        for e in events {
-            let mut text = e.message.clone();
-            if let Some(s) = &e.stack {
-                text.push('\n');
-                text.push_str(s);
-            }
-            self.said.push_back((now, e.kind, text));
-        }
-        while self.said.len() > KEPT {
-            self.said.pop_front();
-        }
+        self.said.record(events, now);
         // What it said now rules out held lines at once.
         let said = &self.said;
-        self.held.retain(|(_, l)| !reported(l, said));
+        self.held.retain(|(_, l)| !said.said(l, now));
     }
 
-    /// The lines whose wait is over and that the adapter did not say, and
-    /// how many lines were dropped unheld since the last call (a flood
-    /// past [`KEPT`] waiting).
+    /// The lines whose wait is over and that no adapter said, and how
+    /// many lines were dropped unheld since the last call (a flood past
+    /// [`KEPT`] waiting).
     pub fn poll(&mut self, now: Instant) -> (Vec<BrowserLine>, u32) {
-        self.forget(now);
         let mut out = Vec::new();
         while let Some((at, _)) = self.held.front() {
             if now < *at + HOLD && self.settled.is_none_or(|s| *at > s) {
                 break;
             }
             let (_, line) = self.held.pop_front().expect("front");
-            let again = self.sent.iter().any(|(_, m)| *m == line.message);
-            if reported(&line, &self.said) || again {
-                continue;
+            if !self.said.said(&line, now) {
+                out.push(line);
             }
-            self.sent.push_back((now, line.message.clone()));
-            out.push(line);
         }
         (out, std::mem::take(&mut self.overflow))
     }
@@ -106,23 +147,6 @@ impl BrowserSeen {
             Some(s) if *at <= s => *at,
             _ => *at + HOLD,
         })
-    }
-
-    fn forget(&mut self, now: Instant) {
-        while self
-            .said
-            .front()
-            .is_some_and(|(at, _, _)| *at + REMEMBER < now)
-        {
-            self.said.pop_front();
-        }
-        while self
-            .sent
-            .front()
-            .is_some_and(|(at, _)| *at + SAME_LINE < now)
-        {
-            self.sent.pop_front();
-        }
     }
 }
 
@@ -255,15 +279,64 @@ mod tests {
     }
 
     #[test]
-    fn the_same_line_twice_at_once_is_written_once() {
+    fn two_lines_alike_are_two_events() {
+        // The trial's worker printed `out: {"left":2,"doneToday":1}` twice
+        // in a row; one of the two was dropped without a word.
         let t0 = Instant::now();
         let mut seen = BrowserSeen::default();
         seen.handle_line(line(FAVICON, About::Request("u".into())), t0);
         seen.handle_line(line(FAVICON, About::Request("u".into())), t0);
-        assert_eq!(seen.poll_lines(t0 + HOLD).len(), 1);
-        // Later, the same thing again is news.
+        assert_eq!(seen.poll_lines(t0 + HOLD).len(), 2);
         seen.handle_line(line(FAVICON, About::Request("u".into())), t0 + HOLD);
         assert_eq!(seen.poll_lines(t0 + HOLD * 2).len(), 1);
+    }
+
+    #[test]
+    fn what_another_realms_adapter_said_is_left_out_too() {
+        // A same-process iframe's failed request comes as its page's
+        // `Log` entry; the iframe's adapter reported it in its own log.
+        let t0 = Instant::now();
+        let said = Said::default();
+        let mut page = BrowserSeen::new(said.clone());
+        let mut frame = BrowserSeen::new(said.clone());
+        let url = "http://h/frame-missing.json";
+        page.handle_line(
+            line(
+                &format!("network: Failed to load resource: the server responded with a status of 404 (Not Found) ({url})"),
+                About::Request(url.into()),
+            ),
+            t0,
+        );
+        frame.handle_adapter(
+            &[event(
+                EventType::Browser,
+                &format!("GET {url} → 404 Not Found (3 ms)"),
+            )],
+            t0 + Duration::from_millis(20),
+        );
+        assert!(page.poll_lines(t0 + HOLD).is_empty());
+        // A page of another hub (another record) is not told.
+        let mut other = BrowserSeen::default();
+        other.handle_line(line("network: x", About::Request(url.into())), t0);
+        assert_eq!(other.poll_lines(t0 + HOLD).len(), 1);
+    }
+
+    #[test]
+    fn console_calls_are_not_what_the_browser_says() {
+        let t0 = Instant::now();
+        let mut seen = BrowserSeen::default();
+        seen.handle_adapter(
+            &[event(EventType::Console, "deprecation: x is deprecated")],
+            t0,
+        );
+        seen.handle_line(
+            line(
+                "deprecation: x is deprecated",
+                About::Message("x is deprecated".into()),
+            ),
+            t0,
+        );
+        assert_eq!(seen.poll_lines(t0 + HOLD).len(), 1);
     }
 
     #[test]

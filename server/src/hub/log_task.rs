@@ -172,6 +172,8 @@ pub fn spawn_fan_out(settings: LogSettings, tracker: &tokio_util::task::TaskTrac
 
 impl LogTask {
     fn new(stem: String, kind: RealmKind, settings: LogSettings, config: Config) -> LogTask {
+        // What every realm's adapter said, for the bridge's lines.
+        let said = settings.cdp.as_ref().map(|c| c.said()).unwrap_or_default();
         LogTask {
             images: ImageFiles::new(&settings.dir, &stem),
             file: LogFile::new(settings.dir.join(format!("{stem}.md"))),
@@ -183,7 +185,7 @@ impl LogTask {
             link: None,
             wake: None,
             cells: Cells::default(),
-            browser: BrowserSeen::default(),
+            browser: BrowserSeen::new(said),
             flushes: Vec::new(),
             timing: JobTimes::default(),
             submitted: HashMap::new(),
