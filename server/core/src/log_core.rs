@@ -126,9 +126,14 @@ impl LogCore {
     /// Something for the engine that is neither the realm's nor the
     /// presence's business (the file changed, a tick, a submitted block,
     /// a fan-out's answers, a note of the hub). A hub note about the
-    /// realm's connection goes after what the realm sent before it.
+    /// realm's connection goes after what the realm sent before it, and so
+    /// does a block the agent appended or a door sent: what the realm
+    /// logged before it was written stands above it, not after its reply.
     pub fn handle_input(&mut self, input: Input, now: Instant) {
-        if matches!(input, Input::HubNote { .. }) {
+        if matches!(
+            input,
+            Input::HubNote { .. } | Input::FileChanged | Input::Submit { .. }
+        ) {
             self.intake.flush_background(now);
         }
         self.intake.handle_input(input);
@@ -710,6 +715,22 @@ mod tests {
         desk.drain();
         assert!(desk.text.contains("before the result"), "{}", desk.text);
         assert!(desk.text.contains("\n6\n"), "{}", desk.text);
+    }
+
+    /// What the realm logged before the agent appended a block goes in
+    /// before the block is taken: above it, not after its reply.
+    #[test]
+    fn what_the_realm_logged_before_an_append_goes_in_before_it() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        let now = desk.now();
+        desk.core
+            .handle_background(vec![console("at load")], 0, 0, now);
+        assert!(desk.core.is_settled(), "held for a write of many");
+        desk.append(&block("4 + 4"));
+        let text = &desk.text;
+        let (logged, block_at) = (text.find("at load").unwrap(), text.find("4 + 4").unwrap());
+        assert!(logged < block_at, "{text}");
     }
 
     /// The page navigates away while its job runs: the reply says so now;
