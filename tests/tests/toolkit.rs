@@ -416,6 +416,12 @@ fn around_a_reload_lines_keep_their_order_and_time() {
         </body></html>";
     let world = World::new(&[("index.html", VITE_LIKE)], "index.html");
     let log = world.log("kit-");
+    // The first document's lines are in before the first append (a line
+    // the hub has not heard of yet when a block is appended is written
+    // after that block's reply).
+    support::wait_for(&log.path, "the first document's lines", |t| {
+        t.contains("[vite] connected.")
+    });
     let secs = |hms: &str| -> u32 {
         hms.split(':')
             .map(|n| n.parse::<u32>().unwrap())
