@@ -6,6 +6,9 @@
 // keeps what they see until the adapter (the WebAssembly a page runs,
 // loaded from the hub) takes over. Nothing here keeps the process alive:
 // a program that would end, ends. Node 22 or later (a global WebSocket).
+import http from "node:http";
+import http2 from "node:http2";
+import https from "node:https";
 import module from "node:module";
 import net from "node:net";
 import path from "node:path";
@@ -34,6 +37,7 @@ function start() {
   }
   const fetch0 = globalThis.fetch;
   const early = (globalThis[Symbol.for("daebug.early")] = hooks());
+  const served = serve(early);
   const realm = nodeRealm(entry);
   globalThis[Symbol.for("daebug.node")] = realm;
   globalThis[Symbol.for("daebug.resolve")] = realm.resolve;
@@ -46,10 +50,12 @@ function start() {
     .then((glue) => {
       glue.start(SELF);
       addTests(early);
+      addServed(served);
       return glue;
     })
     .catch((e) => {
       early.stop();
+      served.stop();
       const script = path.basename(entry);
       const warn = (line) => early.originals.warn.call(console, line);
       if (e && e.cause && e.cause.code === "ECONNREFUSED") {
@@ -72,6 +78,318 @@ function addTests(early) {
   if (!kit || kit.test) return;
   kit.test = (spec, options) =>
     import(new URL("./daebug-test-node.mjs", import.meta.url)).then((m) => m.runTests(spec, options, early.report));
+}
+
+// `daebug.network.served({ url, status })` (docs/log-format.md, "Requests a
+// Node realm serves"), beside what the toolkit's `network` has.
+function addServed(served) {
+  const kit = globalThis[Symbol.for("daebug.toolkit")];
+  if (!kit) return;
+  if (!kit.network || typeof kit.network !== "object") kit.network = {};
+  if (!kit.network.served) kit.network.served = served.find;
+}
+
+// The requests this process serves through `http`, `https` and `http2`
+// servers (Express, Fastify, Koa and Next's server use them), recorded as
+// docs/log-format.md, "Requests a Node realm serves", says. The program
+// is not changed: a request's body is seen where its stream emits 'data'
+// (no listener is added, so a stream is read when and as the program reads
+// it), a response's in its own `write` and `end`, and everything passes
+// through as it was given. Nothing here holds a handle.
+const SERVED_KEPT = 500;
+// Bodies over this are recorded by size and type only.
+const BODY_MAX = 1024 * 1024;
+// A body up to this many characters is shown whole on the line.
+const BODY_SHOWN = 200;
+// The kept records' bodies together: past this, the oldest lose theirs.
+const BODIES_KEPT = 32 * 1024 * 1024;
+const SECRET_HEADERS = ["authorization", "cookie", "set-cookie", "proxy-authorization"];
+
+function serve(early) {
+  const kept = [];
+  let keptBytes = 0;
+  let on = true;
+  const TAPPED = Symbol.for("daebug.served");
+  const tap = (proto) => {
+    if (!proto || Object.prototype.hasOwnProperty.call(proto, TAPPED)) return;
+    const emit = proto.emit;
+    if (typeof emit !== "function") return;
+    hidden(proto, TAPPED, true);
+    hidden(proto, "emit", function (type, req, res) {
+      if (on && type === "request" && req && res && typeof res.end === "function") {
+        try {
+          watch(req, res);
+        } catch {}
+      }
+      return emit.apply(this, arguments);
+    });
+  };
+  tap(http.Server.prototype);
+  tap(https.Server.prototype);
+  // http2's server classes are not exported: their prototypes are those
+  // of a server made and never listened on.
+  for (const make of [() => http2.createServer(), () => http2.createSecureServer({})]) {
+    try {
+      tap(Object.getPrototypeOf(make()));
+    } catch {}
+  }
+
+  function watch(req, res) {
+    const r = {
+      method: String(req.method || "GET"),
+      url: String(req.url ?? ""),
+      at: new Date(),
+      start: performance.now(),
+      ms: 0,
+      status: 0,
+      statusText: "",
+      failed: "",
+      duringJob: early.inJob(),
+      request: part(req.headers),
+      response: part(null),
+      shown: ["", ""],
+    };
+    const reqEmit = req.emit;
+    hidden(req, "emit", function (type, chunk) {
+      if (type === "data") add(r.request, chunk);
+      return reqEmit.apply(this, arguments);
+    });
+    // http2's `end` calls `write`: a chunk counts once.
+    let ending = false;
+    const write = res.write;
+    const end = res.end;
+    hidden(res, "write", function (chunk, encoding) {
+      if (!ending) add(r.response, chunk, encoding);
+      return write.apply(this, arguments);
+    });
+    hidden(res, "end", function (chunk, encoding) {
+      if (!ending && typeof chunk !== "function") add(r.response, chunk, encoding);
+      ending = true;
+      try {
+        return end.apply(this, arguments);
+      } finally {
+        ending = false;
+      }
+    });
+    const resEmit = res.emit;
+    let done = false;
+    hidden(res, "emit", function (type) {
+      if (!done && (type === "finish" || type === "close")) {
+        done = true;
+        try {
+          ended(r, req, res, type === "finish" || res.writableFinished);
+        } catch {}
+      }
+      return resEmit.apply(this, arguments);
+    });
+  }
+
+  function ended(r, req, res, finished) {
+    r.ms = performance.now() - r.start;
+    r.duringJob = r.duringJob || early.inJob();
+    r.status = Number(res.statusCode) || 0;
+    // HTTP/2 has no status message (its getter warns): the code's own.
+    const message = res instanceof http.ServerResponse ? res.statusMessage : "";
+    r.statusText = String(message || http.STATUS_CODES[r.status] || "");
+    if (!finished) r.failed = "the connection closed before the answer ended";
+    const headers = typeof res.getHeaders === "function" ? res.getHeaders() : {};
+    r.response.headers = redacted(headers);
+    r.response.type = typeOf(headers);
+    r.response.coding = codingOf(headers);
+    for (const p of [r.request, r.response]) settle(p);
+    r.shown = [shown(r.request), shown(r.response)];
+    if (logged(r)) early.served(line(r));
+    kept.push(r);
+    keptBytes += r.request.bytes + r.response.bytes;
+    if (kept.length > SERVED_KEPT) {
+      const old = kept.shift();
+      keptBytes -= old.request.bytes + old.response.bytes;
+    }
+    for (let i = 0; keptBytes > BODIES_KEPT && i < kept.length; i++) {
+      for (const p of [kept[i].request, kept[i].response]) {
+        keptBytes -= p.bytes;
+        p.bytes = 0;
+        if (p.text !== undefined) (p.text = undefined), (p.omitted = "dropped: kept bodies over 32 MiB");
+      }
+    }
+  }
+
+  // One side of a request: its headers (redacted), type, size and the
+  // chunks seen so far (`null` once over BODY_MAX).
+  function part(headers) {
+    return {
+      headers: headers ? redacted(headers) : {},
+      type: headers ? typeOf(headers) : "",
+      coding: headers ? codingOf(headers) : "",
+      size: 0,
+      chunks: [],
+      text: undefined,
+      omitted: "",
+      bytes: 0,
+    };
+  }
+
+  function add(p, chunk, encoding) {
+    try {
+      if (chunk == null || !on) return;
+      const enc = typeof encoding === "string" && Buffer.isEncoding(encoding) ? encoding : "utf8";
+      const n = typeof chunk === "string" ? Buffer.byteLength(chunk, enc) : Number(chunk.byteLength) || 0;
+      p.size += n;
+      if (!p.chunks) return;
+      if (p.size > BODY_MAX) p.chunks = null;
+      else if (typeof chunk === "string") p.chunks.push(Buffer.from(chunk, enc));
+      else if (ArrayBuffer.isView(chunk)) p.chunks.push(Buffer.from(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+    } catch {}
+  }
+
+  // The body as text when it is text, within BODY_MAX and not compressed.
+  function settle(p) {
+    const chunks = p.chunks;
+    p.chunks = null;
+    if (!p.size) return;
+    if (!chunks) return void (p.omitted = "over 1 MiB");
+    if (p.coding || !textual(p.type)) return void (p.omitted = "not text");
+    p.text = Buffer.concat(chunks).toString("utf8");
+    p.bytes = p.text.length;
+  }
+
+  const json = (p) => {
+    if (p.text === undefined || !(/json/.test(p.type) || (!p.type && /^\s*[[{]/.test(p.text)))) return undefined;
+    try {
+      return { value: JSON.parse(p.text) };
+    } catch {
+      return undefined;
+    }
+  };
+
+  // A body's digest on the line: itself when short, else its size and type
+  // (and, for JSON, its shape).
+  function shown(p) {
+    if (!p.size) return "";
+    const kind = [sizeOf(p.size), p.type, p.coding].filter(Boolean).join(" ");
+    if (p.text === undefined) return `(${kind})`;
+    const j = json(p);
+    const text = j ? JSON.stringify(j.value) : p.text;
+    if (text.length <= BODY_SHOWN) return oneLine(text);
+    return j ? `${shape(j.value, 0)} (${kind})` : `(${kind})`;
+  }
+
+  // Failed, answered 400 or more, or served while a job ran: its line is
+  // in the log.
+  const logged = (r) => Boolean(r.failed || r.status >= 400 || r.duringJob);
+
+  function line(r) {
+    const [sent, answer] = r.shown;
+    const head = `${r.method} ${oneLine(r.url)}${sent ? " " + sent : ""} → `;
+    const ms = `(${Math.round(Math.max(0, r.ms))} ms)`;
+    if (r.failed) return `${head}failed: ${r.failed} ${ms}`;
+    const status = `${r.status}${r.statusText ? " " + r.statusText : ""}`;
+    return `${head}${status}${answer ? " " + answer : ""} ${ms}`;
+  }
+
+  const view = (p) => {
+    const out = { headers: p.headers, type: p.type, size: p.size };
+    if (p.coding) out.encoding = p.coding;
+    const j = json(p);
+    if (j) out.body = j.value;
+    else if (p.text !== undefined) out.body = p.text;
+    else if (p.omitted) out.omitted = p.omitted;
+    return out;
+  };
+
+  // `daebug.network.served({ url, status })`: url a part of it, status a
+  // number or a range ('4xx'); the matching records, newest last.
+  function find(query) {
+    const q = typeof query === "string" ? { url: query } : query || {};
+    const wants = (r) =>
+      (q.url == null || r.url.includes(String(q.url))) && statusIs(r.status, q.status);
+    return kept.filter(wants).map((r) => ({
+      method: r.method,
+      url: r.url,
+      status: r.status,
+      statusText: r.statusText,
+      ...(r.failed ? { failed: r.failed } : {}),
+      ms: Math.round(r.ms * 10) / 10,
+      at: r.at.toISOString(),
+      logged: logged(r),
+      line: line(r),
+      request: view(r.request),
+      response: view(r.response),
+    }));
+  }
+
+  return {
+    find,
+    // No hub: nothing more is recorded, nothing kept.
+    stop() {
+      on = false;
+      kept.length = 0;
+      keptBytes = 0;
+    },
+  };
+}
+
+function statusIs(status, want) {
+  if (want == null) return true;
+  if (typeof want === "number") return status === want;
+  const s = String(want).trim().toLowerCase();
+  let m = /^([1-5])xx$/.exec(s);
+  if (m) return Math.floor(status / 100) === Number(m[1]);
+  m = /^(\d{3})\s*-\s*(\d{3})$/.exec(s);
+  if (m) return status >= Number(m[1]) && status <= Number(m[2]);
+  return String(status) === s;
+}
+
+// An own property the program does not see in `Object.keys` or a copy.
+function hidden(target, key, value) {
+  Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: false });
+}
+
+// Headers as the program has them, those that carry credentials redacted
+// (`Bearer ****…a91f`: the scheme and the last 4 characters).
+function redacted(headers) {
+  const out = {};
+  for (const [k, v] of Object.entries(headers || {})) {
+    const secret = SECRET_HEADERS.includes(k.toLowerCase());
+    out[k] = !secret ? v : Array.isArray(v) ? v.map(hide) : hide(v);
+  }
+  return out;
+}
+
+function hide(value) {
+  const s = String(value);
+  const m = /^([A-Za-z][\w-]*\s+)(\S.*)$/.exec(s);
+  const [scheme, secret] = m && !m[1].includes("=") ? [m[1], m[2]] : ["", s];
+  return scheme + (secret.length >= 12 ? `****…${secret.slice(-4)}` : "****");
+}
+
+const typeOf = (headers) => String((headers && headers["content-type"]) || "").split(";")[0].trim().toLowerCase();
+const codingOf = (headers) => {
+  const c = String((headers && headers["content-encoding"]) || "").trim().toLowerCase();
+  return c === "identity" ? "" : c;
+};
+const textual = (type) => !type || /json|^text\/|xml|javascript|x-www-form-urlencoded|graphql/.test(type);
+const oneLine = (s) => String(s).replace(/[\u0000-\u001f\u007f]+/g, " ");
+
+function sizeOf(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+// A JSON value's shape: `[5 × {id, title, completed}]`.
+function shape(v, depth) {
+  if (Array.isArray(v)) return v.length ? `[${v.length} × ${shape(v[0], depth + 1)}]` : "[]";
+  if (v && typeof v === "object") {
+    const keys = Object.keys(v);
+    if (depth > 1) return keys.length ? "{…}" : "{}";
+    const shownKeys = keys.slice(0, 12).map((k) => {
+      const x = v[k];
+      return Array.isArray(x) && depth === 0 ? `${k}: ${shape(x, depth + 1)}` : k;
+    });
+    return `{${shownKeys.join(", ")}${keys.length > 12 ? `, … ${keys.length - 12} more` : ""}}`;
+  }
+  return v === null ? "null" : typeof v;
 }
 
 // What the adapter reads of this realm (`daebug.realm`, its hello), and

@@ -269,6 +269,19 @@ function hooks() {
     report(text) {
       if (sink) sink("test", [String(text)]);
     },
+    // Node: a request this realm served, as a `Text served` line
+    // (docs/log-format.md, "Requests a Node realm serves"); kept like a
+    // console call until the adapter attaches.
+    served(text) {
+      try {
+        if (sink) sink("served", [String(text)]);
+        else keep({ m: "served", args: [String(text)], at: performance.now() });
+      } catch {}
+    },
+    // Whether a job is running now (its requests are being listed).
+    inJob() {
+      return listed !== null;
+    },
     // The adapter will not come: keep nothing (no objects held for the
     // realm's life), listen to nothing; the wrappers pass through.
     stop() {

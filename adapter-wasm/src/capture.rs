@@ -396,6 +396,10 @@ fn console_call(
         // Not a console method: the loader's `report` for `daebug.test`'s
         // lines (the runner is JavaScript the hub serves), `Text test`.
         "test" => Call::Made(Some("test"), message_of(args)),
+        // Not a console method either: the Node loader's `served` for the
+        // requests a Node realm served (docs/log-format.md, "Requests a
+        // Node realm serves"), `Text served`.
+        "served" => Call::Made(Some("served"), message_of(args)),
         "count" => Call::Made(Some("console.count"), state.count(&first_label())),
         "countReset" => Call::Made(None, state.count_reset(&first_label())?),
         "time" => Call::Made(None, state.time(&first_label(), now())?),

@@ -275,6 +275,11 @@ pub fn event_info(e: &BackgroundEvent) -> String {
         // The other console methods name themselves in `source`; only a
         // known one may stand in a fence info string.
         (EventType::Console, _) if is_test_lines(e) => format!("Text {TEST_SOURCE}"),
+        // A request a Node realm served (docs/log-format.md, "Requests a
+        // Node realm serves"): its loader's lines, not a console call.
+        (EventType::Console, _) if e.source.as_deref() == Some(SERVED_SOURCE) => {
+            format!("Text {SERVED_SOURCE}")
+        }
         (EventType::Console, _) if e.source.as_deref() == Some("console.assert") => {
             "Error console.assert".into()
         }
@@ -419,6 +424,9 @@ pub fn is_test_lines(e: &BackgroundEvent) -> bool {
 /// The `source` of [`is_test_lines`] events; their fence is `Text test`.
 pub const TEST_SOURCE: &str = "test";
 
+/// The source of a Node realm's served-request lines (`Text served`).
+pub const SERVED_SOURCE: &str = "served";
+
 /// Batches of test lines in a row read as one `Text test` fence (and
 /// count as one event against the ten shown), so a run's lines stay
 /// whole however many batches they came in.
@@ -520,6 +528,13 @@ mod tests {
             over_rate_note(1),
             "(1 event dropped: over 200 per second)\n"
         );
+    }
+
+    #[test]
+    fn a_node_realms_served_requests_are_text_served() {
+        let mut e = log("PATCH /api/todos/6 {\"completed\":true} → 204 No Content (38 ms)");
+        e.source = Some(SERVED_SOURCE.into());
+        assert_eq!(event_info(&e), "Text served");
     }
 
     #[test]
