@@ -50,7 +50,7 @@ function start() {
     .then((glue) => {
       glue.start(SELF);
       addTests(early);
-      addServed(served);
+      addServed(served, early);
       return glue;
     })
     .catch((e) => {
@@ -82,11 +82,13 @@ function addTests(early) {
 
 // `daebug.network.served({ url, status })` (docs/log-format.md, "Requests a
 // Node realm serves"), beside what the toolkit's `network` has.
-function addServed(served) {
+function addServed(served, early) {
   const kit = globalThis[Symbol.for("daebug.toolkit")];
   if (!kit) return;
   if (!kit.network || typeof kit.network !== "object") kit.network = {};
   if (!kit.network.served) kit.network.served = served.find;
+  // This process's own requests (`fetch`): docs/log-format.md, "Request bodies".
+  for (const k of ["last", "list", "clear"]) kit.network[k] ??= early.network[k];
 }
 
 // The requests this process serves through `http`, `https` and `http2`
@@ -103,7 +105,6 @@ const BODY_MAX = 1024 * 1024;
 const BODY_SHOWN = 200;
 // The kept records' bodies together: past this, the oldest lose theirs.
 const BODIES_KEPT = 32 * 1024 * 1024;
-const SECRET_HEADERS = ["authorization", "cookie", "set-cookie", "proxy-authorization"];
 
 function serve(early) {
   const kept = [];
@@ -249,18 +250,11 @@ function serve(early) {
     if (!p.size) return;
     if (!chunks) return void (p.omitted = "over 1 MiB");
     if (p.coding || !textual(p.type)) return void (p.omitted = "not text");
-    p.text = Buffer.concat(chunks).toString("utf8");
+    p.text = scrub(Buffer.concat(chunks).toString("utf8"));
     p.bytes = p.text.length;
   }
 
-  const json = (p) => {
-    if (p.text === undefined || !(/json/.test(p.type) || (!p.type && /^\s*[[{]/.test(p.text)))) return undefined;
-    try {
-      return { value: JSON.parse(p.text) };
-    } catch {
-      return undefined;
-    }
-  };
+  const json = jsonOf;
 
   // A body's digest on the line: itself when short, else its size and type
   // (and, for JSON, its shape).
@@ -287,15 +281,7 @@ function serve(early) {
     return `${head}${status}${answer ? " " + answer : ""} ${ms}`;
   }
 
-  const view = (p) => {
-    const out = { headers: p.headers, type: p.type, size: p.size };
-    if (p.coding) out.encoding = p.coding;
-    const j = json(p);
-    if (j) out.body = j.value;
-    else if (p.text !== undefined) out.body = p.text;
-    else if (p.omitted) out.omitted = p.omitted;
-    return out;
-  };
+  const view = bodyView;
 
   // `daebug.network.served({ url, status })`: url a part of it, status a
   // number or a range ('4xx'); the matching records, newest last.
@@ -329,67 +315,9 @@ function serve(early) {
   };
 }
 
-function statusIs(status, want) {
-  if (want == null) return true;
-  if (typeof want === "number") return status === want;
-  const s = String(want).trim().toLowerCase();
-  let m = /^([1-5])xx$/.exec(s);
-  if (m) return Math.floor(status / 100) === Number(m[1]);
-  m = /^(\d{3})\s*-\s*(\d{3})$/.exec(s);
-  if (m) return status >= Number(m[1]) && status <= Number(m[2]);
-  return String(status) === s;
-}
-
 // An own property the program does not see in `Object.keys` or a copy.
 function hidden(target, key, value) {
   Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: false });
-}
-
-// Headers as the program has them, those that carry credentials redacted
-// (`Bearer ****…a91f`: the scheme and the last 4 characters).
-function redacted(headers) {
-  const out = {};
-  for (const [k, v] of Object.entries(headers || {})) {
-    const secret = SECRET_HEADERS.includes(k.toLowerCase());
-    out[k] = !secret ? v : Array.isArray(v) ? v.map(hide) : hide(v);
-  }
-  return out;
-}
-
-function hide(value) {
-  const s = String(value);
-  const m = /^([A-Za-z][\w-]*\s+)(\S.*)$/.exec(s);
-  const [scheme, secret] = m && !m[1].includes("=") ? [m[1], m[2]] : ["", s];
-  return scheme + (secret.length >= 12 ? `****…${secret.slice(-4)}` : "****");
-}
-
-const typeOf = (headers) => String((headers && headers["content-type"]) || "").split(";")[0].trim().toLowerCase();
-const codingOf = (headers) => {
-  const c = String((headers && headers["content-encoding"]) || "").trim().toLowerCase();
-  return c === "identity" ? "" : c;
-};
-const textual = (type) => !type || /json|^text\/|xml|javascript|x-www-form-urlencoded|graphql/.test(type);
-const oneLine = (s) => String(s).replace(/[\u0000-\u001f\u007f]+/g, " ");
-
-function sizeOf(n) {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
-
-// A JSON value's shape: `[5 × {id, title, completed}]`.
-function shape(v, depth) {
-  if (Array.isArray(v)) return v.length ? `[${v.length} × ${shape(v[0], depth + 1)}]` : "[]";
-  if (v && typeof v === "object") {
-    const keys = Object.keys(v);
-    if (depth > 1) return keys.length ? "{…}" : "{}";
-    const shownKeys = keys.slice(0, 12).map((k) => {
-      const x = v[k];
-      return Array.isArray(x) && depth === 0 ? `${k}: ${shape(x, depth + 1)}` : k;
-    });
-    return `{${shownKeys.join(", ")}${keys.length > 12 ? `, … ${keys.length - 12} more` : ""}}`;
-  }
-  return v === null ? "null" : typeof v;
 }
 
 // What the adapter reads of this realm (`daebug.realm`, its hello), and

@@ -19,6 +19,7 @@
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
       glue.start(self);
       addTests();
+      addNetwork();
     })
     .catch((e) => {
       early.stop();
@@ -33,6 +34,16 @@
     if (!kit || kit.test) return;
     kit.test = (spec, options) =>
       import(new URL("./daebug-test.mjs", self)).then((m) => m.runTests(spec, options, early.report, self));
+  }
+
+  // `daebug.network.last(urlPart)`, `list({ since, url, status })` and
+  // `clear()` (docs/log-format.md, "Request bodies"): the requests this
+  // page or worker made, with their bodies.
+  function addNetwork() {
+    const kit = globalThis[Symbol.for("daebug.toolkit")];
+    if (!kit) return;
+    if (!kit.network || typeof kit.network !== "object") kit.network = {};
+    for (const k of ["last", "list", "clear"]) kit.network[k] ??= early.network[k];
   }
 
   // A worker keeps its log across its page's reloads: the hub derives its

@@ -132,45 +132,208 @@ function hooks() {
     out += text;
     return [...args.slice(0, at), out, ...rest.slice(used)];
   }
-  // Requests, each as [method, url, start, end, status, text] (end 0: on
-  // its way; status 0: no answer, and the text says why), kept here in
-  // plain JavaScript: only one that failed or answered 400 or more
-  // reaches the adapter at once, and those started while a job runs are
-  // listed for it (see `requests`).
+  // Requests, each as [method, url, start, end, status, text, sent,
+  // answer, links, bodies] (end 0: on its way; status 0: no answer, and
+  // the text says why; `sent` and `answer` the bodies' digests, `links`
+  // the archive links, `bodies` the [name, text] pairs the adapter sends
+  // the hub for debug/archive/), kept here in plain JavaScript: only one
+  // that failed or answered 400 or more reaches the adapter at once, once
+  // its answer's body is read, and those started while a job runs are
+  // listed for it (see `requests`). docs/log-format.md, "Request bodies".
   let listed = null;
   let unlisted = 0;
-  const started = (method, url) => {
-    const r = [String(method || "GET"), String(url), performance.now(), 0, 0, ""];
+  // The last 500 records with their bodies (text, redacted), for
+  // `daebug.network.last` and `list`; bodies past 32 MiB together are
+  // dropped, oldest first.
+  const kept = [];
+  let keptBytes = 0;
+  // Body reads under way (a job's end waits for them a little).
+  const reading = new Set();
+  const tag = Date.now().toString(36).slice(-4) + ((Math.random() * 1296) | 0).toString(36);
+  let archived = 0;
+  const started = (method, url, headers) => {
+    const r = [String(method || "GET").toUpperCase(), scrub(String(url)), performance.now(), 0, 0, "", "", "", "", undefined];
+    r.at = Date.now();
+    r.inJob = listed !== null;
+    r.request = side(headers);
+    r.response = side(null);
+    // Kept from its start: `daebug.network.last` finds one still on its way.
+    if (!stopped) kept.push(r) > 500 && (keptBytes -= bytesOf(kept.shift()));
     if (listed && listed.length < 1000) listed.push(r);
     else if (listed) unlisted++;
     return r;
   };
-  const ended = (r, status, text) => {
+  const ended = (r, status, text, read) => {
     try {
       if (r[3]) return;
       r[3] = performance.now();
       r[4] = status;
       r[5] = String(text);
-      if (status === 0 || status >= 400) {
-        if (netSink) netSink(r);
-        else keep({ net: r });
-      }
+      const done = () => {
+        try {
+          digest(r);
+          remember(r);
+          if (status === 0 || status >= 400) {
+            if (netSink) netSink(r);
+            else keep({ net: r });
+          }
+        } catch {}
+      };
+      const pending = [r.request.pending, read && read()].filter(Boolean);
+      if (!pending.length) return done();
+      const all = Promise.all(pending).then(done, done);
+      reading.add(all);
+      all.then(() => reading.delete(all));
     } catch {}
   };
+  // Its bodies are read: they count against the 32 MiB kept.
+  const remember = (r) => {
+    if (stopped || !kept.includes(r)) return;
+    keptBytes += bytesOf(r);
+    for (let i = 0; keptBytes > 32 * 1024 * 1024 && i < kept.length; i++) {
+      for (const p of [kept[i].request, kept[i].response]) {
+        if (p.text === undefined) continue;
+        keptBytes -= p.text.length;
+        p.text = undefined;
+        p.omitted = "dropped: kept bodies over 32 MiB";
+      }
+    }
+  };
+  const bytesOf = (r) => (r.request.text || "").length + (r.response.text || "").length;
+  // A body's digests on the record, and what goes to debug/archive/ when
+  // the line is logged (it failed, or a job lists it) and a body was cut.
+  function digest(r) {
+    const logged = r.inJob || r[4] === 0 || r[4] >= 400;
+    const links = [];
+    const bodies = [];
+    const sides = [
+      [r.request, 6, "request body"],
+      [r.response, 7, "body"],
+    ];
+    for (const [p, i, label] of sides) {
+      const d = bodyDigest(p);
+      r[i] = d.text;
+      if (logged && d.cut && p.text !== undefined) {
+        const stem = (globalThis[Symbol.for("daebug.toolkit")] || {}).realm;
+        const name = `${(stem && stem.stem) || "net"}-${tag}-${++archived}.${d.json ? "json" : "txt"}`;
+        bodies.push([name, d.json ? JSON.stringify(d.json.value, null, 2) : p.text]);
+        links.push(`[${label}](archive/${name})`);
+      }
+    }
+    r[8] = links.join(" ");
+    r[9] = bodies.length ? bodies : undefined;
+  }
+  // One side of a request: its headers (redacted), type and body: `text`
+  // (redacted) when it is text within 1 MiB, else `size` and `omitted`.
+  function side(headers) {
+    const h = headersOf(headers);
+    return { headers: redacted(h), type: typeOf(h), coding: "", size: 0, text: undefined, omitted: "", pending: null };
+  }
+  // A request's body as given to fetch or send: strings, JSON and
+  // URLSearchParams as text; FormData, Blob, buffers by size and type only.
+  function given(p, body) {
+    if (body == null) return;
+    if (typeof body === "string" || body instanceof URLSearchParams) {
+      const text = String(body);
+      p.size = text.length;
+      if (!p.type && body instanceof URLSearchParams) p.type = "application/x-www-form-urlencoded";
+      if (text.length > 1024 * 1024) p.omitted = "over 1 MiB";
+      else p.text = scrub(text);
+      return;
+    }
+    if (typeof FormData === "function" && body instanceof FormData) {
+      let n = 0;
+      for (const [, v] of body) n += typeof v === "string" ? v.length : v.size || 0;
+      p.size = n;
+      p.type = "multipart/form-data";
+      p.omitted = "form data";
+    } else if (typeof Blob === "function" && body instanceof Blob) {
+      p.size = body.size;
+      p.type = p.type || body.type;
+      p.omitted = "not text";
+    } else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+      p.size = body.byteLength;
+      p.omitted = "not text";
+    } else {
+      p.omitted = "a stream";
+    }
+  }
+  // A response's body, read from a clone in the background (the page's
+  // own response is untouched): text within 1 MiB, else size and type.
+  function answer(p, res) {
+    try {
+      const h = {};
+      res.headers.forEach((v, k) => (h[k] = v));
+      p.headers = redacted(h);
+      p.type = typeOf(h);
+      p.coding = "";
+      const length = Number(h["content-length"]);
+      if (!res.body || res.type === "opaque" || /event-stream/.test(p.type)) return null;
+      if (length > 1024 * 1024 || !textual(p.type)) {
+        p.size = length || 0;
+        p.omitted = length > 1024 * 1024 ? "over 1 MiB" : "not text";
+        return null;
+      }
+      const reader = res.clone().body.getReader();
+      const chunks = [];
+      const pump = () =>
+        reader.read().then(({ done, value }) => {
+          if (done) {
+            const text = new TextDecoder().decode(concat(chunks, p.size));
+            p.text = scrub(text);
+            return;
+          }
+          p.size += value.byteLength;
+          if (p.size > 1024 * 1024) {
+            p.omitted = "over 1 MiB";
+            chunks.length = 0;
+            return reader.cancel().catch(() => {});
+          }
+          chunks.push(value);
+          return pump();
+        });
+      return () => pump().catch(() => {});
+    } catch {
+      return null;
+    }
+  }
+  function concat(chunks, n) {
+    const out = new Uint8Array(n);
+    let at = 0;
+    for (const c of chunks) out.set(c, at), (at += c.byteLength);
+    return out;
+  }
   const fetch0 = globalThis.fetch;
   if (typeof fetch0 === "function") {
     globalThis.fetch = function (input, init) {
       let r;
       try {
-        const req = input instanceof Request ? input : null;
-        r = started((init && init.method) || (req && req.method), req ? req.url : input);
+        const req = typeof Request === "function" && input instanceof Request ? input : null;
+        const headers = (init && init.headers) || (req && req.headers);
+        r = started((init && init.method) || (req && req.method), req ? req.url : input, headers);
+        if (init && init.body != null) given(r.request, init.body);
+        else if (req && req.body && textual(r.request.type)) {
+          const p = r.request;
+          p.pending = req
+            .clone()
+            .text()
+            .then((t) => ((p.size = t.length), t.length > 1024 * 1024 ? (p.omitted = "over 1 MiB") : (p.text = scrub(t))))
+            .catch(() => {});
+        }
       } catch {}
       const p = fetch0.apply(this, arguments);
       if (!r) return p;
       // The caller gets the chained promise: its rejection stays the
       // caller's to handle (an unhandled one is still reported as such).
       return p.then(
-        (res) => (ended(r, res.status, res.statusText), res),
+        (res) => {
+          let read = null;
+          try {
+            read = answer(r.response, res);
+          } catch {}
+          ended(r, res.status, res.statusText, read);
+          return res;
+        },
         (e) => {
           // Node says why in the cause (`ECONNREFUSED`); a browser's
           // fetch errors have none.
@@ -182,7 +345,7 @@ function hooks() {
   }
   const XHR = globalThis.XMLHttpRequest;
   if (typeof XHR === "function") {
-    const { open, send, abort } = XHR.prototype;
+    const { open, send, abort, setRequestHeader } = XHR.prototype;
     const calls = new WeakMap();
     XHR.prototype.open = function (method, url) {
       let c = calls.get(this);
@@ -196,17 +359,30 @@ function hooks() {
           if (x.readyState !== 4 || !c.r) return;
           const late = x.timeout && performance.now() - c.r[2] >= x.timeout;
           const why = c.aborted ? "aborted" : late ? "timed out" : "network error";
+          if (x.status) xhrAnswer(c.r.response, x);
           ended(c.r, x.status, x.status ? x.statusText : why);
           c.r = null;
         });
       }
       c.m = method;
       c.u = url;
+      c.h = {};
       return open.apply(this, arguments);
     };
-    XHR.prototype.send = function () {
+    XHR.prototype.setRequestHeader = function (name, value) {
       const c = calls.get(this);
-      if (c) (c.r = started(c.m, c.u)), (c.aborted = false);
+      if (c && c.h) c.h[String(name).toLowerCase()] = String(value);
+      return setRequestHeader.apply(this, arguments);
+    };
+    XHR.prototype.send = function (body) {
+      const c = calls.get(this);
+      if (c) {
+        try {
+          c.r = started(c.m, c.u, c.h);
+          given(c.r.request, body);
+        } catch {}
+        c.aborted = false;
+      }
       return send.apply(this, arguments);
     };
     XHR.prototype.abort = function () {
@@ -215,6 +391,68 @@ function hooks() {
       return abort.apply(this, arguments);
     };
   }
+  // An XHR's answer as the page has it (its text, or its parsed JSON).
+  function xhrAnswer(p, x) {
+    try {
+      const h = {};
+      for (const l of String(x.getAllResponseHeaders() || "").split(/\r?\n/)) {
+        const i = l.indexOf(":");
+        if (i > 0) h[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+      }
+      p.headers = redacted(h);
+      p.type = typeOf(h);
+      const t = x.responseType;
+      let text;
+      if (t === "" || t === "text") text = x.responseText;
+      else if (t === "json") text = x.response == null ? undefined : JSON.stringify(x.response);
+      if (text === undefined) {
+        const v = x.response;
+        p.size = (v && (v.size || v.byteLength)) || Number(h["content-length"]) || 0;
+        p.omitted = "not text";
+      } else {
+        p.size = text.length;
+        if (p.size > 1024 * 1024) p.omitted = "over 1 MiB";
+        else p.text = scrub(text);
+      }
+    } catch {}
+  }
+  // A record as `daebug.network.last` and `list` give it.
+  const recordView = (r) => ({
+    method: r[0],
+    url: r[1],
+    status: r[4],
+    statusText: r[4] ? r[5] : "",
+    ...(r[4] === 0 && r[3] ? { failed: r[5] } : {}),
+    ms: Math.round((r[3] - r[2]) * 10) / 10,
+    at: new Date(r.at).toISOString(),
+    line: `${r[0]} ${r[1]}${r[6] ? " " + r[6] : ""} → ${r[4] ? r[4] + (r[5] ? " " + r[5] : "") : "failed: " + r[5]}${r[7] ? " " + r[7] : ""} (${Math.round(r[3] - r[2])} ms)`,
+    request: bodyView(r.request),
+    response: bodyView(r.response),
+  });
+  const network = {
+    // The last record whose URL has `urlPart` (any when none).
+    last(urlPart) {
+      for (let i = kept.length - 1; i >= 0; i--) {
+        if (urlPart == null || kept[i][1].includes(String(urlPart))) return recordView(kept[i]);
+      }
+      return null;
+    },
+    // `{ since, url, status }`: since a Date, a time in ms or an ISO
+    // string; url a part of it; status a number or a range ('4xx').
+    list(query) {
+      const q = typeof query === "string" ? { url: query } : query || {};
+      const since = q.since == null ? -Infinity : new Date(q.since).getTime();
+      return kept
+        .filter((r) => r.at >= since && (q.url == null || r[1].includes(String(q.url))) && statusIs(r[4], q.status))
+        .map(recordView);
+    },
+    clear() {
+      const n = kept.length;
+      kept.length = 0;
+      keptBytes = 0;
+      return n;
+    },
+  };
   // A page's or worker's global errors until the adapter listens itself.
   // Capture phase: a resource that fails to load (img, script, link) fires
   // `error` on its element, which does not bubble. Node has no global
@@ -278,6 +516,15 @@ function hooks() {
         else keep({ m: "served", args: [String(text)], at: performance.now() });
       } catch {}
     },
+    // `daebug.network.last`, `list` and `clear` (docs/log-format.md,
+    // "Request bodies"): the loaders put them on the toolkit's `network`.
+    network,
+    // Resolves when the bodies being read are read, or after 300 ms: a
+    // job's end waits for it, so its summary has their digests.
+    settled() {
+      const all = Promise.all([...reading]);
+      return Promise.race([all, new Promise((r) => setTimeout(r, 300))]).then(() => {});
+    },
     // Whether a job is running now (its requests are being listed).
     inJob() {
       return listed !== null;
@@ -299,4 +546,141 @@ function hooks() {
       return out;
     },
   };
+}
+
+// What both loaders' request records share (docs/log-format.md, "Request
+// bodies" and "Requests a Node realm serves"): headers with credentials
+// redacted, values that look like tokens masked, a body's digest.
+function redacted(headers) {
+  const out = {};
+  for (const [k, v] of Object.entries(headers || {})) {
+    const secret = /^(authorization|cookie|set-cookie|proxy-authorization)$/i.test(k);
+    out[k] = !secret ? scrub(String(v)) : Array.isArray(v) ? v.map(hide) : hide(v);
+  }
+  return out;
+}
+
+// A header's credential: `Bearer ****…a91f` (the scheme and the last 4
+// characters).
+function hide(value) {
+  const s = String(value);
+  const m = /^([A-Za-z][\w-]*\s+)(\S.*)$/.exec(s);
+  const [scheme, secret] = m && !m[1].includes("=") ? [m[1], m[2]] : ["", s];
+  return scheme + masked(secret);
+}
+
+function masked(secret) {
+  return secret.length >= 12 ? `****…${secret.slice(-4)}` : "****";
+}
+
+// Values in a text that look like tokens, masked: `Bearer …`, JWTs, and
+// the values of JSON fields and query or form parameters named like
+// credentials (`token`, `secret`, `password`, `api_key`, `session`).
+function scrub(text) {
+  const s = String(text);
+  if (!/bearer|basic|eyJ|token|secret|passw|api[_-]?key|session|authoriz|cookie|credential/i.test(s)) return s;
+  return s
+    .replace(/\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/gi, (m, a, sp, v) => a + sp + masked(v))
+    .replace(/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*/g, masked)
+    .replace(
+      /("[\w-]*(?:token|secret|passw(?:or)?d|api[_-]?key|authorization|cookie|session|credential)[\w-]*"\s*:\s*")((?:[^"\\]|\\.)*)"/gi,
+      (m, a, v) => (v.startsWith("****") ? m : a + masked(v) + '"'),
+    )
+    .replace(
+      /(^|[?&;\s])([\w-]*(?:token|secret|passw(?:or)?d|api[_-]?key|session|sid)[\w-]*=)([^&;\s"]+)/gi,
+      (m, a, k, v) => (v.startsWith("****") ? m : a + k + masked(v)),
+    );
+}
+
+// Headers given as an object, a Headers or a list of pairs, as an object
+// with lowercase names.
+function headersOf(h) {
+  const out = {};
+  try {
+    if (!h) return out;
+    const pairs = typeof h.forEach === "function" && !Array.isArray(h) ? [] : Array.isArray(h) ? h : Object.entries(h);
+    if (!pairs.length && typeof h.forEach === "function" && !Array.isArray(h)) h.forEach((v, k) => pairs.push([k, v]));
+    for (const [k, v] of pairs) out[String(k).toLowerCase()] = v;
+  } catch {}
+  return out;
+}
+
+function typeOf(headers) {
+  return String((headers && headers["content-type"]) || "").split(";")[0].trim().toLowerCase();
+}
+function codingOf(headers) {
+  const c = String((headers && headers["content-encoding"]) || "").trim().toLowerCase();
+  return c === "identity" ? "" : c;
+}
+function textual(type) {
+  return !type || /json|^text\/|xml|javascript|x-www-form-urlencoded|graphql/.test(type);
+}
+function oneLine(s) {
+  return String(s).replace(/[\u0000-\u001f\u007f]+/g, " ");
+}
+function sizeOf(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+// A JSON value's shape: `[5 × {id, title, completed}]`.
+function shape(v, depth) {
+  if (Array.isArray(v)) return v.length ? `[${v.length} × ${shape(v[0], depth + 1)}]` : "[]";
+  if (v && typeof v === "object") {
+    const keys = Object.keys(v);
+    if (depth > 1) return keys.length ? "{…}" : "{}";
+    const shownKeys = keys.slice(0, 12).map((k) => {
+      const x = v[k];
+      return Array.isArray(x) && depth === 0 ? `${k}: ${shape(x, depth + 1)}` : k;
+    });
+    return `{${shownKeys.join(", ")}${keys.length > 12 ? `, … ${keys.length - 12} more` : ""}}`;
+  }
+  return v === null ? "null" : typeof v;
+}
+
+// A body's text parsed, when it is JSON.
+function jsonOf(p) {
+  if (p.text === undefined || !(/json/.test(p.type) || (!p.type && /^\s*[[{]/.test(p.text)))) return undefined;
+  try {
+    return { value: JSON.parse(p.text) };
+  } catch {
+    return undefined;
+  }
+}
+
+// A body's digest on a line: itself when 200 characters or fewer, else
+// its size and type (and, for JSON, its shape first); `cut` when the
+// text was not shown whole.
+function bodyDigest(p) {
+  if (!p.size && !p.text && !p.omitted) return { text: "" };
+  const kind = [p.size ? sizeOf(p.size) : "", p.type, p.coding].filter(Boolean).join(" ") || p.omitted;
+  if (p.text === undefined) return { text: `(${kind})` };
+  const j = jsonOf(p);
+  const text = j ? JSON.stringify(j.value) : p.text;
+  if (text.length <= 200) return { text: oneLine(text).trim() };
+  return { text: j ? `${shape(j.value, 0)} (${kind})` : `(${kind})`, cut: true, json: j };
+}
+
+// A body as `daebug.network.last`, `list` and `served` give it: JSON
+// parsed, text as it is, else why it was not kept.
+function bodyView(p) {
+  const out = { headers: p.headers, type: p.type, size: p.size };
+  if (p.coding) out.encoding = p.coding;
+  const j = jsonOf(p);
+  if (j) out.body = j.value;
+  else if (p.text !== undefined) out.body = p.text;
+  else if (p.omitted) out.omitted = p.omitted;
+  return out;
+}
+
+function statusIs(status, want) {
+  if (want == null) return true;
+  if (typeof want === "number") return status === want;
+  const s = String(want).trim().toLowerCase();
+  let m = /^([1-5])xx$/.exec(s);
+  if (m) return Math.floor(status / 100) === Number(m[1]);
+  m = /^(\d{3})\s*-\s*(\d{3})$/.exec(s);
+  if (m) return status >= Number(m[1]) && status <= Number(m[2]);
+  return String(status) === s;
 }

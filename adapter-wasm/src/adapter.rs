@@ -539,6 +539,19 @@ impl Adapter {
                 Action::Send(msg) => {
                     let a = rc.borrow();
                     if let Some(s) = &a.socket {
+                        // The bodies the lines link go first, so their
+                        // files are there when the lines are written.
+                        if matches!(
+                            msg,
+                            daebug_protocol::RealmMsg::Background { .. }
+                                | daebug_protocol::RealmMsg::Progress(_)
+                                | daebug_protocol::RealmMsg::Result(_)
+                        ) {
+                            for (name, text) in crate::capture::take_bodies() {
+                                let body = daebug_protocol::RealmMsg::Body { name, text };
+                                let _ = s.ws.send_with_str(&crate::codec::encode(&body));
+                            }
+                        }
                         let _ = s.ws.send_with_str(&crate::codec::encode(&msg));
                     }
                 }
@@ -667,6 +680,10 @@ impl Adapter {
             // The job's pictures go ahead of its result (and its events
             // include those of their encoding).
             let images = pictures.take(job).await;
+            // Its requests' bodies read, so its summary has their digests.
+            if let Some(settled) = crate::bind::hooks().and_then(|h| h.settled().ok()) {
+                let _ = JsFuture::from(settled).await;
+            }
             let Some(rc) = weak.upgrade() else { return };
             for image in images {
                 let actions = rc.borrow_mut().link.image(image);

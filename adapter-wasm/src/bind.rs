@@ -65,6 +65,10 @@ extern "C" {
     pub fn dialogs(this: &Kit);
     #[wasm_bindgen(method)]
     pub fn remove(this: &Kit);
+    /// Resolves once the request bodies being read are read (at most
+    /// 300 ms): a job's summary waits for their digests.
+    #[wasm_bindgen(method, catch)]
+    pub fn settled(this: &Hooks) -> Result<js_sys::Promise, JsValue>;
     /// A job starts (`true`) or ends: the requests listed since.
     #[wasm_bindgen(method, catch)]
     pub fn requests(this: &Hooks, on: bool) -> Result<Requests, JsValue>;

@@ -142,6 +142,22 @@ fn record_of(r: &Array) -> RequestRecord {
     let text = |i| r.get(i).as_string().unwrap_or_default();
     let number = |i| r.get(i).as_f64().unwrap_or(0.0);
     let end = number(3);
+    // The bodies for debug/archive/, sent once (docs/log-format.md,
+    // "Request bodies").
+    let bodies = r.get(9);
+    if let Some(bodies) = bodies.dyn_ref::<Array>() {
+        r.set(9, JsValue::UNDEFINED);
+        BODIES.with(|b| {
+            let mut b = b.borrow_mut();
+            for pair in bodies.iter() {
+                let pair: &Array = pair.unchecked_ref();
+                if b.len() < 64 {
+                    let s = |i| pair.get(i).as_string().unwrap_or_default();
+                    b.push((s(0), s(1)));
+                }
+            }
+        });
+    }
     RequestRecord {
         method: text(0).to_ascii_uppercase(),
         url: absolute(&text(1)),
@@ -149,7 +165,21 @@ fn record_of(r: &Array) -> RequestRecord {
         end: (end > 0.0).then_some(end),
         status: number(4) as u16,
         text: text(5),
+        sent: text(6),
+        answer: text(7),
+        links: text(8),
     }
+}
+
+thread_local! {
+    /// Request bodies whose lines link them, for the hub to save before
+    /// it writes the lines (see [`take_bodies`]).
+    static BODIES: std::cell::RefCell<Vec<(String, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The bodies the request lines made so far link, as `(name, text)`.
+pub fn take_bodies() -> Vec<(String, String)> {
+    BODIES.with(|b| std::mem::take(&mut *b.borrow_mut()))
 }
 
 /// A job starts (`on`) or ends: the requests the loader listed since the

@@ -134,6 +134,11 @@ pub fn encode(msg: &RealmMsg) -> String {
             w.num("seq", *seq);
         }
         RealmMsg::Reloading => w.str("type", "reloading"),
+        RealmMsg::Body { name, text } => {
+            w.str("type", "body");
+            w.str("name", name);
+            w.str("text", text);
+        }
         RealmMsg::Person { json } => {
             w.str("type", "person");
             w.str("json", json);

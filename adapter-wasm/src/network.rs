@@ -26,19 +26,40 @@ pub struct RequestRecord {
     pub status: u16,
     /// The status text, or why there was no answer.
     pub text: String,
+    /// The request's and the response's body digests (docs/log-format.md,
+    /// "Request bodies"), and the archive links of bodies that were cut.
+    pub sent: String,
+    pub answer: String,
+    pub links: String,
 }
 
 impl RequestRecord {
-    /// `GET http://…/api → 404 Not Found (12 ms)`, or `→ pending`.
+    /// `GET http://…/api → 404 Not Found (12 ms)`, or `→ pending`; with
+    /// the bodies' digests: `PATCH http://…/api/todos/6
+    /// {"completed":true} → 204 No Content (38 ms)`.
     pub fn line(&self) -> String {
+        let url = match self.sent.is_empty() {
+            true => self.url.clone(),
+            false => format!("{} {}", self.url, self.sent),
+        };
         let Some(end) = self.end else {
-            return format!("{} {} → pending", self.method, self.url);
+            return format!("{} {url} → pending", self.method);
         };
         let outcome = match self.status {
             0 => RequestOutcome::Failed(self.text.clone()),
-            code => RequestOutcome::Status(code, self.text.clone()),
+            code => {
+                let words: Vec<&str> = [self.text.as_str(), self.answer.as_str()]
+                    .into_iter()
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                RequestOutcome::Status(code, text::join(&words, " "))
+            }
         };
-        request(&self.method, &self.url, &outcome, end - self.start)
+        let line = request(&self.method, &url, &outcome, end - self.start);
+        match self.links.is_empty() {
+            true => line,
+            false => format!("{line} {}", self.links),
+        }
     }
 }
 
@@ -100,6 +121,9 @@ mod tests {
             end,
             status,
             text: text.into(),
+            sent: String::new(),
+            answer: String::new(),
+            links: String::new(),
         }
     }
 
@@ -122,6 +146,24 @@ mod tests {
         for (r, want) in cases {
             assert_eq!(r.line(), want);
         }
+    }
+
+    #[test]
+    fn bodies_digests_stand_beside_the_request_and_the_status() {
+        let mut r = record("http://h/api/todos/6", Some(48.0), 204, "No Content");
+        r.method = "PATCH".into();
+        r.sent = "{\"completed\":true}".into();
+        assert_eq!(
+            r.line(),
+            "PATCH http://h/api/todos/6 {\"completed\":true} → 204 No Content (38 ms)"
+        );
+        let mut r = record("http://h/api/todos", Some(14.0), 200, "");
+        r.answer = "[5 × {id, title}] (1.2 KB application/json)".into();
+        r.links = "[body](archive/p-1.json)".into();
+        assert_eq!(
+            r.line(),
+            "GET http://h/api/todos → 200 [5 × {id, title}] (1.2 KB application/json) (4 ms) [body](archive/p-1.json)"
+        );
     }
 
     #[test]

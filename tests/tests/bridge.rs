@@ -483,7 +483,7 @@ fn what_an_iframes_adapter_reported_is_not_in_its_pages_log() {
         "\n```js\nfetch('/frame-missing.json'); 'sent'\n```\n",
     );
     wait_for(&frame.path, "the frame's own report of its 404", |t| {
-        t.contains("/frame-missing.json → 404 Not Found (")
+        t.contains("/frame-missing.json → 404 Not Found ")
     });
     // A line only the browser says, in the page, after it: the bridge's
     // lines come in order, so one about the frame's request would be

@@ -43,7 +43,7 @@ fn what_a_page_and_a_worker_do_before_the_adapter_loads_is_in_the_log() {
     let worker = world.log("first-worker-");
     wait_for(&worker.path, "the worker's first line and request", |t| {
         t.contains("```Text console.log\nworker first line\n```")
-            && t.contains("/worker-missing.json → 404 Not Found (")
+            && t.contains("/worker-missing.json → 404 Not Found ")
     });
 }
 
@@ -138,8 +138,8 @@ fn requests_resources_and_the_browser_reports_reach_the_log() {
     // Each failure once: in the job's summary, not also as an event.
     let reply = &text[text.rfind("```JSON\n[404").unwrap()..];
     for want in [
-        format!("GET {base}/missing.json → 404 Not Found ("),
-        format!("GET {base}/gone.txt → 404 Not Found ("),
+        format!("GET {base}/missing.json → 404 Not Found "),
+        format!("GET {base}/gone.txt → 404 Not Found "),
         "GET http://127.0.0.1:1/ → failed: TypeError: Failed to fetch (".into(),
     ] {
         assert_eq!(reply.matches(&want).count(), 1, "{want}\n{text}");
@@ -153,7 +153,7 @@ fn requests_resources_and_the_browser_reports_reach_the_log() {
     let lines: Vec<&str> = summary.lines().collect();
     assert_eq!(lines.len(), 4, "{summary}");
     assert!(
-        lines[1].starts_with(&format!("GET {base}/data.json → 200 OK (")),
+        lines[1].starts_with(&format!("GET {base}/data.json → 200 OK {{\"ok\":true}} (")),
         "{summary}"
     );
 

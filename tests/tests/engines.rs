@@ -77,10 +77,7 @@ fn page(engine: Engine, world: &World) {
         "{text}"
     );
     assert!(
-        reply.contains(&format!(
-            "GET {}/missing.json → 404 Not Found (",
-            world.base
-        )),
+        reply.contains(&format!("GET {}/missing.json → 404 Not Found ", world.base)),
         "{text}"
     );
     assert!(

@@ -28,43 +28,43 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $3d: function(arg0) {
+        $3f: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $38: function(arg0) {
+        $3a: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $3e: function(arg0) {
+        $3g: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $37: function(arg0) {
+        $39: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $39: function(arg0) {
+        $3b: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $3a: function(arg0) {
+        $3c: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $3f: function(arg0) {
+        $3h: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $3b: function(arg0, arg1) {
+        $3d: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $3c: function(arg0, arg1) {
+        $3e: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -72,28 +72,28 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $36: function(arg0, arg1) {
+        $38: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $3g: function(arg0) {
+        $3i: function(arg0) {
             arg0._wbg_cb_unref();
         },
-        $s: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $t: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $1p: function() { return handleError(function (arg0, arg1, arg2) {
+        $1r: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
         }, arguments); },
-        $o: function(arg0) {
+        $p: function(arg0) {
             const ret = arg0.args;
             return ret;
         },
-        $y: function(arg0) {
+        $z: function(arg0) {
             const ret = arg0.argv;
             return ret;
         },
-        $m: function(arg0) {
+        $n: function(arg0) {
             const ret = arg0.at;
             return ret;
         },
@@ -105,41 +105,41 @@ function __wbg_get_imports() {
             const ret = arg0.body;
             return ret;
         },
-        $24: function(arg0) {
+        $26: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        $27: function() { return handleError(function (arg0, arg1) {
+        $29: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.call(arg1);
             return ret;
         }, arguments); },
-        $1n: function() { return handleError(function (arg0, arg1, arg2) {
+        $1p: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.call(arg1, arg2);
             return ret;
         }, arguments); },
-        $1o: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1q: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.call(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $26: function() { return handleError(function (arg0) {
+        $28: function() { return handleError(function (arg0) {
             arg0.close();
         }, arguments); },
-        $x: function() { return handleError(function (arg0, arg1, arg2) {
+        $y: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.compile(getStringFromWasm0(arg1, arg2));
             return ret;
         }, arguments); },
-        $1w: function() { return handleError(function (arg0, arg1) {
+        $1y: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
             return ret;
         }, arguments); },
-        $1c: function(arg0, arg1, arg2, arg3) {
+        $1d: function(arg0, arg1, arg2, arg3) {
             const ret = arg1.decode(getArrayU8FromWasm0(arg2, arg3));
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1m: function(arg0, arg1) {
+        $1o: function(arg0, arg1) {
             const ret = arg0.delete(arg1);
             return ret;
         },
@@ -149,7 +149,7 @@ function __wbg_get_imports() {
         $3: function(arg0) {
             arg0.dialogs();
         },
-        $1y: function(arg0) {
+        $20: function(arg0) {
             arg0.disconnect();
         },
         $5: function(arg0) {
@@ -160,58 +160,58 @@ function __wbg_get_imports() {
             const ret = arg0.error;
             return ret;
         },
-        $2i: function() { return handleError(function (arg0, arg1) {
+        $2k: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $q: function(arg0) {
+        $r: function(arg0) {
             const ret = arg0.event;
             return ret;
         },
-        $2r: function(arg0, arg1) {
+        $2t: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $2f: function(arg0) {
+        $2h: function(arg0) {
             const ret = arg0.getHours();
             return ret;
         },
-        $2b: function(arg0) {
+        $2d: function(arg0) {
             const ret = arg0.getMinutes();
             return ret;
         },
-        $2c: function(arg0) {
+        $2e: function(arg0) {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $2y: function() { return handleError(function (arg0, arg1) {
+        $30: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
-        $1k: function(arg0, arg1) {
+        $1m: function(arg0, arg1) {
             const ret = arg0.get(arg1);
+            return ret;
+        },
+        $1h: function(arg0, arg1) {
+            const ret = arg0[arg1 >>> 0];
             return ret;
         },
         $1g: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $1f: function(arg0, arg1) {
-            const ret = arg0[arg1 >>> 0];
-            return ret;
-        },
-        $2z: function() { return handleError(function (arg0, arg1) {
+        $31: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
-        $1a: function(arg0, arg1) {
+        $1b: function(arg0, arg1) {
             const ret = arg1.href;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $28: function(arg0) {
+        $2a: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Error;
@@ -221,7 +221,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1q: function(arg0) {
+        $1s: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Map;
@@ -231,7 +231,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1r: function(arg0) {
+        $1t: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Promise;
@@ -241,39 +241,39 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $2n: function(arg0) {
+        $2p: function(arg0) {
             const ret = Array.isArray(arg0);
             return ret;
         },
-        $2p: function(arg0, arg1) {
+        $2r: function(arg0, arg1) {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
-        $14: function(arg0) {
+        $15: function(arg0) {
             const ret = arg0.json;
             return ret;
         },
-        $1t: function(arg0) {
+        $1v: function(arg0) {
             const ret = Object.keys(arg0);
             return ret;
         },
-        $13: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $14: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.later(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
-        $1j: function(arg0) {
+        $1l: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $34: function(arg0) {
+        $36: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $t: function(arg0) {
+        $u: function(arg0) {
             const ret = arg0.list;
             return ret;
         },
-        $l: function(arg0) {
+        $m: function(arg0) {
             const ret = arg0.m;
             return ret;
         },
@@ -281,57 +281,57 @@ function __wbg_get_imports() {
             const ret = arg0.message;
             return ret;
         },
-        $z: function(arg0, arg1) {
+        $10: function(arg0, arg1) {
             const ret = arg1.name;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             var len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $n: function(arg0) {
+        $o: function(arg0) {
             const ret = arg0.net;
             return ret;
         },
-        $2e: function() {
+        $2g: function() {
             const ret = new Date();
             return ret;
         },
-        $19: function() { return handleError(function (arg0, arg1, arg2) {
+        $1a: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = new URL(getStringFromWasm0(arg0, arg1), arg2);
             return ret;
         }, arguments); },
-        $1b: function() {
+        $1c: function() {
             const ret = new TextDecoder();
             return ret;
         },
-        $2j: function() {
+        $2l: function() {
             const ret = new Array();
             return ret;
         },
-        $35: function(arg0, arg1) {
+        $37: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $16: function() { return handleError(function (arg0, arg1) {
+        $17: function() { return handleError(function (arg0, arg1) {
             const ret = new ReportingObserver(arg0, arg1);
             return ret;
         }, arguments); },
-        $2a: function() {
+        $2c: function() {
             const ret = new Map();
             return ret;
         },
-        $2o: function(arg0, arg1) {
+        $2q: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $1u: function(arg0, arg1) {
+        $1w: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3w(a, state0.b, arg0, arg1);
+                        return $3y(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -342,22 +342,22 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $2q: function() {
+        $2s: function() {
             const ret = new Object();
             return ret;
         },
-        $25: function() { return handleError(function (arg0, arg1) {
+        $27: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $1v: function(arg0, arg1) {
+        $1x: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3w(a, state0.b, arg0, arg1);
+                        return $3y(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -368,19 +368,19 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $p: function(arg0) {
+        $q: function(arg0) {
             const ret = arg0.node;
             return ret;
         },
-        $2d: function() {
+        $2f: function() {
             const ret = Date.now();
             return ret;
         },
-        $15: function() {
+        $16: function() {
             const ret = performance.now();
             return ret;
         },
-        $1d: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1e: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.now(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
@@ -388,26 +388,26 @@ function __wbg_get_imports() {
             const ret = arg0.object;
             return ret;
         },
-        $17: function() { return handleError(function (arg0) {
+        $18: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
-        $2k: function(arg0) {
+        $2m: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
-        $2m: function(arg0, arg1, arg2, arg3) {
+        $2o: function(arg0, arg1, arg2, arg3) {
             const ret = Array.of(arg0, arg1, arg2, arg3);
             return ret;
         },
-        $2l: function(arg0, arg1) {
+        $2n: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
             return ret;
         },
-        $k: function(arg0) {
+        $l: function(arg0) {
             const ret = arg0.originals;
             return ret;
         },
-        $2g: function() { return handleError(function (arg0, arg1) {
+        $2i: function() { return handleError(function (arg0, arg1) {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
@@ -415,27 +415,27 @@ function __wbg_get_imports() {
             const ret = arg0.person;
             return ret;
         },
-        $i: function(arg0) {
+        $j: function(arg0) {
             const ret = arg0.pictures;
             return ret;
         },
-        $11: function(arg0, arg1) {
+        $12: function(arg0, arg1) {
             const ret = arg1.pid;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $1h: function(arg0, arg1) {
+        $1j: function(arg0, arg1) {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $32: function(arg0) {
+        $34: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $31: function(arg0) {
+        $33: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2h: function() {
+        $2j: function() {
             const ret = Math.random();
             return ret;
         },
@@ -451,80 +451,87 @@ function __wbg_get_imports() {
             const ret = arg0.records;
             return ret;
         },
-        $2w: function(arg0) {
+        $2y: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
-        $1x: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1z: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
         $2: function(arg0) {
             arg0.remove();
         },
-        $j: function() { return handleError(function (arg0, arg1) {
+        $k: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.requests(arg1 !== 0);
             return ret;
         }, arguments); },
-        $2x: function(arg0) {
+        $2z: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
         },
-        $22: function() { return handleError(function (arg0, arg1, arg2) {
+        $24: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
-        $1e: function(arg0, arg1) {
+        $1f: function(arg0, arg1) {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $30: function() { return handleError(function (arg0, arg1, arg2) {
+        $32: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
-        $1l: function(arg0, arg1, arg2) {
+        $1n: function(arg0, arg1, arg2) {
             const ret = arg0.set(arg1, arg2);
             return ret;
         },
-        $20: function(arg0, arg1) {
+        $1i: function(arg0, arg1, arg2) {
+            arg0[arg1 >>> 0] = arg2;
+        },
+        $22: function(arg0, arg1) {
             arg0.onclose = arg1;
         },
-        $21: function(arg0, arg1) {
+        $23: function(arg0, arg1) {
             arg0.onerror = arg1;
         },
-        $23: function(arg0, arg1) {
+        $25: function(arg0, arg1) {
             arg0.onmessage = arg1;
         },
-        $1z: function(arg0, arg1) {
+        $21: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
-        $1i: function(arg0, arg1, arg2) {
+        $h: function() { return handleError(function (arg0) {
+            const ret = arg0.settled();
+            return ret;
+        }, arguments); },
+        $1k: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $33: function(arg0, arg1, arg2) {
+        $35: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $w: function() { return handleError(function (arg0, arg1, arg2) {
+        $x: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.socket(getStringFromWasm0(arg1, arg2));
             return ret;
         }, arguments); },
-        $2s: function() {
+        $2u: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2u: function() {
+        $2w: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $18: function() {
+        $19: function() {
             const ret = globalThis.location;
             return ret;
         },
-        $2t: function() {
+        $2v: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2v: function() {
+        $2x: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -532,26 +539,26 @@ function __wbg_get_imports() {
             const ret = arg0.target;
             return ret;
         },
-        $12: function(arg0, arg1) {
+        $13: function(arg0, arg1) {
             const ret = arg1.text;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1s: function(arg0, arg1, arg2) {
+        $1u: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
         },
-        $29: function(arg0, arg1) {
+        $2b: function(arg0, arg1) {
             const ret = arg0.then(arg1);
             return ret;
         },
-        $h: function(arg0) {
+        $i: function(arg0) {
             const ret = arg0.toolkit;
             return ret;
         },
-        $r: function(arg0) {
+        $s: function(arg0) {
             const ret = arg0.trace;
             return ret;
         },
@@ -559,14 +566,14 @@ function __wbg_get_imports() {
             const ret = arg0.type;
             return ret;
         },
-        $u: function(arg0) {
+        $v: function(arg0) {
             const ret = arg0.unlisted;
             return ret;
         },
-        $v: function() { return handleError(function (arg0) {
+        $w: function() { return handleError(function (arg0) {
             arg0.unref();
         }, arguments); },
-        $10: function(arg0, arg1) {
+        $11: function(arg0, arg1) {
             const ret = arg1.url;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             var len1 = WASM_VECTOR_LEN;
@@ -580,62 +587,62 @@ function __wbg_get_imports() {
         $4: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3i: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3u);
-            return ret;
-        },
-        $3j: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 113, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
-            return ret;
-        },
         $3k: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3t);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3w);
             return ret;
         },
         $3l: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 104, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3y);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 114, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
         $3m: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3z);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3v);
             return ret;
         },
         $3n: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 105, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $40);
             return ret;
         },
         $3o: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3v);
-            return ret;
-        },
-        $3p: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3x);
-            return ret;
-        },
-        $3q: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $41);
             return ret;
         },
-        $3r: function(arg0) {
+        $3p: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $42);
+            return ret;
+        },
+        $3q: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $3x);
+            return ret;
+        },
+        $3r: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $3z);
+            return ret;
+        },
+        $3s: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $43);
+            return ret;
+        },
+        $3t: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3s: function(arg0, arg1) {
+        $3u: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3h: function() {
+        $3j: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -650,58 +657,58 @@ function __wbg_get_imports() {
     };
 }
 
-function $41(arg0, arg1) {
-    wasm.$41(arg0, arg1);
+function $43(arg0, arg1) {
+    wasm.$43(arg0, arg1);
 }
 
-function $3z(arg0, arg1, arg2) {
-    wasm.$3z(arg0, arg1, arg2);
+function $41(arg0, arg1, arg2) {
+    wasm.$41(arg0, arg1, arg2);
+}
+
+function $42(arg0, arg1, arg2) {
+    wasm.$42(arg0, arg1, arg2);
 }
 
 function $40(arg0, arg1, arg2) {
-    wasm.$40(arg0, arg1, arg2);
-}
-
-function $3y(arg0, arg1, arg2) {
-    const ret = wasm.$3y(arg0, arg1, arg2);
+    const ret = wasm.$40(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $3w(arg0, arg1, arg2, arg3) {
-    wasm.$3w(arg0, arg1, arg2, arg3);
+function $3y(arg0, arg1, arg2, arg3) {
+    wasm.$3y(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3u(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3u(arg0, arg1, arg2, arg3, arg4);
+function $3w(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$3w(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3t(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3t(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3v(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3v(arg0, arg1, arg2, arg3, arg4, arg5);
+}
+
+function $3z(arg0, arg1, arg2) {
+    const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    wasm.$3z(arg0, arg1, ptr0, len0);
 }
 
 function $3x(arg0, arg1, arg2) {
-    const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    wasm.$3x(arg0, arg1, ptr0, len0);
-}
-
-function $3v(arg0, arg1, arg2) {
     let deferred2_0;
     let deferred2_1;
     try {
         const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.$3v(arg0, arg1, ptr0, len0);
+        const ret = wasm.$3x(arg0, arg1, ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);

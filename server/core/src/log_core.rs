@@ -61,6 +61,9 @@ pub enum Aside {
     /// What waits for a person in the realm now: for the realm's entry in
     /// the directory (`list_realms`, the API, the dashboard).
     Waiting(Vec<Waiting>),
+    /// A request's or response's body to save as `debug/archive/<name>`
+    /// (docs/log-format.md, "Request bodies"), before the line linking it.
+    Body { name: String, text: String },
     /// A message the realm sent that the hub cannot read: answered with an
     /// error, as a malformed envelope is.
     Unreadable(String),
@@ -219,6 +222,7 @@ impl LogCore {
             // A picture comes before its job's result (one channel).
             RealmMsg::Image(image) => return Some(Aside::Image(image)),
             RealmMsg::Screenshot(ask) => return Some(Aside::Screenshot(ask)),
+            RealmMsg::Body { name, text } => return Some(Aside::Body { name, text }),
             RealmMsg::Inspect(ask) => return Some(Aside::Inspect(ask)),
             RealmMsg::Reloading => {
                 self.delivery.handle_reloading(conn);

@@ -109,6 +109,10 @@ pub enum RealmMsg {
     /// sent before this is in the log file: a Node process that dies of an
     /// uncaught error waits for it, so the log has the error first.
     Flush { seq: u64 },
+    /// A request's or response's body for `debug/archive/<name>`, sent
+    /// before the line that links it (docs/log-format.md, "Request
+    /// bodies"); credentials already redacted by the realm.
+    Body { name: String, text: String },
     /// The person in the loop: a `person::PersonNews` as JSON text (panels,
     /// asks and picks waiting; an answer). Text, so the adapter routes it
     /// without a codec of its own.

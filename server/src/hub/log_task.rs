@@ -471,6 +471,20 @@ impl LogTask {
                 self.core.handle_pictures(job, vec![picture]);
             }
             Some(Aside::Screenshot(ask)) => self.screenshot(ask),
+            // Saved now, before the line that links it is written.
+            Some(Aside::Body { name, text }) => match body_name(&name) {
+                Some(rel) => {
+                    let dir = self.settings.dir.clone();
+                    let path = dir.join(&rel);
+                    // A name is the realm's: one file never replaces another.
+                    if !path.exists() && text.len() <= BODY_MAX {
+                        off_the_worker(true, || write_archive(&dir, &self.stem, &rel, &text));
+                    }
+                }
+                None => {
+                    tracing::warn!(stem = %self.stem, "a request body's name was refused: {name:?}")
+                }
+            },
             Some(Aside::Inspect(ask)) => self.inspect(ask),
             Some(Aside::Flush(seq)) => self.flushes.push((seq, answer)),
             Some(Aside::Waiting(waits)) => {
@@ -832,6 +846,27 @@ fn send_out(core: &mut LogCore, link: &Option<RealmLink>, timing: &mut JobTimes,
 }
 
 /// Writes a reply's full text to `debug/<rel>` (its link is in the reply).
+/// A request body's file is at most this (the realm saves larger ones by
+/// size and type only; a JSON body is laid out, so some room is left).
+const BODY_MAX: usize = 4 * 1024 * 1024;
+
+/// `archive/<name>` for a request body's name (docs/log-format.md,
+/// "Request bodies"): letters, digits, `-`, `_` and `.`, ending `.json`
+/// or `.txt`, never a path.
+fn body_name(name: &str) -> Option<String> {
+    let ok = (6..=160).contains(&name.len())
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.contains("..")
+        && (name.ends_with(".json") || name.ends_with(".txt"));
+    ok.then(|| format!("archive/{name}"))
+}
+
 fn write_archive(dir: &std::path::Path, stem: &str, rel: &str, text: &str) {
     let path = dir.join(rel);
     let result = path

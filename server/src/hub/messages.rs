@@ -220,6 +220,7 @@ impl LogHandle {
                 | RealmMsg::Background { .. }
                 | RealmMsg::Leaving { .. }
                 | RealmMsg::Image(_)
+                | RealmMsg::Body { .. }
         );
         let slot = match bounded {
             true => match self.realm_slots.clone().acquire_owned().await {
