@@ -157,6 +157,8 @@ function hooks() {
     r.inJob = listed !== null;
     r.request = side(headers);
     r.response = side(null);
+    // The stack now, read only if the line is logged (see `initiator`).
+    r.err = new Error();
     // Kept from its start: `daebug.network.last` finds one still on its way.
     if (!stopped) kept.push(r) > 500 && (keptBytes -= bytesOf(kept.shift()));
     if (listed && listed.length < 1000) listed.push(r);
@@ -200,11 +202,28 @@ function hooks() {
     }
   };
   const bytesOf = (r) => (r.request.text || "").length + (r.response.text || "").length;
+  // The code that made a request: its top 3 frames, daebug's own left
+  // out, as the engine wrote them, each after ` ⟵ ` (the hub maps them
+  // to cells and sources, docs/log-format.md, "Initiators").
+  const OURS = /daebug(_adapter|-node\.mjs|-panel\.mjs|\.js)|\(?node:/;
+  function initiator(r) {
+    const out = [];
+    try {
+      for (const l of String(r.err.stack || "").split("\n")) {
+        const t = l.trim();
+        if (!/:\d+:\d+\)?$/.test(t) || OURS.test(t)) continue;
+        if (out.push("⟵ " + t) === 3) break;
+      }
+    } catch {}
+    r.err = undefined;
+    return out.join(" ");
+  }
   // A body's digests on the record, and what goes to debug/archive/ when
   // the line is logged (it failed, or a job lists it) and a body was cut.
   function digest(r) {
     const logged = r.inJob || r[4] === 0 || r[4] >= 400;
-    const links = [];
+    const links = logged ? [initiator(r)].filter(Boolean) : [];
+    r.err = undefined;
     const bodies = [];
     const sides = [
       [r.request, 6, "request body"],

@@ -551,7 +551,16 @@ impl LogTask {
     /// name no unknown script and pass without IO.
     async fn load_maps(&self, msg: &LogMsg) {
         if let LogMsg::FromRealm(letter) = msg {
-            self.load_maps_of(realm_stacks(&letter.msg)).await;
+            let stacks = realm_stacks(&letter.msg);
+            // Request lines' initiators (docs/log-format.md, "Initiators").
+            let initiators: Vec<String> = stacks
+                .iter()
+                .filter_map(|s| crate::sourcemap::frames::initiator_stack(s))
+                .collect();
+            let all = stacks
+                .into_iter()
+                .chain(initiators.iter().map(String::as_str));
+            self.load_maps_of(all.collect()).await;
         }
     }
 
@@ -588,6 +597,17 @@ impl LogTask {
         let now = std::time::Instant::now();
         if let std::borrow::Cow::Owned(mapped) = self.settings.sourcemaps.map(stack, now) {
             *stack = mapped;
+        }
+        // A request line's initiator frames (docs/log-format.md,
+        // "Initiators"); the cells in them are mapped above.
+        if stack.contains(crate::sourcemap::frames::INITIATOR) {
+            let maps = &self.settings.sourcemaps;
+            let mapped = crate::sourcemap::frames::map_initiators(stack, |frame| {
+                maps.map(frame, now).into_owned()
+            });
+            if let std::borrow::Cow::Owned(mapped) = mapped {
+                *stack = mapped;
+            }
         }
     }
 

@@ -107,9 +107,166 @@ pub fn map_frames<'s, 'm>(
     }
 }
 
+/// Before each frame of the code that made a request, on its line
+/// (docs/log-format.md, "Initiators"): the loader writes the frames as the
+/// engine did (`⟵ at saveAction (http://h/dist/todo.js:3:10)`), the hub
+/// shows them mapped and short (`⟵ saveAction (src/todo/api.js:40)`).
+pub const INITIATOR: &str = " ⟵ ";
+
+/// The initiator frames written inline in `text`, as byte ranges.
+fn initiator_frames(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(INITIATOR) {
+        let start = from + i + INITIATOR.len();
+        match frame_end(&text[start..]) {
+            Some(n) => {
+                out.push((start, start + n));
+                from = start + n;
+            }
+            None => from = start,
+        }
+    }
+    out
+}
+
+/// Where a frame written inline ends: after its first `:line:column` (and
+/// the `)` closing it) that a space, a newline or the text's end follows.
+fn frame_end(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let digits = |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    for i in 0..b.len() {
+        match b[i] {
+            b'\n' => return None,
+            b':' => {
+                let j = digits(i + 1);
+                if j == i + 1 || b.get(j) != Some(&b':') {
+                    continue;
+                }
+                let k = digits(j + 1);
+                if k == j + 1 {
+                    continue;
+                }
+                let end = k + usize::from(b.get(k) == Some(&b')'));
+                if matches!(b.get(end), None | Some(b' ' | b'\n')) {
+                    return Some(end);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The initiator frames in `text` as a stack, one frame a line (`None`:
+/// there are none), for the source maps they need.
+pub fn initiator_stack(text: &str) -> Option<String> {
+    let frames = initiator_frames(text);
+    if frames.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = frames
+        .iter()
+        .map(|&(a, b)| format!("    {}", &text[a..b]))
+        .collect();
+    Some(lines.join("\n"))
+}
+
+/// `text` with each initiator frame passed through `map` (a one-frame
+/// stack in, as [`map_frames`] and the cells' mapping give it back) and
+/// shown short: `at Object.save (src/api.js:40:5)` → `Object.save
+/// (src/api.js:40)`, `at <cell>:2:1` → `<cell>:2`. A frame `map` drops
+/// goes with its arrow.
+pub fn map_initiators(text: &str, mut map: impl FnMut(&str) -> String) -> Cow<'_, str> {
+    let frames = initiator_frames(text);
+    if frames.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (a, b) in frames {
+        let mapped = map(&format!("    {}", &text[a..b]));
+        let arrow = a - INITIATOR.len();
+        out.push_str(&text[at..arrow]);
+        if let Some(frame) = Frame::parse(mapped.trim_end()) {
+            let place = frame.place();
+            let place = match place.rsplit_once(':') {
+                Some((head, col))
+                    if head.rsplit_once(':').is_some_and(|(_, l)| {
+                        !l.is_empty() && l.bytes().all(|c| c.is_ascii_digit())
+                    }) && col.bytes().all(|c| c.is_ascii_digit()) =>
+                {
+                    head
+                }
+                _ => place,
+            };
+            out.push_str(INITIATOR);
+            // A block's unnamed function takes the name of what the
+            // prepared code assigns it to (`$daebug$result`): none shown.
+            match frame.name().filter(|n| !n.contains("$daebug$")) {
+                Some(name) => out.push_str(&format!("{name} ({place})")),
+                None => out.push_str(place),
+            }
+        }
+        at = b;
+    }
+    out.push_str(&text[at..]);
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn initiators_are_read_inline_and_shown_short() {
+        let line = "PATCH http://h/api/todos/6 {\"completed\":true} → 404 Not Found (3 ms) \
+⟵ at saveAction (http://h/dist/todo.js:3:10) ⟵ at toggle (http://h/dist/todo.js:6:10) \
+⟵ at <cell>:1:7 [body](archive/p-1.txt)";
+        assert_eq!(
+            initiator_stack(line).as_deref(),
+            Some("    at saveAction (http://h/dist/todo.js:3:10)\n    at toggle (http://h/dist/todo.js:6:10)\n    at <cell>:1:7")
+        );
+        let mapped = map_initiators(line, |f| {
+            map_frames(f, |_, l, c| {
+                Some(Original {
+                    source: if l == 3 {
+                        "src/todo/api.js"
+                    } else {
+                        "src/todo/item.jsx"
+                    },
+                    line: l + 37,
+                    column: c,
+                })
+            })
+            .into_owned()
+        });
+        assert_eq!(
+            mapped,
+            "PATCH http://h/api/todos/6 {\"completed\":true} → 404 Not Found (3 ms) \
+⟵ saveAction (src/todo/api.js:40) ⟵ toggle (src/todo/item.jsx:43) ⟵ <cell>:1 [body](archive/p-1.txt)"
+        );
+        // SpiderMonkey's and JavaScriptCore's syntax; a frame dropped.
+        let line = "GET http://h/x → 200 OK (1 ms) ⟵ save@http://h/a.js:1:2 ⟵ @http://h/a.js:9:1\nGET http://h/y → pending";
+        let mapped = map_initiators(line, |f| match f.contains(":9:") {
+            true => String::new(),
+            false => f.to_string(),
+        });
+        assert_eq!(
+            mapped,
+            "GET http://h/x → 200 OK (1 ms) ⟵ save (http://h/a.js:1)\nGET http://h/y → pending"
+        );
+        // A name the prepared block gave goes.
+        assert_eq!(
+            map_initiators("x ⟵ at $daebug$result (<cell>:3:9)", |f| f.into()),
+            "x ⟵ <cell>:3"
+        );
+        // Text with no frame after its arrow stays.
+        assert!(matches!(
+            map_initiators("a ⟵ b", |f| f.into()),
+            Cow::Borrowed(_)
+        ));
+    }
 
     /// Stacks as Chromium wrote them in the e2e test `print_shapes`.
     const NESTED: &str = "Error: in f
