@@ -4,12 +4,9 @@
 
 mod support;
 
-use support::{append, js, SmallDisk, TestHub};
+use support::footer_last;
 
-fn footer_last(text: &str) -> bool {
-    text.trim_end()
-        .ends_with("> Write code in a fenced JS block below to execute against this page.")
-}
+use support::{append, js, SmallDisk, TestHub};
 
 /// Free bytes in the last 4 KiB page of a file of `len` bytes: what a
 /// write can add to it on a full tmpfs.

@@ -3,6 +3,8 @@
 
 mod support;
 
+use support::footer_last;
+
 use std::time::Duration;
 
 use daebug_protocol::{
@@ -21,11 +23,6 @@ fn log_event(message: &str) -> BackgroundEvent {
         message: message.into(),
         stack: None,
     }
-}
-
-fn footer_last(text: &str) -> bool {
-    text.trim_end()
-        .ends_with("> Write code in a fenced JS block below to execute against this page.")
 }
 
 #[tokio::test]

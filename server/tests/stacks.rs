@@ -4,16 +4,13 @@
 
 mod support;
 
+use support::footer_last;
+
 use daebug_protocol::{BackgroundEvent, EventType, JobError, JobResult, Level, Outcome, RealmMsg};
 use support::{append, js, TestHub};
 
 const STATS_JS: &str = include_str!("../../tests/tests/fixtures/sourcemap/dist/stats.js");
 const STATS_MAP: &str = include_str!("../../tests/tests/fixtures/sourcemap/dist/stats.js.map");
-
-fn footer_last(text: &str) -> bool {
-    text.trim_end()
-        .ends_with("> Write code in a fenced JS block below to execute against this page.")
-}
 
 fn error_event(message: &str, stack: String) -> BackgroundEvent {
     BackgroundEvent {

@@ -21,37 +21,6 @@ const SPLIT: &str = "const secret = ['s3cr3t', 'TOKEN-planted-7c1e-a91f'].join('
 
 const TODOS: &str = r#"[{"id":1,"title":"Buy milk","completed":false,"completedAt":null},{"id":2,"title":"Call mom","completed":true,"completedAt":"2026-11-01"},{"id":3,"title":"Write tests","completed":false,"completedAt":null},{"id":4,"title":"Fix bug","completed":false,"completedAt":null},{"id":5,"title":"Ship it","completed":false,"completedAt":null}]"#;
 
-fn no_secret_under(dir: &Path) {
-    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.file_name().is_some_and(|n| n == "app") {
-            continue;
-        }
-        if path.is_dir() {
-            no_secret_under(&path);
-        } else {
-            let text =
-                String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).to_string();
-            assert!(
-                !text.contains(SECRET),
-                "{} holds the secret:\n{text}",
-                path.display()
-            );
-        }
-    }
-}
-
-/// The `Text network` summary of the last reply in `text`.
-fn summary(text: &str) -> String {
-    let reply = &text[text.rfind("> **agent** to ").expect("a reply")..];
-    reply
-        .split("```Text network\n")
-        .nth(1)
-        .and_then(|s| s.split("\n```").next())
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// The archive file a line links (`[body](archive/…)`), read.
 fn linked(log_dir: &Path, line: &str, label: &str) -> String {
     let at = line.find(&format!("[{label}](")).expect("a link") + label.len() + 3;
@@ -93,7 +62,7 @@ fn a_page_and_a_worker_have_their_request_bodies_in_their_logs() {
         text.contains("```JSON\n[5,\"Ship it\",true,true]\n```"),
         "{text}"
     );
-    let lines = summary(&text);
+    let lines = support::network_summary(&text);
     let lines: Vec<&str> = lines.lines().collect();
     assert_eq!(lines.len(), 4, "{text}");
     assert!(
@@ -154,13 +123,13 @@ fn a_page_and_a_worker_have_their_request_bodies_in_their_logs() {
         text.contains(&format!("```JSON\n[{},true,true]\n```", TODOS.len())),
         "{text}"
     );
-    let lines = summary(&text);
+    let lines = support::network_summary(&text);
     assert!(
         lines.contains(&format!("GET {base}/small.json → 200 OK {{\"ok\":true}} (")),
         "{text}"
     );
     assert!(lines.contains("[body](archive/"), "{text}");
-    no_secret_under(world.root.path());
+    support::no_file_holds(world.root.path(), SECRET);
 }
 
 /// A Node process's own `fetch`, to a server it runs itself.
@@ -220,7 +189,7 @@ server.listen(0, "127.0.0.1", () => console.log("listening on " + server.address
         text.contains("```JSON\n[5,422,\"title=x&token=****…a91f\",2]\n```"),
         "{text}"
     );
-    let lines = summary(&text);
+    let lines = support::network_summary(&text);
     assert!(
         lines.contains(&format!("GET http://127.0.0.1:{port}/api/todos → 200 OK [5 × {{id, title, completed, completedAt}}] (")),
         "{text}"
@@ -234,5 +203,5 @@ server.listen(0, "127.0.0.1", () => console.log("listening on " + server.address
         text.contains("```Text served\nGET /api/todos → 200 OK"),
         "{text}"
     );
-    no_secret_under(root.path());
+    support::no_file_holds(root.path(), SECRET);
 }

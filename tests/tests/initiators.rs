@@ -17,17 +17,6 @@ const TODO_MAP: &str = include_str!("fixtures/initiators/dist/todo.js.map");
 
 const FROM_THE_APP: &str = "⟵ saveAction (src/todo/api.js:40) ⟵ toggle (src/todo/item.jsx:12) ⟵ ";
 
-/// The `Text network` summary of the last reply in `text`.
-fn summary(text: &str) -> String {
-    let reply = &text[text.rfind("> **agent** to ").expect("a reply")..];
-    reply
-        .split("```Text network\n")
-        .nth(1)
-        .and_then(|s| s.split("\n```").next())
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// What follows a request line's time, its archive links left out: the
 /// initiator (`⟵ saveAction (src/todo/api.js:40) ⟵ …`).
 fn initiator(line: &str) -> &str {
@@ -71,7 +60,7 @@ fn each_request_line_names_the_code_that_made_it() {
         1,
     );
     assert!(text.contains("```JSON\n404\n```"), "{text}");
-    let lines = summary(&text);
+    let lines = support::network_summary(&text);
     let line = line_of(
         &lines,
         &format!("PATCH {base}/api/todos/6 {{\"completed\":true}} → 404 Not Found"),
@@ -103,7 +92,7 @@ fn each_request_line_names_the_code_that_made_it() {
          'done'\n```\n",
         1,
     );
-    let lines = summary(&text);
+    let lines = support::network_summary(&text);
     let fetched = line_of(&lines, &format!("GET {base}/nothing.json → 404"));
     assert_eq!(initiator(fetched), "⟵ <cell>:2", "{text}");
     let sent = line_of(&lines, &format!("GET {base}/gone.txt → 404"));

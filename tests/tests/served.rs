@@ -100,45 +100,6 @@ fn request(port: u16, method: &str, path: &str, body: &str) -> String {
     out
 }
 
-/// Every file under `dir` (what the hub wrote: `debug/`, `debug.md`)
-/// holds no `SECRET`.
-fn no_secret_under(dir: &Path) {
-    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            no_secret_under(&path);
-        } else {
-            let bytes = std::fs::read(&path).unwrap_or_default();
-            let text = String::from_utf8_lossy(&bytes);
-            assert!(
-                !text.contains(SECRET),
-                "{} holds the secret:\n{text}",
-                path.display()
-            );
-        }
-    }
-}
-
-fn hub_files_hold_no_secret(root: &Path) {
-    for entry in std::fs::read_dir(root).expect("read root").flatten() {
-        let path = entry.path();
-        // `app/` is the program's own, the test wrote it.
-        if path.file_name().is_some_and(|n| n == "app") {
-            continue;
-        }
-        if path.is_dir() {
-            no_secret_under(&path);
-        } else {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            assert!(
-                !text.contains(SECRET),
-                "{} holds the secret",
-                path.display()
-            );
-        }
-    }
-}
-
 /// A plain `http` server; `/api/todos/:id` reads its body with
 /// `req.on('data')` after an `await`, as an app may.
 const PLAIN: &str = r#"const http = require("node:http");
@@ -244,7 +205,7 @@ fn a_plain_http_server_has_its_requests_in_its_log() {
     // The whole records too, headers and all, into the log.
     let reply = ask(&log, "daebug.network.served()");
     assert!(reply.contains("authorization"), "{reply}");
-    hub_files_hold_no_secret(world.root.path());
+    support::no_file_holds(world.root.path(), SECRET);
 }
 
 #[test]
@@ -378,5 +339,5 @@ fn an_express_server_has_its_requests_in_its_log() {
         serde_json::json!(["POST", 201, true, null, { "id": 7, "title": "Call mom", "completed": false }]),
         "{reply}"
     );
-    hub_files_hold_no_secret(world.root.path());
+    support::no_file_holds(world.root.path(), SECRET);
 }

@@ -70,19 +70,34 @@ pub fn write(file: &File, path: &Path, read: &Seen, new: &Seen) -> io::Result<In
         return Ok(InPlace::Changed);
     }
     let tail = &new.text.as_bytes()[from..];
-    let wrote =
-        write_all_at(file, tail, at).and_then(|()| match new.text.len() < read.text.len() {
-            true => file.set_len(new.file_len() as u64),
-            false => Ok(()),
-        });
-    if let Err(e) = wrote {
-        // Still under the lease, so no one has seen the part written.
-        put_back(file, read.file_len() as u64, at, old_tail, path);
-        return Err(e);
-    }
+    let lens = (read.file_len() as u64, new.file_len() as u64);
+    replace_tail(file, path, at, old_tail, tail, lens)?;
     let after = file.metadata()?;
     drop(lease);
     Ok(InPlace::Written(tail.len(), after))
+}
+
+/// Writes `tail` at `at` over `old_tail`, and cuts the file from its
+/// length `lens.0` to `lens.1` when shorter; a write that fails part way
+/// is undone ([`put_back`]) before the error is returned. The caller holds
+/// the lease, so no one sees the part written.
+fn replace_tail(
+    file: &File,
+    path: &Path,
+    at: u64,
+    old_tail: &[u8],
+    tail: &[u8],
+    lens: (u64, u64),
+) -> io::Result<()> {
+    let wrote = write_all_at(file, tail, at).and_then(|()| match lens.1 < lens.0 {
+        true => file.set_len(lens.1),
+        false => Ok(()),
+    });
+    if let Err(e) = wrote {
+        put_back(file, lens.0, at, old_tail, path);
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// A write that failed part way (a full disk: the bytes that fit in the
@@ -149,22 +164,15 @@ pub fn rewrite_whole(
         }
     };
     let from = first_difference(&read, &now);
-    let wrote = write_all_at(file, &now.as_bytes()[from..], from as u64).and_then(|()| {
-        match now.len() < read.len() {
-            true => file.set_len(now.len() as u64),
-            false => Ok(()),
-        }
-    });
-    if let Err(e) = wrote {
-        put_back(
-            file,
-            len as u64,
-            from as u64,
-            &read.as_bytes()[from..],
-            path,
-        );
-        return Err(e);
-    }
+    let (old_tail, tail) = (&read.as_bytes()[from..], &now.as_bytes()[from..]);
+    replace_tail(
+        file,
+        path,
+        from as u64,
+        old_tail,
+        tail,
+        (len as u64, now.len() as u64),
+    )?;
     drop(lease);
     Ok(Rewrite::Done { read, now })
 }

@@ -82,9 +82,7 @@ impl RegistryFile {
                 }
             })?;
             match done {
-                Rewrite::Done { .. } if wait.is_some() => {
-                    return Ok(Synced::Again(wait.unwrap_or(now)));
-                }
+                Rewrite::Done { .. } if let Some(at) = wait => return Ok(Synced::Again(at)),
                 Rewrite::Done { read, now: text } => {
                     self.no_lease_since = None;
                     let wrote = read != text;

@@ -455,3 +455,9 @@ impl Drop for SmallDisk {
             .status();
     }
 }
+
+/// Whether the log is idle: its last line is the footer.
+pub fn footer_last(text: &str) -> bool {
+    text.trim_end()
+        .ends_with("> Write code in a fenced JS block below to execute against this page.")
+}

@@ -595,3 +595,40 @@ pub const CHROMIUM_FLAGS: [&str; 8] = [
     "--disable-component-update",
     "--disable-sync",
 ];
+
+/// No file under `root` holds `secret`: what the hub wrote (`debug.md`,
+/// `debug/`, its archives). The test's own program under `root/app` is
+/// left out.
+pub fn no_file_holds(root: &Path, secret: &str) {
+    fn walk(dir: &Path, secret: &str, top: bool) {
+        for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if top && path.file_name().is_some_and(|n| n == "app") {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, secret, false);
+                continue;
+            }
+            let text =
+                String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned();
+            assert!(
+                !text.contains(secret),
+                "{} holds the secret:\n{text}",
+                path.display()
+            );
+        }
+    }
+    walk(root, secret, true);
+}
+
+/// The `Text network` summary of the last reply in `text`.
+pub fn network_summary(text: &str) -> String {
+    let reply = &text[text.rfind("> **agent** to ").expect("a reply")..];
+    reply
+        .split("```Text network\n")
+        .nth(1)
+        .and_then(|s| s.split("\n```").next())
+        .unwrap_or_default()
+        .to_string()
+}
