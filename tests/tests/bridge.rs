@@ -195,14 +195,20 @@ fn a_screenshot_leaves_the_page_as_it_was_and_is_exact_the_first_time() {
     let blue = [0, 0, 255, 255];
     let red = [255, 0, 0, 255];
     let green = [0, 255, 0, 255];
+    // A screenshot of `selector` (the page without one), which leaves the
+    // page as it was.
+    let shot = |selector: &str| {
+        let text = log.exchange(Write::Append, &shot_and_measure(selector), 1);
+        let (reply, png) = last_shot(root.path(), &text);
+        assert!(
+            reply.contains("\"same\": true"),
+            "the page changed:\n{reply}"
+        );
+        (reply, png)
+    };
 
     // In view: the first call, exact, nothing changed.
-    let text = log.exchange(Write::Append, &shot_and_measure("#box"), 1);
-    let (reply, png) = last_shot(root.path(), &text);
-    assert!(
-        reply.contains("\"same\": true"),
-        "the page changed:\n{reply}"
-    );
+    let (reply, png) = shot("#box");
     assert!(
         reply.contains("scrollY\\\":20") && !reply.contains("bar\\\":0,"),
         "the page has its scrollbar and is scrolled by 20 px:\n{reply}"
@@ -213,24 +219,14 @@ fn a_screenshot_leaves_the_page_as_it_was_and_is_exact_the_first_time() {
     }
 
     // Below the fold: through a taller view, put back.
-    let text = log.exchange(Write::Append, &shot_and_measure("#low"), 1);
-    let (reply, png) = last_shot(root.path(), &text);
-    assert!(
-        reply.contains("\"same\": true"),
-        "the page changed:\n{reply}"
-    );
+    let (reply, png) = shot("#low");
     assert_eq!((png.width, png.height), (200, 60), "{reply}");
     for (x, want) in [(1, blue), (100, red), (198, green)] {
         assert_eq!(png.at(x, 30), want, "x {x} of #low:\n{reply}");
     }
 
     // The whole page: its scroll size, put back.
-    let text = log.exchange(Write::Append, &shot_and_measure(""), 1);
-    let (reply, png) = last_shot(root.path(), &text);
-    assert!(
-        reply.contains("\"same\": true"),
-        "the page changed:\n{reply}"
-    );
+    let (reply, png) = shot("");
     let size = chromium
         .eval("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]");
     assert_eq!(
