@@ -51,6 +51,7 @@ function start() {
       glue.start(SELF);
       addTests(early);
       addServed(served, early);
+      addWatching(early);
       return glue;
     })
     .catch((e) => {
@@ -78,6 +79,19 @@ function addTests(early) {
   if (!kit || kit.test) return;
   kit.test = (spec, options) =>
     import(new URL("./daebug-test-node.mjs", import.meta.url)).then((m) => m.runTests(spec, options, early.report));
+}
+
+// Watching without editing (docs/log-format.md, "Components", "Probes",
+// "Logpoints"): each part adds its own to the toolkit; one that fails
+// leaves the others.
+function addWatching(early) {
+  const kit = globalThis[Symbol.for("daebug.toolkit")];
+  if (!kit) return;
+  for (const add of [components, probes, debugging]) {
+    try {
+      add(kit, early);
+    } catch {}
+  }
 }
 
 // `daebug.network.served({ url, status })` (docs/log-format.md, "Requests a

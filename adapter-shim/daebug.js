@@ -20,6 +20,7 @@
       glue.start(self);
       addTests();
       addNetwork();
+      addWatching();
     })
     .catch((e) => {
       early.stop();
@@ -44,6 +45,19 @@
     if (!kit) return;
     if (!kit.network || typeof kit.network !== "object") kit.network = {};
     for (const k of ["last", "list", "clear"]) kit.network[k] ??= early.network[k];
+  }
+
+  // Watching without editing (docs/log-format.md, "Components", "Probes",
+  // "Logpoints"): each part adds its own to the toolkit; one that fails
+  // leaves the others.
+  function addWatching() {
+    const kit = globalThis[Symbol.for("daebug.toolkit")];
+    if (!kit) return;
+    for (const add of [components, probes, debugging]) {
+      try {
+        add(kit, early);
+      } catch {}
+    }
   }
 
   // A worker keeps its log across its page's reloads: the hub derives its

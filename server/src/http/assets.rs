@@ -181,17 +181,35 @@ const TOOLKIT: &str = include_str!(concat!(
     "/../adapter-shim/toolkit.js"
 ));
 
+/// Watching without editing: components, probes, and the debugger's
+/// logpoints, `monitor` and scopes; plain JavaScript the loaders add to
+/// the toolkit, out of the `.wasm` too.
+const COMPONENTS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/components.js"
+));
+const PROBES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/probes.js"
+));
+const DEBUGGER: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../adapter-shim/debugger.js"
+));
+
 /// Where a loader's source takes [`HOOKS`], [`VALUES`], [`PICTURES`],
-/// [`TOOLKIT`] and [`PERSON`].
+/// [`TOOLKIT`], [`PERSON`], [`COMPONENTS`], [`PROBES`] and [`DEBUGGER`].
 const HOOKS_MARKER: &str = "/* daebug:hooks */";
 
 /// A loader's source (`adapter-shim/daebug.js` or `daebug-node.mjs`) with
 /// the shared hooks, values, pictures, toolkit and person spliced in at its marker, so the
 /// client still gets one file.
 pub fn with_hooks(loader: &str) -> String {
-    let shared = [HOOKS, VALUES, PICTURES, TOOLKIT, PERSON]
-        .map(str::trim_end)
-        .join("\n\n");
+    let shared = [
+        HOOKS, VALUES, PICTURES, TOOLKIT, PERSON, COMPONENTS, PROBES, DEBUGGER,
+    ]
+    .map(str::trim_end)
+    .join("\n\n");
     loader.replacen(HOOKS_MARKER, &shared, 1)
 }
 
