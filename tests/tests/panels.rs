@@ -360,7 +360,7 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
     start_block(
         &log,
         "const picked = await daebug.pick('Which button?');\n\
-         [picked.selector, picked.tag, picked.text, picked.component, picked.source, picked.styles.display, picked.element === document.querySelector('.buy'), $0 === picked.element]",
+         [picked.selector, picked.tag, picked.text, picked.component.name, picked.source, picked.styles.display, picked.element === document.querySelector('.buy'), $0 === picked.element]",
     );
     // The person moves over the button, then clicks it.
     tab.wait_until("the pick's banner", &format!("!!{}", in_panel(".hint")));
@@ -378,7 +378,7 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
     // The human line with what was picked, and a picture of it.
     assert!(
         reply.contains("> **human** answered \"Which button?\" at ")
-            && reply.contains("\"component\": \"BuyButton\"")
+            && reply.contains("\"name\": \"BuyButton\"")
             && reply.contains("\"source\": \"src/components/BuyButton.jsx:12:7\""),
         "{reply}"
     );
@@ -393,7 +393,7 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
     // React 19: the source from `_debugStack`, through the source map.
     start_block(
         &log,
-        "const more = await daebug.pick('And this link?');\n[more.component, more.source, $0.className]",
+        "const more = await daebug.pick('And this link?');\n[more.component.name, more.source, $0.className]",
     );
     tab.wait_until(
         "the pick's banner again",

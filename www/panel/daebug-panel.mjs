@@ -195,9 +195,11 @@ export function start({ toolkit, send, kind }) {
       const take = async (el) => {
         stop();
         if (!el) return reject(new Error("daebug.pick: nothing was under the pointer"));
-        const found = await describe(el);
+        const found = await describe(el, toolkit);
         globalThis[S("daebug.$0")] = el;
-        answered(w.title, found);
+        // The human line: what was picked, its component by name and source.
+        const c = found.component;
+        answered(w.title, { ...found, component: c.framework ? { framework: c.framework, name: c.name, source: c.source } : c });
         // The reply shows a picture of it (the same pipeline as daebug.image).
         try {
           await toolkit.snapshot?.(el);
@@ -429,19 +431,21 @@ function unshown(ui, errors) {
 
 // ----- pick: what the person pointed at ------------------------------------
 
-async function describe(el) {
+async function describe(el, toolkit) {
   const r = el.getBoundingClientRect();
   const cs = getComputedStyle(el);
   const styles = {};
   for (const k of ["display", "position", "color", "background-color", "font-family", "font-size", "font-weight", "margin", "padding", "border", "width", "height"]) styles[k] = cs.getPropertyValue(k);
-  const { source, component, stack } = origin(el);
+  // `daebug.component(el)` awaited (adapter-shim/components.js): sources
+  // mapped through source maps.
+  const component = (await toolkit.component?.(el)) ?? { framework: null, reason: "daebug.component is missing" };
   return {
     selector: selector(el),
     tag: el.tagName.toLowerCase(),
     text: (el.innerText ?? el.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 200),
     rect: { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) },
     styles,
-    source: source ?? (stack ? await fromStack(stack) : null),
+    source: component.source ?? null,
     component,
   };
 }
@@ -471,118 +475,6 @@ export function selector(el) {
   }
   return parts.join(" > ");
 }
-
-// Where the element was made: React's debug fibers, Vue's and Svelte's dev
-// info; `null` when the page says nothing.
-function origin(el) {
-  for (let e = el; e; e = e.parentElement) {
-    const fiberKey = Object.keys(e).find((k) => k.startsWith("__reactFiber$") || k.startsWith("__reactInternalInstance$"));
-    if (fiberKey) return react(e[fiberKey]);
-    const vue = e.__vueParentComponent;
-    if (vue) {
-      const t = vue.type ?? {};
-      return { source: t.__file ? place(t.__file) : null, component: t.name ?? t.__name ?? base(t.__file) };
-    }
-    const svelte = e.__svelte_meta?.loc;
-    if (svelte) return { source: place(svelte.file, svelte.line + 1, svelte.column + 1), component: base(svelte.file) };
-  }
-  return { source: null, component: null };
-}
-
-function react(fiber) {
-  let source = null;
-  let stack = null;
-  for (let f = fiber; f && !source && !stack; f = f._debugOwner ?? f.return) {
-    const s = f._debugSource;
-    if (s?.fileName) source = place(s.fileName, s.lineNumber, s.columnNumber);
-    // React 19 keeps where the JSX ran as a stack instead (bundled code).
-    else if (typeof f._debugStack?.stack === "string") stack = f._debugStack.stack;
-  }
-  let component = null;
-  for (let f = fiber; f && !component; f = f._debugOwner ?? f.return) {
-    const t = f.type;
-    if (typeof t === "function") component = t.displayName || t.name || null;
-    else if (t && typeof t === "object") component = t.displayName || t.render?.displayName || t.render?.name || t.type?.name || null;
-  }
-  return { source, component, stack };
-}
-
-// The first frame of the app's own code in a React 19 `_debugStack` (not
-// React's, nor a dependency's), mapped through its script's source map.
-async function fromStack(stack) {
-  for (const line of stack.split("\n").slice(1)) {
-    const m = /(https?:\/\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line);
-    if (!m || /\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime/.test(m[1])) continue;
-    return (await mapped(m[1], +m[2], +m[3])) ?? place(m[1], +m[2], +m[3]);
-  }
-  return null;
-}
-
-// Where line:column (1-based) of the script at `url` was written, through
-// the source map its `sourceMappingURL` names (a file or a `data:` URL).
-async function mapped(url, line, column) {
-  try {
-    const text = await (await fetch(url)).text();
-    const ref = /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(text);
-    if (!ref) return null;
-    const at = new URL(ref[1], url).href;
-    const map = await (await fetch(at)).json();
-    const hit = lookup(map.mappings ?? "", line, column - 1);
-    if (!hit) return null;
-    const root = map.sourceRoot ? new URL(map.sourceRoot, at).href : at;
-    return place(new URL(map.sources[hit[0]], root).href, hit[1] + 1, hit[2] + 1);
-  } catch {
-    return null;
-  }
-}
-
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-function vlq(segment) {
-  const out = [];
-  let value = 0;
-  let shift = 0;
-  for (const ch of segment) {
-    const d = B64.indexOf(ch);
-    value += (d & 31) << shift;
-    if (d & 32) shift += 5;
-    else out.push(value & 1 ? -(value >>> 1) : value >>> 1), (value = 0), (shift = 0);
-  }
-  return out;
-}
-// [source, line, column] (0-based) of the last segment at or before the
-// generated `line` (1-based) and `column` (0-based).
-export function lookup(mappings, line, column) {
-  let source = 0, ol = 0, oc = 0, best = null;
-  const lines = mappings.split(";");
-  for (let i = 0; i < lines.length && i < line; i++) {
-    let gc = 0;
-    for (const seg of lines[i].split(",")) {
-      if (!seg) continue;
-      const d = vlq(seg);
-      gc += d[0];
-      if (d.length < 4) continue;
-      source += d[1];
-      ol += d[2];
-      oc += d[3];
-      if (i === line - 1 && gc <= column) best = [source, ol, oc];
-    }
-  }
-  return best;
-}
-
-// `src/App.jsx:12:7`: the project's path when it has a `src/`, else as given
-// (a URL of the page's own origin without it).
-function place(file, line, column) {
-  let f = String(file);
-  try {
-    const u = new URL(f);
-    if (u.origin === globalThis.location?.origin) f = u.pathname.slice(1);
-  } catch {}
-  const i = f.lastIndexOf("/src/");
-  if (i >= 0) f = f.slice(i + 1);
-  return line == null ? f : column == null ? `${f}:${line}` : `${f}:${line}:${column}`;
-}
-const base = (f) => (f ? String(f).split("/").pop().replace(/\.\w+$/, "") : null);
 
 // The card's stylesheet (not `CSS`: that name is the browser's, whose `escape` `selector` uses).
 const STYLESHEET = `
