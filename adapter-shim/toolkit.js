@@ -6,7 +6,8 @@
 // do goes back to it through `host(which, a, b)`: 2 reload (it knows
 // whether a job runs), 3 a warning for the reply, 4 image, 5 snapshot,
 // 6 screenshot, 7 copy, 8 listeners, 9 objects, 10 whether the hub is
-// there (attached), 11 a dialog's line for the log. Kept out of the .wasm,
+// there (attached), 11 a dialog's line for the log, 12 a line of kind `b`
+// for the log (`Text logpoint`: debugger.js). Kept out of the .wasm,
 // whose size is budgeted (docs/architecture.md, "The adapter's budget").
 //
 // `toolkit(kind, host)` puts the object on the global object under
@@ -228,6 +229,10 @@ function toolkit(kind, host) {
     listeners: ask(8),
     objects: ask(9),
   };
+  // A line of kind `kind` for the log (a background event, or the running
+  // block's), for the parts spliced in after this file; not a method
+  // blocks see.
+  Reflect.defineProperty(object, Symbol.for("daebug.line"), { value: ask(12) });
   Reflect.defineProperty(g, key, { value: object, configurable: true });
   if (!("daebug" in g)) Reflect.set(g, "daebug", object);
   return {

@@ -78,9 +78,10 @@ impl Toolkit {
                     return Ok(JsValue::UNDEFINED);
                 }
                 match which {
-                    3 => return Ok(record(&buffer, EventType::Console, a).into()),
+                    3 => return Ok(record(&buffer, None, a).into()),
                     10 => return Ok(attached.get().into()),
-                    11 => return Ok(record(&buffer, EventType::Browser, a).into()),
+                    11 => return Ok(record(&buffer, Some("dialog".into()), a).into()),
+                    12 => return Ok(record(&buffer, b.as_string(), a).into()),
                     _ => {}
                 }
                 let job = buffer.try_borrow().ok().and_then(|b| b.job());
@@ -137,12 +138,13 @@ impl Drop for Toolkit {
 }
 
 /// A line the toolkit gives for the log: a console warning for the running
-/// job's reply (`daebug.module` imported a fresh copy), or a dialog the
-/// adapter answered (`confirm("Sure?") → true`, a browser line).
-fn record(buffer: &Shared, kind: EventType, message: JsValue) -> bool {
-    let (level, source) = match kind {
-        EventType::Browser => (Level::Log, Some("dialog".into())),
-        _ => (Level::Warn, None),
+/// job's reply (`daebug.module` imported a fresh copy; no `source`), or a
+/// line of kind `source`: a dialog the adapter answered (`confirm("Sure?")
+/// → true`), a logpoint's hit (the hub shows known kinds only).
+fn record(buffer: &Shared, source: Option<String>, message: JsValue) -> bool {
+    let (kind, level) = match source {
+        Some(_) => (EventType::Browser, Level::Log),
+        None => (EventType::Console, Level::Warn),
     };
     let wake = buffer.try_borrow_mut().ok().and_then(|mut b| {
         let event = BackgroundEvent {

@@ -231,9 +231,12 @@ pub const KNOWN_SOURCES: [&str; 6] = [
     "csp",
 ];
 
-/// What the browser reports besides errors (docs/log-format.md), each
-/// written as `Text <source>`; any other as `Text event`.
-pub const BROWSER_SOURCES: [&str; 4] = ["network", "dialog", "report", "browser"];
+/// What the browser reports besides errors (docs/log-format.md), and the
+/// debugger's lines (docs/log-format.md, "Logpoints"), each written as
+/// `Text <source>`; any other as `Text event`.
+pub const BROWSER_SOURCES: [&str; 6] = [
+    "network", "dialog", "report", "browser", "logpoint", "monitor",
+];
 
 /// Background events a realm may send a second; the hub counts and drops
 /// the rest (docs/log-format.md, "Floods").

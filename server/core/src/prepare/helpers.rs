@@ -97,7 +97,7 @@ const HELPERS: &[(&str, &str)] = &[
         "queryObjects",
         "(constructor) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.objects) throw new Error(\"queryObjects: this realm's adapter is older than its hub; reload it\"); return t.objects(constructor) }",
     ),
-    // DevTools' pausing and revealing helpers: daebug never pauses a realm.
+    // DevTools' pausing helpers: daebug never pauses a realm.
     (
         "debug",
         "() => { throw new Error(\"debug() pauses in DevTools' debugger; daebug never pauses a realm: log what you need from inside the function instead\") }",
@@ -106,13 +106,15 @@ const HELPERS: &[(&str, &str)] = &[
         "undebug",
         "() => { throw new Error(\"undebug(): daebug sets no breakpoints (debug() is not there either)\") }",
     ),
+    // Through the realm's debugger, which never pauses (docs/log-format.md,
+    // "Logpoints"): the toolkit says where there is none.
     (
         "monitor",
-        "() => { throw new Error(\"monitor() needs DevTools' debugger; daebug never pauses a realm: wrap the function instead (f = ((g) => (...a) => (console.log('f', a), g(...a)))(f))\") }",
+        "(fn) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.monitor) throw new Error(\"monitor: this realm's adapter is older than its hub; reload it\"); return t.monitor(fn) }",
     ),
     (
         "unmonitor",
-        "() => { throw new Error(\"unmonitor(): daebug monitors no functions (monitor() is not there either)\") }",
+        "(fn) => { const t = %G[Symbol.for(\"daebug.toolkit\")]; if (!t?.unmonitor) throw new Error(\"unmonitor: this realm's adapter is older than its hub; reload it\"); return t.unmonitor(fn) }",
     ),
 ];
 
@@ -219,5 +221,12 @@ mod tests {
         let d = install(&["getEventListeners", "queryObjects"]);
         assert!(d.contains("return t.listeners(target)"), "{d}");
         assert!(d.contains("return t.objects(constructor)"), "{d}");
+    }
+
+    #[test]
+    fn monitor_and_unmonitor_ask_the_toolkit() {
+        let d = install(&["monitor", "unmonitor"]);
+        assert!(d.contains("return t.monitor(fn)"), "{d}");
+        assert!(d.contains("return t.unmonitor(fn)"), "{d}");
     }
 }

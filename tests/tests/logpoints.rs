@@ -1,0 +1,243 @@
+//! Logpoints, `monitor`/`unmonitor` and `daebug.scopes` (docs/log-format.md,
+//! "Logpoints") in a real Node 22 process run as a user runs it, through
+//! the process's own debugger (`node:inspector`, in process), which never
+//! pauses: a module's private variables read by name, a line's
+//! expressions logged with `when`, `max` and `remove()`, in a block's reply
+//! and in the background, calls of a function logged through a reference
+//! the program took before `monitor` was called, and a timer that keeps
+//! ticking through every hit. A page says in one line that it has no
+//! debugger for these.
+
+mod support;
+
+use support::node::{node, NodeProcess};
+use support::{base_of, log_in, wait_for, write_files, Log, Running, TempDir, World, Write};
+
+/// A module whose state is private: `seen` and `totals` are not exported.
+const STATS: &str = r#"const seen = new Set();
+const totals = { calls: 0, ids: 0 };
+export function record(id, todo) {
+  seen.add(id);
+  totals.calls++;
+  totals.ids += id;
+  return seen.size;
+}
+export const bump = (() => {
+  let count = 0;
+  return () => ++count;
+})();
+"#;
+
+/// The program: it keeps its own reference to `record` (taken before any
+/// block runs), a timer that ticks, and a background caller once asked.
+const SERVER: &str = r#"import { record, bump } from "./src/server/stats.mjs";
+const early = record;
+let ticks = 0;
+setInterval(() => ticks++, 5);
+let next = 100;
+let background = null;
+globalThis.app = {
+  record,
+  bump,
+  run: (id, todo) => early(id, todo),
+  ticks: () => ticks,
+  background(on) {
+    clearInterval(background);
+    if (on) background = setInterval(() => early(next++, { title: "bg" }), 30);
+  },
+};
+record(1, { title: "one" });
+record(2, { title: "two" });
+bump();
+console.log("ready");
+"#;
+
+/// The last block the agent wrote in `text`, and its reply.
+fn last_exchange(text: &str) -> &str {
+    &text[text.rfind("> **agent** to ").expect("a reply")..]
+}
+
+/// Appends one block and returns the reply it got.
+fn ask(log: &Log, code: &str) -> String {
+    let text = log.exchange(Write::Append, &format!("\n```js\n{code}\n```\n"), 1);
+    last_exchange(&text).to_string()
+}
+
+/// The bodies of the `Text <kind>` fences in `text`, in order.
+fn fenced<'a>(text: &'a str, kind: &str) -> Vec<&'a str> {
+    let open = format!("```Text {kind}\n");
+    text.match_indices(&open)
+        .map(|(i, _)| {
+            let body = &text[i + open.len()..];
+            &body[..body.find("\n```").expect("a closed fence")]
+        })
+        .collect()
+}
+
+#[test]
+fn node_logpoints_monitor_and_scopes_never_pause_the_process() {
+    let root = TempDir::new("logpoints");
+    write_files(
+        &root.path().join("app"),
+        &[("server.mjs", SERVER), ("src/server/stats.mjs", STATS)],
+    );
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    wait_for(
+        &root.path().join("debug/daebug-node.mjs"),
+        "the Node loader",
+        |t| t.contains(&base),
+    );
+    let server = NodeProcess::start(
+        &node(22),
+        root.path(),
+        &root.path().join("app"),
+        &[],
+        "server.mjs",
+        &[],
+    );
+    server.wait_output("ready");
+    let log = log_in(root.path(), "server-");
+
+    // Scopes: the module's private variables by name, live values; a
+    // closure's own variable apart from its module's.
+    let reply = ask(
+        &log,
+        "const s = await daebug.scopes(app.record);\n\
+         [Object.keys(s), [...s.module.seen], s.module.totals]",
+    );
+    assert!(
+        reply.contains(r#"[["module"],[1,2],{"calls":2,"ids":3}]"#),
+        "{reply}"
+    );
+    let reply = ask(
+        &log,
+        "const b = await daebug.scopes(app.bump); [Object.keys(b), b.closure.count, typeof b.module.record]",
+    );
+    assert!(
+        reply.contains(r#"[["closure","module"],1,"function"]"#),
+        "{reply}"
+    );
+
+    // A logpoint at a line: its expressions in that line's scope, only
+    // when `when` holds, at most `max` times (the last hit says it is
+    // removed), in the reply of the block whose calls hit it; the timer
+    // ticked on meanwhile.
+    let reply = ask(
+        &log,
+        "const lp = await daebug.logpoint('src/server/stats.mjs:5', 'id, todo, seen.size', { max: 3, when: 'id > 5' });\n\
+         [lp.at, lp.log, lp.max, daebug.logpoints.length]",
+    );
+    assert!(
+        reply.contains(r#"["src/server/stats.mjs:5","id, todo, seen.size",3,1]"#),
+        "{reply}"
+    );
+    let reply = ask(
+        &log,
+        "const t0 = app.ticks();\n\
+         for (let id = 4; id <= 9; id++) { app.run(id, { title: 't' + id }); await daebug.sleep(15); }\n\
+         [lp.hits, app.ticks() > t0]",
+    );
+    assert!(reply.contains("[3,true]"), "{reply}");
+    let lines = fenced(&reply, "logpoint");
+    assert_eq!(
+        lines,
+        [
+            r#"stats.mjs:5 id=6 todo={"title":"t6"} seen.size=5"#,
+            r#"stats.mjs:5 id=7 todo={"title":"t7"} seen.size=6"#,
+            r#"stats.mjs:5 id=8 todo={"title":"t8"} seen.size=7 (hit 3, its max: removed)"#,
+        ],
+        "{reply}"
+    );
+    let reply = ask(&log, "daebug.logpoints.length");
+    assert!(reply.contains("```JSON\n0\n```"), "{reply}");
+
+    // An expression that throws says so on its line.
+    let reply = ask(
+        &log,
+        "const bad = await daebug.logpoint('stats.mjs:6', 'nope.x', { max: 1 });\napp.run(20);",
+    );
+    assert_eq!(
+        fenced(&reply, "logpoint"),
+        ["stats.mjs:6 threw ReferenceError: nope is not defined (hit 1, its max: removed)"],
+        "{reply}"
+    );
+
+    // Between blocks, hits are background events; `remove()` stops them.
+    ask(
+        &log,
+        "const bg = await daebug.logpoint('src/server/stats.mjs:4', 'id'); app.background(true)",
+    );
+    let text = wait_for(&log.path, "background hits", |t| {
+        fenced(last_exchange(t), "logpoint").len() >= 2
+    });
+    assert!(
+        fenced(last_exchange(&text), "logpoint")[0].starts_with("stats.mjs:4 id=10"),
+        "{text}"
+    );
+    let reply = ask(&log, "bg.remove()");
+    assert!(reply.contains("```JSON\ntrue\n```"), "{reply}");
+    let reply = ask(
+        &log,
+        "const h = bg.hits; await daebug.sleep(200); app.background(false); bg.hits - h",
+    );
+    assert!(reply.contains("```JSON\n0\n```"), "{reply}");
+    assert!(fenced(&reply, "logpoint").is_empty(), "{reply}");
+
+    // monitor: every call, through a reference taken before it was
+    // called (the program's own `early`); unmonitor stops it.
+    let reply = ask(
+        &log,
+        "monitor(app.record); app.run(6, true); app.run(30, 'x')",
+    );
+    assert_eq!(
+        fenced(&reply, "monitor"),
+        [
+            "function record called with arguments: 6, true",
+            r#"function record called with arguments: 30, "x""#,
+        ],
+        "{reply}"
+    );
+    let reply = ask(&log, "unmonitor(app.record); app.run(31)");
+    assert!(fenced(&reply, "monitor").is_empty(), "{reply}");
+    // An arrow function's arguments by its parameters' names.
+    let reply = ask(&log, "const add = (a, b) => a + b; monitor(add); add(2, 3)");
+    assert_eq!(
+        fenced(&reply, "monitor"),
+        ["function add called with arguments: 2, 3"],
+        "{reply}"
+    );
+    assert!(reply.contains("```JSON\n5\n```"), "{reply}");
+
+    // Never paused: the process answers and its timer ran throughout.
+    let reply = ask(
+        &log,
+        "const t1 = app.ticks(); await daebug.sleep(50); app.ticks() > t1",
+    );
+    assert!(reply.contains("```JSON\ntrue\n```"), "{reply}");
+    drop(server);
+    drop(hub);
+}
+
+#[test]
+fn a_page_says_in_one_line_that_logpoints_and_monitor_need_a_debugger() {
+    let world = World::new(
+        &[(
+            "index.html",
+            "<!doctype html><html><head><title>Plain</title></head><body></body></html>",
+        )],
+        "index.html",
+    );
+    let log = world.log("plain-");
+    let reply = ask(&log, "monitor(() => 1)");
+    assert!(
+        reply.contains("monitor() needs a debugger: daebug has one in Node processes only so far (pages and workers have none here, with --cdp too); daebug.probe([object, \"method\"]) wraps a function in place instead"),
+        "{reply}"
+    );
+    let reply = ask(&log, "await daebug.logpoint('app.js:3', 'x')");
+    assert!(
+        reply.contains("daebug.logpoint needs a debugger"),
+        "{reply}"
+    );
+    assert!(reply.contains("daebug.probe("), "{reply}");
+}
