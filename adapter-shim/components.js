@@ -191,6 +191,7 @@ function components(kit, hooks) {
   // (`__svelte_meta.loc`) and, in newer versions, which components rendered
   // it (`parent`); props and state stay inside its compiled code.
   function svelte(meta) {
+    // Lines count from 1, columns from 0.
     const loc = meta.loc ?? {};
     const chain = [{ name: base(loc.file), source: loc.file ? place(loc.file, loc.line, (loc.column ?? 0) + 1) : null }];
     for (let p = meta.parent; p && chain.length < 100; p = p.parent) {

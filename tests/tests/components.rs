@@ -24,18 +24,19 @@ use support::node::{node, NodeProcess};
 use support::{base_of, log_in, wait_for, write_files, Log, Running, TempDir, World, Write};
 
 /// What the fixtures are built with, pinned.
-const PACKAGES: [&str; 5] = [
+const PACKAGES: [&str; 6] = [
     "react@19.1.0",
     "react-dom@19.1.0",
     "preact@10.26.5",
     "vue@3.5.13",
+    "svelte@5.57.3",
     "esbuild@0.25.5",
 ];
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/components");
 
 /// The folder with the packages and the built apps (`react/out/bundle.js`,
-/// `preact/out/bundle.js`), or `None` (the reason printed) when npm cannot
+/// `preact/…`, `svelte/…`), or `None` (the reason printed) when npm cannot
 /// install them.
 fn deps() -> Option<&'static Path> {
     static DEPS: OnceLock<Option<PathBuf>> = OnceLock::new();
@@ -75,7 +76,11 @@ fn deps() -> Option<&'static Path> {
             }
         }
         std::fs::copy(format!("{FIXTURES}/build.mjs"), dir.join("build.mjs")).expect("build.mjs");
-        for (app, jsx) in [("react", "react"), ("preact", "preact")] {
+        for (app, jsx) in [
+            ("react", "react"),
+            ("preact", "preact"),
+            ("svelte", "svelte"),
+        ] {
             let _ = std::fs::remove_dir_all(dir.join(app));
             copy_dir(&Path::new(FIXTURES).join(app), &dir.join(app));
             let out = Command::new("node")
@@ -425,6 +430,43 @@ fn vue_gives_names_props_state_and_parents_from_its_instances() {
         "[root.name, root.state, root.owner]",
     );
     assert_eq!(root, json!(["App", { "title": "Todo" }, null]));
+}
+
+/// Svelte 5's development build says where each element was written and
+/// which components rendered it; props and state stay inside its compiled
+/// code, and the object says so.
+#[test]
+fn svelte_gives_names_sources_and_owners_and_says_what_it_cannot() {
+    let Some(files) = bundled("svelte") else {
+        return;
+    };
+    let world = world(&files);
+    let log = world.log("counts-");
+    ask(&log, "await daebug.waitFor('button.count')");
+    let reply = ask(
+        &log,
+        "daebug.component(document.querySelector('button.count'))",
+    );
+    println!("{reply}");
+    let counter = json_of(
+        &log,
+        "const counter = await daebug.component('button.count');",
+        "counter",
+    );
+    assert_eq!(
+        counter,
+        json!({
+            "framework": "svelte",
+            "name": "Counter",
+            "source": "src/Counter.svelte:7:3",
+            "props": null,
+            "state": null,
+            "hooks": [],
+            "owner": { "name": "App", "source": "src/App.svelte:7:3" },
+            "owners": [{ "name": "App", "source": "src/App.svelte:7:3" }],
+            "note": "Svelte 5 keeps a component's props and state inside its compiled code",
+        })
+    );
 }
 
 #[test]
