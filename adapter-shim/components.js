@@ -353,7 +353,7 @@ function components(kit, hooks) {
   // text there (`sourcesContent`).
   async function mapped(url, line, column) {
     const map = await mapOf(url);
-    const hit = map && lookup(map.mappings ?? "", line, column - 1);
+    const hit = map && lookup(map, line, column - 1);
     if (!hit) return null;
     const file = new URL(map.sources[hit[0]], map.at).href;
     const text = map.sourcesContent?.[hit[0]]?.split("\n")[hit[1]]?.slice(hit[2]) ?? null;
@@ -373,25 +373,37 @@ function components(kit, hooks) {
     return out;
   }
   // [source, line, column] (0-based) of the last segment at or before the
-  // generated `line` (1-based) and `column` (0-based).
-  function lookup(mappings, line, column) {
-    let source = 0,
-      ol = 0,
-      oc = 0,
-      best = null;
-    const lines = mappings.split(";");
-    for (let i = 0; i < lines.length && i < line; i++) {
-      let gc = 0;
-      for (const seg of lines[i].split(",")) {
-        if (!seg) continue;
-        const d = vlq(seg);
-        gc += d[0];
-        if (d.length < 4) continue;
-        source += d[1];
-        ol += d[2];
-        oc += d[3];
-        if (i === line - 1 && gc <= column) best = [source, ol, oc];
-      }
+  // generated `line` (1-based) and `column` (0-based). The running values
+  // at each line's start are found once per map (a bundle's map is large).
+  function lookup(map, line, column) {
+    if (!map.lines) {
+      const lines = (map.mappings ?? "").split(";");
+      const starts = new Int32Array(lines.length * 3);
+      let s = 0,
+        ol = 0,
+        oc = 0;
+      lines.forEach((l, i) => {
+        starts.set([s, ol, oc], i * 3);
+        for (const seg of l.split(",")) {
+          const d = seg ? vlq(seg) : [];
+          if (d.length >= 4) (s += d[1]), (ol += d[2]), (oc += d[3]);
+        }
+      });
+      Object.assign(map, { lines, starts });
+    }
+    const i = line - 1;
+    if (!(i >= 0 && i < map.lines.length)) return null;
+    let [source, ol, oc] = map.starts.subarray(i * 3, i * 3 + 3);
+    let gc = 0;
+    let best = null;
+    for (const seg of map.lines[i].split(",")) {
+      const d = seg ? vlq(seg) : [];
+      if (!d.length || (gc += d[0]) > column) break;
+      if (d.length < 4) continue;
+      source += d[1];
+      ol += d[2];
+      oc += d[3];
+      best = [source, ol, oc];
     }
     return best;
   }

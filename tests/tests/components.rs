@@ -186,12 +186,13 @@ fn react_gives_names_props_state_hooks_and_owners_through_the_source_map() {
     let now = json_of(
         &log,
         "const now = daebug.component(document.querySelector('li.item.active'));",
-        "[now.framework, now.name, now.owners.map((o) => o.name), typeof now.then, Object.keys(now)]",
+        "[now.framework, now.source.replace(/:\\d+:\\d+$/, ''), now.name, now.owners.map((o) => o.name), typeof now.then, Object.keys(now)]",
     );
     assert_eq!(
         now,
         json!([
             "react",
+            "out/bundle.js",
             "Item",
             ["List", "App"],
             "function",
