@@ -176,11 +176,13 @@ fn react_gives_names_props_state_hooks_and_owners_through_the_source_map() {
     ask(&log, "await daebug.waitFor('li.item.active')");
 
     // The whole object, as a reply shows it (the block's value is awaited).
-    let reply = ask(
-        &log,
-        "daebug.component(document.querySelector('li.item.active'))",
-    );
+    let reply = ask(&log, "daebug.component(document.querySelector('ul'))");
     println!("{reply}");
+    assert!(
+        reply.contains("```Text\n{\n  framework: \"react\",\n  name: \"List\",\n  source: \"src/List.jsx:16:5\",")
+            && reply.contains("{ kind: \"useEffect\", value: ƒ announce(), deps: [1] }"),
+        "{reply}"
+    );
 
     // At once: plain data, sources not mapped yet.
     let now = json_of(
@@ -471,7 +473,7 @@ fn svelte_gives_names_sources_and_owners_and_says_what_it_cannot() {
 }
 
 #[test]
-fn a_worker_and_a_node_process_have_component_and_say_why_they_cannot() {
+fn a_worker_has_component_and_says_why_it_cannot() {
     let world = World::new(
         &[
             (
@@ -491,8 +493,11 @@ fn a_worker_and_a_node_process_have_component_and_say_why_they_cannot() {
         ),
         "{reply}"
     );
+}
 
-    // A Node process, as the user runs it (`node --import …/daebug-node.mjs`).
+/// A Node process, as the user runs it (`node --import …/daebug-node.mjs`).
+#[test]
+fn a_node_process_has_component_and_says_why_it_cannot() {
     let root = TempDir::new("components-node");
     write_files(
         &root.path().join("app"),
