@@ -131,12 +131,16 @@ function serve(early) {
     if (typeof emit !== "function") return;
     hidden(proto, TAPPED, true);
     hidden(proto, "emit", function (type, req, res) {
+      let r = null;
       if (on && type === "request" && req && res && typeof res.end === "function") {
         try {
-          watch(req, res);
+          r = watch(req, res);
         } catch {}
       }
-      return emit.apply(this, arguments);
+      if (!r || !r.cause) return emit.apply(this, arguments);
+      // The program serves it in the request's own context: what it
+      // prints is held for the request's line, what it fetches names it.
+      return early.causes.run(r.cause, () => emit.apply(this, arguments));
     });
   };
   tap(http.Server.prototype);
@@ -163,11 +167,26 @@ function serve(early) {
       request: part(req.headers),
       response: part(null),
       shown: ["", ""],
+      // The page's log, when a page or worker of the hub's made it
+      // (docs/log-format.md, "Page and server").
+      from: fromPage(req.headers["daebug-cause"]),
+      cause: null,
+      held: [],
     };
+    r.cause = { why: `while serving ${r.method} ${oneLine(r.url).split("?")[0]}`, held: (m, shown, trace) => hold(r, m, shown, trace) };
+    const own = ownStem();
+    if (r.from && own && !res.headersSent && typeof res.setHeader === "function") {
+      try {
+        res.setHeader("daebug-served", own);
+      } catch {}
+    }
     const reqEmit = req.emit;
+    // Its events reach the program in the request's context too (Node's
+    // parser emits them from the connection's): a body read with
+    // `req.on('data')` and what follows it are still serving it.
     hidden(req, "emit", function (type, chunk) {
       if (type === "data") add(r.request, chunk);
-      return reqEmit.apply(this, arguments);
+      return early.causes.run(r.cause, () => reqEmit.apply(this, arguments));
     });
     // http2's `end` calls `write`: a chunk counts once.
     let ending = false;
@@ -197,6 +216,23 @@ function serve(early) {
       }
       return resEmit.apply(this, arguments);
     });
+    return r;
+  }
+
+  // A console call made while serving `r`: held (true) until its line is
+  // written, so it goes under it; at most 200, and for 2 s.
+  function hold(r, m, shown, trace) {
+    if (!r.held || r.held.length >= 200) return false;
+    if (!r.held.length) setTimeout(() => release(r), 2000).unref();
+    r.held.push([m, shown, trace]);
+    return true;
+  }
+  // The held calls to the log, in order, after the request's line if
+  // there is one; from now on its calls go as they come.
+  function release(r) {
+    const held = r.held || [];
+    r.held = null;
+    for (const [m, shown, trace] of held) early.say(m, shown, trace);
   }
 
   function ended(r, req, res, finished) {
@@ -214,6 +250,7 @@ function serve(early) {
     for (const p of [r.request, r.response]) settle(p);
     r.shown = [shown(r.request), shown(r.response)];
     if (logged(r)) early.served(line(r));
+    release(r);
     kept.push(r);
     keptBytes += r.request.bytes + r.response.bytes;
     if (kept.length > SERVED_KEPT) {
@@ -282,17 +319,29 @@ function serve(early) {
     return j ? `${shape(j.value, 0)} (${kind})` : `(${kind})`;
   }
 
-  // Failed, answered 400 or more, or served while a job ran: its line is
-  // in the log.
-  const logged = (r) => Boolean(r.failed || r.status >= 400 || r.duringJob);
+  // Failed, answered 400 or more, served while a job ran, or asked by a
+  // job of a page's: its line is in the log.
+  const logged = (r) => Boolean(r.failed || r.status >= 400 || r.duringJob || (r.from && r.from.job));
+
+  // `daebug-cause: shop-3f2a` or `shop-3f2a job` (a job of that page's
+  // made it): its log, or null for anything else.
+  function fromPage(value) {
+    const m = /^([a-z0-9][a-z0-9.-]{0,63})( job)?$/.exec(String(value || ""));
+    return m ? { stem: m[1], job: !!m[2], at: new Date().toTimeString().slice(0, 8) } : null;
+  }
+  const ownStem = () => {
+    const kit = globalThis[Symbol.for("daebug.toolkit")];
+    return (kit && kit.realm && kit.realm.stem) || "";
+  };
 
   function line(r) {
     const [sent, answer] = r.shown;
     const head = `${r.method} ${oneLine(r.url)}${sent ? " " + sent : ""} → `;
     const ms = `(${Math.round(Math.max(0, r.ms))} ms)`;
-    if (r.failed) return `${head}failed: ${r.failed} ${ms}`;
+    const from = r.from ? ` · from [${r.from.stem} ${r.from.at}](${r.from.stem}.md)` : "";
+    if (r.failed) return `${head}failed: ${r.failed} ${ms}${from}`;
     const status = `${r.status}${r.statusText ? " " + r.statusText : ""}`;
-    return `${head}${status}${answer ? " " + answer : ""} ${ms}`;
+    return `${head}${status}${answer ? " " + answer : ""} ${ms}${from}`;
   }
 
   const view = bodyView;
@@ -312,6 +361,7 @@ function serve(early) {
       ms: Math.round(r.ms * 10) / 10,
       at: r.at.toISOString(),
       logged: logged(r),
+      ...(r.from ? { from: r.from.stem } : {}),
       line: line(r),
       request: view(r.request),
       response: view(r.response),

@@ -33,7 +33,12 @@ function hooks() {
       try {
         const trace = m === "trace" ? new Error() : undefined;
         const shown = formatted(m, args);
-        if (sink) sink(m, shown, trace);
+        // What a Node realm prints while serving a request waits to go
+        // under that request's line (docs/log-format.md, "Page and server").
+        const c = sink && causes.now();
+        if (c && c.held && c.held(m, shown, trace)) {
+          // held
+        } else if (sink) sink(m, shown, trace);
         else keep({ m, args: shown, trace, at: performance.now() });
       } catch {}
       return orig.apply(this, args);
@@ -132,16 +137,105 @@ function hooks() {
     out += text;
     return [...args.slice(0, at), out, ...rest.slice(used)];
   }
+  // What caused the code running now (docs/log-format.md, "Causes"): a
+  // job (`{ job, at, late }`), or `{ why }` for a person's input, a timer
+  // or a request a Node realm serves (`after click on li.todo >
+  // input.toggle`, `after setInterval (1000 ms)`, `while serving POST
+  // /api/orders`); null when not known. Followed by async context, not by
+  // time: Node's own (`AsyncLocalStorage`); elsewhere the context of the
+  // task that runs, held through its microtasks (a job's code, a timer's
+  // callback, a person's input, a request's answer) and carried by the
+  // timers and requests that code starts.
+  const causes = (() => {
+    if (nodeRules) {
+      try {
+        const { AsyncLocalStorage } = process.getBuiltinModule("node:async_hooks");
+        const store = new AsyncLocalStorage();
+        return {
+          now: () => store.getStore() || null,
+          hold: (c) => store.enterWith(c),
+          run: (c, f) => store.run(c, f),
+        };
+      } catch {}
+    }
+    let current = null;
+    let resetting = false;
+    // A task of its own clears the context: the next task starts with none
+    // unless it is one of those followed.
+    const channel = typeof MessageChannel === "function" ? new MessageChannel() : null;
+    if (channel) {
+      channel.port1.onmessage = () => ((resetting = false), (current = null));
+      if (typeof channel.port1.unref === "function") channel.port1.unref();
+    }
+    const hold = (c) => {
+      current = c;
+      if (channel && !resetting) (resetting = true), channel.port2.postMessage(0);
+    };
+    return { now: () => current, hold, run: (c, f) => (hold(c), f()) };
+  })();
+  // The timers a page or worker starts carry the context they were started
+  // in, or are the cause themselves (Node's carry theirs already).
+  const timer = (name, what) => {
+    const own = globalThis[name];
+    if (nodeRules || typeof own !== "function") return;
+    globalThis[name] = {
+      [name](f, ...rest) {
+        if (typeof f === "function") {
+          const c = causes.now() || (what && { why: what(rest) });
+          const g = f;
+          f = function () {
+            if (c) causes.hold(c);
+            return g.apply(this, arguments);
+          };
+        }
+        return own.call(globalThis, f, ...rest);
+      },
+    }[name];
+  };
+  timer("setTimeout", (a) => `after setTimeout (${Number(a[0]) || 0} ms)`);
+  timer("setInterval", (a) => `after setInterval (${Number(a[0]) || 0} ms)`);
+  timer("requestAnimationFrame", () => "after requestAnimationFrame");
+  timer("requestIdleCallback", () => "after requestIdleCallback");
+  timer("queueMicrotask", null);
+  // A person's input to a page is the cause of what its handlers do (a
+  // listener of the window's, first in the capture phase, never in the way).
+  if (!nodeRules && typeof addEventListener === "function" && typeof document === "object") {
+    const PERSON = ["click", "dblclick", "auxclick", "contextmenu", "pointerdown", "pointerup", "mousedown", "mouseup",
+      "keydown", "keyup", "input", "change", "submit", "reset", "paste", "cut", "drop", "touchstart", "touchend", "wheel"];
+    const named = (el) => {
+      if (!el || el.nodeType !== 1) return "";
+      if (el.id) return `${el.localName}#${el.id}`;
+      const cls = typeof el.className === "string" ? el.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
+      return el.localName + cls.map((c) => "." + c).join("");
+    };
+    const where = (el) => {
+      const up = el && !el.id && el.parentElement;
+      return up && up.localName !== "body" && up.localName !== "html" ? `${named(up)} > ${named(el)}` : named(el) || "the page";
+    };
+    const person = (e) => {
+      try {
+        if (e.isTrusted) causes.hold({ why: `after ${e.type} on ${where(e.target)}` });
+      } catch {}
+    };
+    for (const k of PERSON) addEventListener(k, person, { capture: true, passive: true });
+  }
   // Requests, each as [method, url, start, end, status, text, sent,
-  // answer, links, bodies] (end 0: on its way; status 0: no answer, and
-  // the text says why; `sent` and `answer` the bodies' digests, `links`
-  // the archive links, `bodies` the [name, text] pairs the adapter sends
-  // the hub for debug/archive/), kept here in plain JavaScript: only one
-  // that failed or answered 400 or more reaches the adapter at once, once
-  // its answer's body is read, and those started while a job runs are
-  // listed for it (see `requests`). docs/log-format.md, "Request bodies".
+  // answer, links] (end 0: on its way; status 0: no answer, and the text
+  // says why; `sent` and `answer` the bodies' digests, `links` the
+  // initiator and the archive links) with its `cause`, kept here in plain
+  // JavaScript: only the line of one that failed or answered 400 or more
+  // reaches the adapter at once, once its answer's body is read, and
+  // those a job caused are listed for it (see `requests`), or, once it
+  // ended, logged on their own. docs/log-format.md, "Request bodies" and
+  // "Causes".
   let listed = null;
   let unlisted = 0;
+  // The running job's cause (`{ job, at }`), null between jobs.
+  let jobNow = null;
+  let jobs = 0;
+  // The [name, text] bodies the lines sent so far link, for the adapter
+  // to send the hub for debug/archive/ before the lines (`bodies()`).
+  const toArchive = [];
   // The last 500 records with their bodies (text, redacted), for
   // `daebug.network.last` and `list`; bodies past 32 MiB together are
   // dropped, oldest first.
@@ -152,17 +246,21 @@ function hooks() {
   const tag = Date.now().toString(36).slice(-4) + ((Math.random() * 1296) | 0).toString(36);
   let archived = 0;
   const started = (method, url, headers) => {
-    const r = [String(method || "GET").toUpperCase(), scrub(String(url)), performance.now(), 0, 0, "", "", "", "", undefined];
+    const r = [String(method || "GET").toUpperCase(), scrub(absolute(url)), performance.now(), 0, 0, "", "", "", ""];
     r.at = Date.now();
-    r.inJob = listed !== null;
+    // What caused it: the context now, else the running job (code of the
+    // job's that came back through a path not followed).
+    const c = causes.now() || jobNow;
+    r.cause = c;
+    r.inJob = c !== null && c === jobNow;
     r.request = side(headers);
     r.response = side(null);
     // The stack now, read only if the line is logged (see `initiator`).
     r.err = new Error();
     // Kept from its start: `daebug.network.last` finds one still on its way.
     if (!stopped) kept.push(r) > 500 && (keptBytes -= bytesOf(kept.shift()));
-    if (listed && listed.length < 1000) listed.push(r);
-    else if (listed) unlisted++;
+    if (r.inJob && listed.length < 1000) listed.push(r);
+    else if (r.inJob) unlisted++;
     return r;
   };
   const ended = (r, status, text, read) => {
@@ -175,10 +273,11 @@ function hooks() {
         try {
           digest(r);
           remember(r);
-          if (status === 0 || status >= 400) {
-            if (netSink) netSink(r);
-            else keep({ net: r });
-          }
+          const late = r.cause && r.cause.job && r.cause !== jobNow;
+          if (r.pendingAt) send(lineOf(r) + ` · pending when the block at ${r.pendingAt} ended`);
+          else if (late && !r.inJob && r.cause.late++ < 20) send(lineOf(r));
+          else if (late && !r.inJob && r.cause.late === 21) send(`(further requests the block at ${r.cause.at} caused are not logged; daebug.network.list() has them)`);
+          else if (status === 0 || status >= 400) send(lineOf(r));
         } catch {}
       };
       const pending = [r.request.pending, read && read()].filter(Boolean);
@@ -187,6 +286,12 @@ function hooks() {
       reading.add(all);
       all.then(() => reading.delete(all));
     } catch {}
+  };
+  // A request's line to the adapter (a `Text network` event), or kept
+  // until it attaches.
+  const send = (line) => {
+    if (netSink) netSink(line);
+    else keep({ net: line });
   };
   // Its bodies are read: they count against the 32 MiB kept.
   const remember = (r) => {
@@ -207,6 +312,7 @@ function hooks() {
   // to cells and sources, docs/log-format.md, "Initiators").
   const OURS = /daebug(_adapter|-node\.mjs|-panel\.mjs|\.js)|\(?node:/;
   function initiator(r) {
+    if (r.from !== undefined) return r.from;
     const out = [];
     try {
       for (const l of String(r.err.stack || "").split("\n")) {
@@ -216,15 +322,16 @@ function hooks() {
       }
     } catch {}
     r.err = undefined;
-    return out.join(" ");
+    return (r.from = out.join(" "));
   }
   // A body's digests on the record, and what goes to debug/archive/ when
   // the line is logged (it failed, or a job lists it) and a body was cut.
   function digest(r) {
-    const logged = r.inJob || r[4] === 0 || r[4] >= 400;
-    const links = logged ? [initiator(r)].filter(Boolean) : [];
+    const logged = r.inJob || (r.cause && r.cause.job) || r[4] === 0 || r[4] >= 400;
+    // The code that made it, what caused it, the server's log that
+    // answered it, then the bodies' archive links.
+    const links = [logged && initiator(r), causeOf(r), r.served].filter(Boolean);
     r.err = undefined;
-    const bodies = [];
     const sides = [
       [r.request, 6, "request body"],
       [r.response, 7, "body"],
@@ -235,12 +342,60 @@ function hooks() {
       if (logged && d.cut && p.text !== undefined) {
         const stem = (globalThis[Symbol.for("daebug.toolkit")] || {}).realm;
         const name = `${(stem && stem.stem) || "net"}-${tag}-${++archived}.${d.json ? "json" : "txt"}`;
-        bodies.push([name, d.json ? JSON.stringify(d.json.value, null, 2) : p.text]);
+        if (toArchive.length < 64) toArchive.push([name, d.json ? JSON.stringify(d.json.value, null, 2) : p.text]);
         links.push(`[${label}](archive/${name})`);
       }
     }
     r[8] = links.join(" ");
-    r[9] = bodies.length ? bodies : undefined;
+  }
+  // What caused a request, after its initiator: a person's input, a timer
+  // or a request being served (`· after click on li.todo > input.toggle`),
+  // or a job that has ended (`· from the block at 10:00:04`). A running
+  // job's own say nothing: its summary lists them.
+  function causeOf(r) {
+    const c = r.cause;
+    if (!c) return "";
+    if (c.why) return `· ${c.why}`;
+    return c.job && c !== jobNow && !r.pendingAt ? `· from the block at ${c.at}` : "";
+  }
+  // A job's `Text network` summary: a line a request, or, past 10, every
+  // failed, slow (1 s or more) or pending one and the first of each kind,
+  // the rest of a kind counted (`12 more GET /api/tags → 200, 3–9 ms`).
+  // One still on its way gets its outcome logged when it ends.
+  function summary(list, unlisted, job) {
+    if (!list.length && !unlisted) return "";
+    for (const r of list) if (!r[3]) (r[8] = initiator(r)), (r.pendingAt = job ? job.at : clock());
+    const out = [];
+    const kinds = new Map();
+    for (const r of list) {
+      const ms = r[3] - r[2];
+      if (list.length <= 10 || !r[3] || r[4] === 0 || r[4] >= 400 || ms >= 1000) {
+        out.push(lineOf(r));
+        continue;
+      }
+      const key = `${r[0]} ${pathOf(r[1])} → ${r[4]}`;
+      const k = kinds.get(key);
+      if (!k) kinds.set(key, { n: 0, min: Infinity, max: 0 }), out.push(lineOf(r));
+      else (k.n += 1), (k.min = Math.min(k.min, ms)), (k.max = Math.max(k.max, ms));
+    }
+    for (const [key, k] of kinds) {
+      if (!k.n) continue;
+      const [a, b] = [Math.round(k.min), Math.round(k.max)];
+      out.push(`${k.n} more ${key}, ${a === b ? a : `${a}–${b}`} ms`);
+    }
+    if (unlisted) out.push(`${unlisted} more requests not listed (over 1,000; daebug.network.list() has the last 500)`);
+    return out.join("\n");
+  }
+  // A request's line: `PATCH http://…/api/todos/6 {"completed":true} →
+  // 204 No Content (38 ms) ⟵ saveAction (src/todo/api.js:40)`, or
+  // `→ pending` while on its way (docs/log-format.md, "Request bodies").
+  function lineOf(r) {
+    const url = r[6] ? `${r[1]} ${r[6]}` : r[1];
+    const links = r[8] ? " " + r[8] : "";
+    if (!r[3]) return `${r[0]} ${url} → pending${links}`;
+    const ms = Math.round(Math.max(0, r[3] - r[2]));
+    const outcome = r[4] === 0 ? `failed: ${r[5]}` : [r[4], r[5], r[7]].filter(Boolean).join(" ");
+    return `${r[0]} ${url} → ${outcome} (${ms} ms)${links}`;
   }
   // One side of a request: its headers (redacted), type and body: `text`
   // (redacted) when it is text within 1 MiB, else `size` and `omitted`.
@@ -340,7 +495,12 @@ function hooks() {
             .catch(() => {});
         }
       } catch {}
-      const p = fetch0.apply(this, arguments);
+      let args = arguments;
+      try {
+        const stitched = r && stitch(r, input, init);
+        if (stitched) args = stitched;
+      } catch {}
+      const p = fetch0.apply(this, args);
       if (!r) return p;
       // The caller gets the chained promise: its rejection stays the
       // caller's to handle (an unhandled one is still reported as such).
@@ -348,12 +508,15 @@ function hooks() {
         (res) => {
           let read = null;
           try {
+            if (r.cause) causes.hold(r.cause);
+            served(r, res.headers.get("daebug-served"));
             read = answer(r.response, res);
           } catch {}
           ended(r, res.status, res.statusText, read);
           return res;
         },
         (e) => {
+          if (r.cause) causes.hold(r.cause);
           // Node says why in the cause (`ECONNREFUSED`); a browser's
           // fetch errors have none.
           ended(r, 0, e && e.cause ? `${e.message}: ${e.cause.code || e.cause.message}` : e);
@@ -362,6 +525,40 @@ function hooks() {
       );
     };
   }
+  // Page and server stitched (docs/log-format.md, "Page and server"): a
+  // request to the realm's own origin carries `daebug-cause: <stem>` (its
+  // log), so a Node realm serving it links back; never to another origin
+  // (a header of daebug's would need a CORS preflight the request did not,
+  // and could make it fail). The arguments to call `fetch` with, or null.
+  function stitch(r, input, init) {
+    const stem = ownStem();
+    if (!stem || !sameOrigin(r[1]) || (init && init.mode === "no-cors")) return null;
+    const req = typeof Request === "function" && input instanceof Request ? input : null;
+    if (req && (req.body || req.mode === "no-cors")) return null;
+    const h = new Headers((init && init.headers) || (req && req.headers) || undefined);
+    if (h.has("daebug-cause")) return null;
+    h.set("daebug-cause", causeHeader(r, stem));
+    return [input, { ...(init || {}), headers: h }];
+  }
+  // The server's log that answered (`daebug-served: <stem>`), linked on
+  // the request's line.
+  function served(r, stem) {
+    if (stem && /^[a-z0-9][a-z0-9.-]{0,63}$/.test(stem)) r.served = `· server: [${stem} ${clock()}](${stem}.md)`;
+  }
+  // `shop-3f2a`, or `shop-3f2a job` when a job caused it (the server logs
+  // those as the page does).
+  const causeHeader = (r, stem) => (r.cause && r.cause.job ? stem + " job" : stem);
+  const ownStem = () => {
+    const kit = globalThis[Symbol.for("daebug.toolkit")];
+    return (kit && kit.realm && kit.realm.stem) || "";
+  };
+  const sameOrigin = (url) => {
+    try {
+      return !!globalThis.location && new URL(url).origin === globalThis.location.origin;
+    } catch {
+      return false;
+    }
+  };
   const XHR = globalThis.XMLHttpRequest;
   if (typeof XHR === "function") {
     const { open, send, abort, setRequestHeader } = XHR.prototype;
@@ -378,7 +575,9 @@ function hooks() {
           if (x.readyState !== 4 || !c.r) return;
           const late = x.timeout && performance.now() - c.r[2] >= x.timeout;
           const why = c.aborted ? "aborted" : late ? "timed out" : "network error";
+          if (c.r.cause) causes.hold(c.r.cause);
           if (x.status) xhrAnswer(c.r.response, x);
+          if (x.status && sameOrigin(c.r[1])) served(c.r, x.getResponseHeader("daebug-served"));
           ended(c.r, x.status, x.status ? x.statusText : why);
           c.r = null;
         });
@@ -399,6 +598,8 @@ function hooks() {
         try {
           c.r = started(c.m, c.u, c.h);
           given(c.r.request, body);
+          const stem = ownStem();
+          if (stem && sameOrigin(c.r[1]) && !("daebug-cause" in c.h)) setRequestHeader.call(this, "daebug-cause", causeHeader(c.r, stem));
         } catch {}
         c.aborted = false;
       }
@@ -444,7 +645,9 @@ function hooks() {
     ...(r[4] === 0 && r[3] ? { failed: r[5] } : {}),
     ms: Math.round((r[3] - r[2]) * 10) / 10,
     at: new Date(r.at).toISOString(),
-    line: `${r[0]} ${r[1]}${r[6] ? " " + r[6] : ""} → ${r[4] ? r[4] + (r[5] ? " " + r[5] : "") : "failed: " + r[5]}${r[7] ? " " + r[7] : ""} (${Math.round(r[3] - r[2])} ms)`,
+    line: lineOf(r),
+    ...(r.from ? { initiator: r.from.replace(/^⟵ /, "").split(" ⟵ ") } : {}),
+    ...(r.cause && (r.cause.why || r.cause.job) ? { cause: r.cause.why || `from the block at ${r.cause.at}` } : {}),
     request: bodyView(r.request),
     response: bodyView(r.response),
   });
@@ -535,6 +738,13 @@ function hooks() {
         else keep({ m: "served", args: [String(text)], at: performance.now() });
       } catch {}
     },
+    // A probed function's call (`daebug.probe`, probes.js), as a `Text
+    // probe` line (docs/log-format.md, "Probes").
+    probe(text) {
+      try {
+        if (sink) sink("probe", [String(text)]);
+      } catch {}
+    },
     // `daebug.network.last`, `list` and `clear` (docs/log-format.md,
     // "Request bodies"): the loaders put them on the toolkit's `network`.
     network,
@@ -556,15 +766,54 @@ function hooks() {
       records.length = 0;
       unlisten();
     },
-    // A job starts (`true`: list its requests from now on) or ends: the
-    // requests listed so far, those still on their way too.
+    // A job starts (`true`: list the requests it causes from now on) or
+    // ends: the `Text network` summary of those listed so far, those still
+    // on their way too ("" when none). What its code set up keeps its
+    // cause after it ends (docs/log-format.md, "Causes").
     requests(on) {
-      const out = { list: listed || [], unlisted };
+      const text = listed ? summary(listed, unlisted, jobNow) : "";
       listed = on ? [] : null;
       unlisted = 0;
-      return out;
+      jobNow = on ? { job: ++jobs, at: clock(), late: 0 } : null;
+      if (on) causes.hold(jobNow);
+      return text;
+    },
+    // The [name, text] bodies the lines sent so far link, once.
+    bodies() {
+      return toArchive.splice(0);
+    },
+    // The cause machinery, for the Node loader's served requests; `say`
+    // hands held console calls to the adapter.
+    causes,
+    say(m, shown, trace) {
+      if (sink) sink(m, shown, trace);
     },
   };
+}
+
+// A request's URL made absolute against the realm's own (Node's are).
+function absolute(url) {
+  try {
+    return new URL(String(url), globalThis.location ? globalThis.location.href : undefined).href;
+  } catch {
+    return String(url);
+  }
+}
+
+// A URL's path, with its origin when that is not the realm's own; no
+// query (`/api/tags`).
+function pathOf(url) {
+  try {
+    const u = new URL(url);
+    return (globalThis.location && u.origin === globalThis.location.origin ? "" : u.origin) + u.pathname;
+  } catch {
+    return String(url).split("?")[0];
+  }
+}
+
+// The time of day as the log's headers write it (`10:00:04`).
+function clock() {
+  return new Date().toTimeString().slice(0, 8);
 }
 
 // What both loaders' request records share (docs/log-format.md, "Request

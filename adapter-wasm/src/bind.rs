@@ -69,9 +69,13 @@ extern "C" {
     /// 300 ms): a job's summary waits for their digests.
     #[wasm_bindgen(method, catch)]
     pub fn settled(this: &Hooks) -> Result<js_sys::Promise, JsValue>;
-    /// A job starts (`true`) or ends: the requests listed since.
+    /// A job starts (`true`) or ends: the `Text network` summary of the
+    /// requests it caused so far ("" when none).
     #[wasm_bindgen(method, catch)]
-    pub fn requests(this: &Hooks, on: bool) -> Result<Requests, JsValue>;
+    pub fn requests(this: &Hooks, on: bool) -> Result<String, JsValue>;
+    /// The `[name, text]` bodies the request lines sent so far link, once.
+    #[wasm_bindgen(method)]
+    pub fn bodies(this: &Hooks) -> Array;
 
     /// What the hooks kept before the adapter attached.
     pub type Kept;
@@ -98,13 +102,6 @@ extern "C" {
     pub fn node(this: &Record) -> JsValue;
     #[wasm_bindgen(method, getter)]
     pub fn event(this: &Record) -> JsValue;
-
-    /// The requests a job's start or end hands over.
-    pub type Requests;
-    #[wasm_bindgen(method, getter)]
-    pub fn list(this: &Requests) -> Array;
-    #[wasm_bindgen(method, getter)]
-    pub fn unlisted(this: &Requests) -> f64;
 
     /// An event's fields the capture reads (`ErrorEvent`,
     /// `PromiseRejectionEvent`, `SecurityPolicyViolationEvent`, a report).

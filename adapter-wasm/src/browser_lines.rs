@@ -1,40 +1,7 @@
 //! What the browser reports besides console calls and errors, as the lines
-//! the log shows (docs/log-format.md, "Background blocks"): failed requests, the network summary of a job, and
-//! the browser's own reports. Pure, so the wording is tested natively.
-
-/// One request: `GET http://127.0.0.1:5173/api/stats → 404 Not Found (12 ms)`;
-/// a request that got no answer names why: `→ failed: TypeError: Failed
-/// to fetch (3 ms)`.
-pub fn request(method: &str, url: &str, outcome: &RequestOutcome, ms: f64) -> String {
-    let ms = ms.max(0.0).round() as u64;
-    match outcome {
-        RequestOutcome::Status(code, text) if text.is_empty() => {
-            format!("{method} {url} → {code} ({ms} ms)")
-        }
-        RequestOutcome::Status(code, text) => format!("{method} {url} → {code} {text} ({ms} ms)"),
-        RequestOutcome::Failed(why) => format!("{method} {url} → failed: {why} ({ms} ms)"),
-    }
-}
-
-/// How a request ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RequestOutcome {
-    /// An answer: the status and its text (`404`, `Not Found`).
-    Status(u16, String),
-    /// No answer: a network error, CORS, an abort; the reason.
-    Failed(String),
-}
-
-impl RequestOutcome {
-    /// Whether the request is worth an event of its own: it failed, or
-    /// answered 400 or more.
-    pub fn is_failure(&self) -> bool {
-        match self {
-            RequestOutcome::Status(code, _) => *code >= 400,
-            RequestOutcome::Failed(_) => true,
-        }
-    }
-}
+//! the log shows (docs/log-format.md, "Background blocks"): resources that did
+//! not load and the browser's own reports (request lines are the loader's:
+//! `adapter-shim/hooks.js`). Pure, so the wording is tested natively.
 
 /// A resource that did not load: `img http://127.0.0.1:8302/missing.png
 /// failed to load`.
@@ -65,30 +32,6 @@ pub fn csp(directive: &str, blocked: &str, policy: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn requests_name_their_outcome() {
-        let s = |c, t: &str| RequestOutcome::Status(c, t.into());
-        assert_eq!(
-            request("GET", "http://h/api", &s(404, "Not Found"), 12.4),
-            "GET http://h/api → 404 Not Found (12 ms)"
-        );
-        assert_eq!(
-            request("POST", "http://h/api", &s(200, ""), 0.2),
-            "POST http://h/api → 200 (0 ms)"
-        );
-        assert_eq!(
-            request(
-                "GET",
-                "http://x/",
-                &RequestOutcome::Failed("TypeError: Failed to fetch".into()),
-                3.0
-            ),
-            "GET http://x/ → failed: TypeError: Failed to fetch (3 ms)"
-        );
-        assert!(s(400, "").is_failure() && !s(399, "").is_failure());
-        assert!(RequestOutcome::Failed(String::new()).is_failure());
-    }
 
     #[test]
     fn reports_and_violations() {

@@ -32,7 +32,6 @@ use crate::bind::{self, Event, Hooks, Listener, Phase, Record};
 use crate::browser_lines::{csp, report, resource};
 use crate::buffer::EventBuffer;
 use crate::console::{label, table, ConsoleState, TABLE_ROWS};
-use crate::network::{summary, RequestRecord};
 use crate::reply::Rendered;
 use crate::values::{cut_string, show_now, WalkLimits, ERROR_TEXT};
 
@@ -67,18 +66,6 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn disconnect(this: &ReportingObserver);
 
-    /// `new URL(url, base)`, for a request's absolute URL.
-    #[wasm_bindgen(js_name = URL)]
-    type Url;
-    #[wasm_bindgen(constructor, catch, js_class = URL)]
-    fn new(url: &str, base: &JsValue) -> Result<Url, JsValue>;
-    #[wasm_bindgen(method, getter, js_class = URL)]
-    fn href(this: &Url) -> String;
-
-    /// The realm's own URL (`location.href`; none in Node).
-    #[wasm_bindgen(thread_local_v2, js_namespace = globalThis, js_name = location)]
-    static LOCATION: JsValue;
-
     #[wasm_bindgen(js_namespace = globalThis, js_name = setTimeout)]
     fn set_timeout(f: &Function, ms: i32) -> JsValue;
 
@@ -103,19 +90,15 @@ pub struct Capture {
     reports: Option<(ReportingObserver, Callback)>,
 }
 
-/// The loader calls this with a request that failed or answered 400 or
-/// more (see [`record_of`]).
-type NetSink = Closure<dyn FnMut(Array)>;
+/// The loader calls this with the line of a request that failed or
+/// answered 400 or more, or that an ended job caused (its line is
+/// written in `adapter-shim/hooks.js`).
+type NetSink = Closure<dyn FnMut(String)>;
 
-/// Failed requests from the loader into the buffer, as `Text network`
+/// Request lines from the loader into the buffer, as `Text network`
 /// events.
 fn net_sink(buffer: Shared) -> NetSink {
-    Closure::new(move |record: Array| {
-        guarded(|| {
-            let line = record_of(&record).line();
-            push(&buffer, network_event(line));
-        })
-    })
+    Closure::new(move |line: String| guarded(|| push(&buffer, network_event(line))))
 }
 
 /// The Node loader calls this with `uncaughtException` or
@@ -136,70 +119,24 @@ fn node_sink(buffer: Shared) -> NodeSink {
     })
 }
 
-/// A request as the loader keeps it, `[method, url, start, end, status,
-/// text]`, with its URL made absolute against the realm's own.
-fn record_of(r: &Array) -> RequestRecord {
-    let text = |i| r.get(i).as_string().unwrap_or_default();
-    let number = |i| r.get(i).as_f64().unwrap_or(0.0);
-    let end = number(3);
-    // The bodies for debug/archive/, sent once (docs/log-format.md,
-    // "Request bodies").
-    let bodies = r.get(9);
-    if let Some(bodies) = bodies.dyn_ref::<Array>() {
-        r.set(9, JsValue::UNDEFINED);
-        BODIES.with(|b| {
-            let mut b = b.borrow_mut();
-            for pair in bodies.iter() {
-                let pair: &Array = pair.unchecked_ref();
-                if b.len() < 64 {
-                    let s = |i| pair.get(i).as_string().unwrap_or_default();
-                    b.push((s(0), s(1)));
-                }
-            }
-        });
-    }
-    RequestRecord {
-        method: text(0).to_ascii_uppercase(),
-        url: absolute(&text(1)),
-        start: number(2),
-        end: (end > 0.0).then_some(end),
-        status: number(4) as u16,
-        text: text(5),
-        sent: text(6),
-        answer: text(7),
-        links: text(8),
-    }
-}
-
-thread_local! {
-    /// Request bodies whose lines link them, for the hub to save before
-    /// it writes the lines (see [`take_bodies`]).
-    static BODIES: std::cell::RefCell<Vec<(String, String)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The bodies the request lines made so far link, as `(name, text)`.
+/// The bodies the request lines sent so far link, as `(name, text)`, for
+/// debug/archive/ (docs/log-format.md, "Request bodies").
 pub fn take_bodies() -> Vec<(String, String)> {
-    BODIES.with(|b| std::mem::take(&mut *b.borrow_mut()))
+    let Some(hooks) = bind::hooks() else {
+        return Vec::new();
+    };
+    let pair = |p: JsValue| {
+        let p: Array = p.unchecked_into();
+        let s = |i| p.get(i).as_string().unwrap_or_default();
+        (s(0), s(1))
+    };
+    hooks.bodies().iter().map(pair).collect()
 }
 
-/// A job starts (`on`) or ends: the requests the loader listed since the
-/// last call, as the job's `Text network` summary (`None`: none, or no
-/// loader).
+/// A job starts (`on`) or ends: the `Text network` summary of the
+/// requests the loader listed for it (`None`: none, or no loader).
 pub fn job_requests(on: bool) -> Option<String> {
-    let out = bind::hooks()?.requests(on).ok()?;
-    let unlisted = out.unlisted() as usize;
-    let lines: Vec<String> = out
-        .list()
-        .iter()
-        .map(|r| record_of(r.unchecked_ref()).line())
-        .collect();
-    summary(&lines, unlisted)
-}
-
-/// `url` resolved against the realm's location (as the request was).
-fn absolute(url: &str) -> String {
-    let base = LOCATION.with(|l| Reflect::get(l, &"href".into()).unwrap_or_default());
-    Url::new(url, &base).map_or_else(|_| url.to_string(), |u| u.href())
+    bind::hooks()?.requests(on).ok().filter(|s| !s.is_empty())
 }
 
 /// A resource that failed to load: its element's tag and URL, when the
@@ -430,6 +367,8 @@ fn console_call(
         // requests a Node realm served (docs/log-format.md, "Requests a
         // Node realm serves"), `Text served`.
         "served" => Call::Made(Some("served"), message_of(args)),
+        // And `daebug.probe`'s calls (adapter-shim/probes.js), `Text probe`.
+        "probe" => Call::Made(Some("probe"), message_of(args)),
         "count" => Call::Made(Some("console.count"), state.count(&first_label())),
         "countReset" => Call::Made(None, state.count_reset(&first_label())?),
         "time" => Call::Made(None, state.time(&first_label(), now())?),
@@ -754,7 +693,7 @@ impl Capture {
         for record in kept.records().iter() {
             let record: &Record = record.unchecked_ref();
             let net = record.net();
-            if let (Some(sink), true) = (&self._net, net.is_object()) {
+            if let (Some(sink), true) = (&self._net, net.is_string()) {
                 let f: &Function = sink.as_ref().unchecked_ref();
                 let _ = f.call1(&JsValue::UNDEFINED, &net);
                 continue;

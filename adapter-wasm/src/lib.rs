@@ -7,7 +7,7 @@
 //! (`tests/web.rs`, `tests/worker.rs`).
 //!
 //! - [`backoff`]: reconnection waits with jitter.
-//! - [`browser_lines`]: requests and the browser's reports as
+//! - [`browser_lines`]: resources that did not load and the browser's reports as
 //!   the log's lines.
 //! - [`buffer`]: captured events, caps, rate limit, and when they are sent
 //!   (progress while a job runs, background flushes otherwise).
@@ -25,8 +25,8 @@
 //! - [`identity`]: display names, tab ids, `?name=`/`?token=` options.
 //! - [`link`]: the realm's side of the protocol as a pure state machine
 //!   (hello, jobs once, cancels, pings, reconnects, outbox).
-//! - [`network`]: the requests the loader keeps, as lines, and a job's
-//!   request list.
+//! - [`network`]: the loader's request lines and a job's summary as
+//!   `Text network` events, a failure the summary lists shown once.
 //! - `pictures` (wasm32 only): `daebug.image`, `daebug.snapshot` and a
 //!   value that is a picture, encoded by the browser (`adapter-shim/pictures.js`, from the loader) and
 //!   sent ahead of their job's result.

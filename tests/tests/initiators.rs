@@ -79,10 +79,14 @@ fn each_request_line_names_the_code_that_made_it() {
     let text = wait_for(&log.path, "the timer's request", |t| t.contains(&start));
     let line = line_of(&text, &start);
     let from = initiator(line);
+    // After the frames, what caused it: the block that set the timer
+    // (docs/log-format.md, "Causes").
+    let (from, cause) = from.split_once(" · ").unwrap_or((from, ""));
     assert!(
         from.starts_with(&format!("{FROM_THE_APP}<cell ")) && from.ends_with(">:1"),
         "{text}"
     );
+    assert!(cause.starts_with("from the block at "), "{text}");
 
     // Requests a block makes itself, fetch and XHR: its own lines.
     let text = log.exchange(

@@ -9,10 +9,7 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
-use support::node::{node, NodeProcess};
+use support::node::{install_express, node, NodeProcess};
 use support::{log_in, wait_for, write_files, Log, Running, TempDir, Write};
 
 /// Never to be seen in any file the hub writes: only the last 4
@@ -240,36 +237,6 @@ app.get("/boom", () => {
 });
 const server = app.listen(0, "127.0.0.1", () => console.log("listening on " + server.address().port));
 "#;
-
-/// Express 5 from the npm registry, into the test's own app folder;
-/// `None` (with the reason printed) when npm cannot install it.
-fn install_express(app: &Path) -> Option<()> {
-    let out = Command::new("npm")
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--no-package-lock",
-            "--loglevel=error",
-            "express@5.1.0",
-        ])
-        .current_dir(app)
-        .output();
-    match out {
-        Ok(o) if o.status.success() && app.join("node_modules/express").exists() => Some(()),
-        Ok(o) => {
-            eprintln!(
-                "skipped: npm could not install express@5.1.0: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            None
-        }
-        Err(e) => {
-            eprintln!("skipped: no npm to install express@5.1.0: {e}");
-            None
-        }
-    }
-}
 
 #[test]
 fn an_express_server_has_its_requests_in_its_log() {

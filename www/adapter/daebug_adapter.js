@@ -28,43 +28,43 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $3f: function(arg0) {
+        $3a: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $3a: function(arg0) {
+        $35: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $3g: function(arg0) {
+        $3b: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $39: function(arg0) {
+        $34: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $3b: function(arg0) {
+        $36: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $3c: function(arg0) {
+        $37: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $3h: function(arg0) {
+        $3c: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $3d: function(arg0, arg1) {
+        $38: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $3e: function(arg0, arg1) {
+        $39: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -72,28 +72,28 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $38: function(arg0, arg1) {
+        $33: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $3i: function(arg0) {
+        $3d: function(arg0) {
             arg0._wbg_cb_unref();
         },
-        $t: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $u: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $1r: function() { return handleError(function (arg0, arg1, arg2) {
+        $1m: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
         }, arguments); },
-        $p: function(arg0) {
+        $q: function(arg0) {
             const ret = arg0.args;
             return ret;
         },
-        $z: function(arg0) {
+        $y: function(arg0) {
             const ret = arg0.argv;
             return ret;
         },
-        $n: function(arg0) {
+        $o: function(arg0) {
             const ret = arg0.at;
             return ret;
         },
@@ -101,55 +101,59 @@ function __wbg_get_imports() {
             const ret = arg0.attach(arg1, arg2, arg3);
             return ret;
         }, arguments); },
+        $e: function(arg0) {
+            const ret = arg0.bodies();
+            return ret;
+        },
         $7: function(arg0) {
             const ret = arg0.body;
             return ret;
         },
-        $26: function(arg0) {
+        $21: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        $29: function() { return handleError(function (arg0, arg1) {
+        $24: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.call(arg1);
             return ret;
         }, arguments); },
-        $1p: function() { return handleError(function (arg0, arg1, arg2) {
+        $1k: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.call(arg1, arg2);
             return ret;
         }, arguments); },
-        $1q: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1l: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.call(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $28: function() { return handleError(function (arg0) {
+        $23: function() { return handleError(function (arg0) {
             arg0.close();
         }, arguments); },
-        $y: function() { return handleError(function (arg0, arg1, arg2) {
+        $x: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.compile(getStringFromWasm0(arg1, arg2));
             return ret;
         }, arguments); },
-        $1y: function() { return handleError(function (arg0, arg1) {
+        $1t: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
             return ret;
         }, arguments); },
-        $1d: function(arg0, arg1, arg2, arg3) {
+        $19: function(arg0, arg1, arg2, arg3) {
             const ret = arg1.decode(getArrayU8FromWasm0(arg2, arg3));
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1o: function(arg0, arg1) {
+        $1j: function(arg0, arg1) {
             const ret = arg0.delete(arg1);
             return ret;
         },
-        $e: function(arg0) {
+        $f: function(arg0) {
             arg0.detach();
         },
         $3: function(arg0) {
             arg0.dialogs();
         },
-        $20: function(arg0) {
+        $1v: function(arg0) {
             arg0.disconnect();
         },
         $5: function(arg0) {
@@ -160,58 +164,51 @@ function __wbg_get_imports() {
             const ret = arg0.error;
             return ret;
         },
-        $2k: function() { return handleError(function (arg0, arg1) {
+        $2f: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $r: function(arg0) {
+        $s: function(arg0) {
             const ret = arg0.event;
             return ret;
         },
-        $2t: function(arg0, arg1) {
+        $2o: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $2h: function(arg0) {
+        $2c: function(arg0) {
             const ret = arg0.getHours();
             return ret;
         },
-        $2d: function(arg0) {
+        $28: function(arg0) {
             const ret = arg0.getMinutes();
             return ret;
         },
-        $2e: function(arg0) {
+        $29: function(arg0) {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $30: function() { return handleError(function (arg0, arg1) {
+        $2v: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
-        $1m: function(arg0, arg1) {
+        $1h: function(arg0, arg1) {
             const ret = arg0.get(arg1);
             return ret;
         },
-        $1h: function(arg0, arg1) {
+        $1d: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $1g: function(arg0, arg1) {
+        $1c: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $31: function() { return handleError(function (arg0, arg1) {
+        $2w: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
-        $1b: function(arg0, arg1) {
-            const ret = arg1.href;
-            const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len1 = WASM_VECTOR_LEN;
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
-            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
-        },
-        $2a: function(arg0) {
+        $25: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Error;
@@ -221,7 +218,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1s: function(arg0) {
+        $1n: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Map;
@@ -231,7 +228,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1t: function(arg0) {
+        $1o: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Promise;
@@ -241,39 +238,35 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $2p: function(arg0) {
+        $2k: function(arg0) {
             const ret = Array.isArray(arg0);
             return ret;
         },
-        $2r: function(arg0, arg1) {
+        $2m: function(arg0, arg1) {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
-        $15: function(arg0) {
+        $14: function(arg0) {
             const ret = arg0.json;
             return ret;
         },
-        $1v: function(arg0) {
+        $1q: function(arg0) {
             const ret = Object.keys(arg0);
             return ret;
         },
-        $14: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $13: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.later(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
-        $1l: function(arg0) {
+        $1g: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $36: function(arg0) {
+        $31: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $u: function(arg0) {
-            const ret = arg0.list;
-            return ret;
-        },
-        $m: function(arg0) {
+        $n: function(arg0) {
             const ret = arg0.m;
             return ret;
         },
@@ -281,57 +274,53 @@ function __wbg_get_imports() {
             const ret = arg0.message;
             return ret;
         },
-        $10: function(arg0, arg1) {
+        $z: function(arg0, arg1) {
             const ret = arg1.name;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             var len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $o: function(arg0) {
+        $p: function(arg0) {
             const ret = arg0.net;
             return ret;
         },
-        $2g: function() {
+        $2b: function() {
             const ret = new Date();
             return ret;
         },
-        $1a: function() { return handleError(function (arg0, arg1, arg2) {
-            const ret = new URL(getStringFromWasm0(arg0, arg1), arg2);
-            return ret;
-        }, arguments); },
-        $1c: function() {
+        $18: function() {
             const ret = new TextDecoder();
             return ret;
         },
-        $2l: function() {
+        $2g: function() {
             const ret = new Array();
             return ret;
         },
-        $37: function(arg0, arg1) {
+        $32: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $17: function() { return handleError(function (arg0, arg1) {
+        $16: function() { return handleError(function (arg0, arg1) {
             const ret = new ReportingObserver(arg0, arg1);
             return ret;
         }, arguments); },
-        $2c: function() {
+        $27: function() {
             const ret = new Map();
             return ret;
         },
-        $2q: function(arg0, arg1) {
+        $2l: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $1w: function(arg0, arg1) {
+        $1r: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3y(a, state0.b, arg0, arg1);
+                        return $3t(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -342,22 +331,22 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $2s: function() {
+        $2n: function() {
             const ret = new Object();
             return ret;
         },
-        $27: function() { return handleError(function (arg0, arg1) {
+        $22: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $1x: function(arg0, arg1) {
+        $1s: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3y(a, state0.b, arg0, arg1);
+                        return $3t(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -368,19 +357,19 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $q: function(arg0) {
+        $r: function(arg0) {
             const ret = arg0.node;
             return ret;
         },
-        $2f: function() {
+        $2a: function() {
             const ret = Date.now();
             return ret;
         },
-        $16: function() {
+        $15: function() {
             const ret = performance.now();
             return ret;
         },
-        $1e: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1a: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.now(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
@@ -388,54 +377,54 @@ function __wbg_get_imports() {
             const ret = arg0.object;
             return ret;
         },
-        $18: function() { return handleError(function (arg0) {
+        $17: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
-        $2m: function(arg0) {
+        $2h: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
-        $2o: function(arg0, arg1, arg2, arg3) {
+        $2j: function(arg0, arg1, arg2, arg3) {
             const ret = Array.of(arg0, arg1, arg2, arg3);
             return ret;
         },
-        $2n: function(arg0, arg1) {
+        $2i: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
             return ret;
         },
-        $l: function(arg0) {
+        $m: function(arg0) {
             const ret = arg0.originals;
             return ret;
         },
-        $2i: function() { return handleError(function (arg0, arg1) {
+        $2d: function() { return handleError(function (arg0, arg1) {
             const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $f: function(arg0) {
+        $g: function(arg0) {
             const ret = arg0.person;
             return ret;
         },
-        $j: function(arg0) {
+        $k: function(arg0) {
             const ret = arg0.pictures;
             return ret;
         },
-        $12: function(arg0, arg1) {
+        $11: function(arg0, arg1) {
             const ret = arg1.pid;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $1j: function(arg0, arg1) {
+        $1e: function(arg0, arg1) {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $34: function(arg0) {
+        $2z: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $33: function(arg0) {
+        $2y: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2j: function() {
+        $2e: function() {
             const ret = Math.random();
             return ret;
         },
@@ -451,87 +440,83 @@ function __wbg_get_imports() {
             const ret = arg0.records;
             return ret;
         },
-        $2y: function(arg0) {
+        $2t: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
-        $1z: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $1u: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
         $2: function(arg0) {
             arg0.remove();
         },
-        $k: function() { return handleError(function (arg0, arg1) {
-            const ret = arg0.requests(arg1 !== 0);
-            return ret;
+        $l: function() { return handleError(function (arg0, arg1, arg2) {
+            const ret = arg1.requests(arg2 !== 0);
+            const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len1 = WASM_VECTOR_LEN;
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
+            getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         }, arguments); },
-        $2z: function(arg0) {
+        $2u: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
         },
-        $24: function() { return handleError(function (arg0, arg1, arg2) {
+        $1z: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
-        $1f: function(arg0, arg1) {
+        $1b: function(arg0, arg1) {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $32: function() { return handleError(function (arg0, arg1, arg2) {
+        $2x: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
-        $1n: function(arg0, arg1, arg2) {
+        $1i: function(arg0, arg1, arg2) {
             const ret = arg0.set(arg1, arg2);
             return ret;
         },
-        $1i: function(arg0, arg1, arg2) {
-            arg0[arg1 >>> 0] = arg2;
-        },
-        $22: function(arg0, arg1) {
+        $1x: function(arg0, arg1) {
             arg0.onclose = arg1;
         },
-        $23: function(arg0, arg1) {
+        $1y: function(arg0, arg1) {
             arg0.onerror = arg1;
         },
-        $25: function(arg0, arg1) {
+        $20: function(arg0, arg1) {
             arg0.onmessage = arg1;
         },
-        $21: function(arg0, arg1) {
+        $1w: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
-        $h: function() { return handleError(function (arg0) {
+        $i: function() { return handleError(function (arg0) {
             const ret = arg0.settled();
             return ret;
         }, arguments); },
-        $1k: function(arg0, arg1, arg2) {
+        $1f: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $35: function(arg0, arg1, arg2) {
+        $30: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $x: function() { return handleError(function (arg0, arg1, arg2) {
+        $w: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.socket(getStringFromWasm0(arg1, arg2));
             return ret;
         }, arguments); },
-        $2u: function() {
+        $2p: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2w: function() {
+        $2r: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $19: function() {
-            const ret = globalThis.location;
-            return ret;
-        },
-        $2v: function() {
+        $2q: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2x: function() {
+        $2s: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
@@ -539,26 +524,26 @@ function __wbg_get_imports() {
             const ret = arg0.target;
             return ret;
         },
-        $13: function(arg0, arg1) {
+        $12: function(arg0, arg1) {
             const ret = arg1.text;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1u: function(arg0, arg1, arg2) {
+        $1p: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
         },
-        $2b: function(arg0, arg1) {
+        $26: function(arg0, arg1) {
             const ret = arg0.then(arg1);
             return ret;
         },
-        $i: function(arg0) {
+        $j: function(arg0) {
             const ret = arg0.toolkit;
             return ret;
         },
-        $s: function(arg0) {
+        $t: function(arg0) {
             const ret = arg0.trace;
             return ret;
         },
@@ -566,83 +551,79 @@ function __wbg_get_imports() {
             const ret = arg0.type;
             return ret;
         },
-        $v: function(arg0) {
-            const ret = arg0.unlisted;
-            return ret;
-        },
-        $w: function() { return handleError(function (arg0) {
+        $v: function() { return handleError(function (arg0) {
             arg0.unref();
         }, arguments); },
-        $11: function(arg0, arg1) {
+        $10: function(arg0, arg1) {
             const ret = arg1.url;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             var len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $g: function(arg0) {
+        $h: function(arg0) {
             const ret = arg0.values;
             return ret;
         },
         $4: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3k: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 6, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3w);
+        $3f: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 7, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3r);
             return ret;
         },
-        $3l: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 114, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+        $3g: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 111, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
-        $3m: function(arg0, arg1) {
+        $3h: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3q);
+            return ret;
+        },
+        $3i: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 102, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, $3v);
             return ret;
         },
-        $3n: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 105, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $40);
-            return ret;
-        },
-        $3o: function(arg0, arg1) {
+        $3j: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $41);
+            const ret = makeMutClosure(arg0, arg1, $3x);
             return ret;
         },
-        $3p: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("Array<any>")], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $42);
-            return ret;
-        },
-        $3q: function(arg0, arg1) {
+        $3k: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3x);
+            const ret = makeClosure(arg0, arg1, $3s);
             return ret;
         },
-        $3r: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 7, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3z);
+        $3l: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $3w);
             return ret;
         },
-        $3s: function(arg0, arg1) {
+        $3m: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
+            const ret = makeClosure(arg0, arg1, $3u);
+            return ret;
+        },
+        $3n: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $43);
+            const ret = makeMutClosure(arg0, arg1, $3y);
             return ret;
         },
-        $3t: function(arg0) {
+        $3o: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3u: function(arg0, arg1) {
+        $3p: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3j: function() {
+        $3e: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -657,58 +638,60 @@ function __wbg_get_imports() {
     };
 }
 
-function $43(arg0, arg1) {
-    wasm.$43(arg0, arg1);
+function $3y(arg0, arg1) {
+    wasm.$3y(arg0, arg1);
 }
 
-function $41(arg0, arg1, arg2) {
-    wasm.$41(arg0, arg1, arg2);
+function $3x(arg0, arg1, arg2) {
+    wasm.$3x(arg0, arg1, arg2);
 }
 
-function $42(arg0, arg1, arg2) {
-    wasm.$42(arg0, arg1, arg2);
-}
-
-function $40(arg0, arg1, arg2) {
-    const ret = wasm.$40(arg0, arg1, arg2);
+function $3v(arg0, arg1, arg2) {
+    const ret = wasm.$3v(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $3y(arg0, arg1, arg2, arg3) {
-    wasm.$3y(arg0, arg1, arg2, arg3);
+function $3t(arg0, arg1, arg2, arg3) {
+    wasm.$3t(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3w(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3w(arg0, arg1, arg2, arg3, arg4);
+function $3r(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$3r(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3v(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3v(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3q(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3q(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
-function $3z(arg0, arg1, arg2) {
+function $3w(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$3z(arg0, arg1, ptr0, len0);
+    wasm.$3w(arg0, arg1, ptr0, len0);
 }
 
-function $3x(arg0, arg1, arg2) {
+function $3u(arg0, arg1, arg2) {
+    const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    wasm.$3u(arg0, arg1, ptr0, len0);
+}
+
+function $3s(arg0, arg1, arg2) {
     let deferred2_0;
     let deferred2_1;
     try {
         const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.$3x(arg0, arg1, ptr0, len0);
+        const ret = wasm.$3s(arg0, arg1, ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);

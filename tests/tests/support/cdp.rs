@@ -188,6 +188,30 @@ impl DevtoolsBrowser {
         value
     }
 
+    /// A person's click at the middle of what `element` (an expression
+    /// in the page) evaluates to: DevTools `Input` events, which the page
+    /// sees as trusted.
+    pub fn click(&mut self, element: &str) {
+        let at = self.wait_until(
+            element,
+            &format!(
+                "(() => {{ const el = {element}; if (!el) return null; const r = el.getBoundingClientRect(); \
+                 return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null }})()"
+            ),
+        );
+        let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+        self.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": x, "y": y }),
+        );
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
+            );
+        }
+    }
+
     /// A PNG of the viewport.
     pub fn screenshot(&mut self) -> Vec<u8> {
         let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));

@@ -151,3 +151,33 @@ impl Drop for NodeProcess {
         }
     }
 }
+
+/// Express 5 from the npm registry, into the test's own app folder;
+/// `None` (with the reason printed) when npm cannot install it.
+pub fn install_express(app: &Path) -> Option<()> {
+    let out = Command::new("npm")
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--no-package-lock",
+            "--loglevel=error",
+            "express@5.1.0",
+        ])
+        .current_dir(app)
+        .output();
+    match out {
+        Ok(o) if o.status.success() && app.join("node_modules/express").exists() => Some(()),
+        Ok(o) => {
+            eprintln!(
+                "skipped: npm could not install express@5.1.0: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            None
+        }
+        Err(e) => {
+            eprintln!("skipped: no npm to install express@5.1.0: {e}");
+            None
+        }
+    }
+}

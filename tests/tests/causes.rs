@@ -1,0 +1,152 @@
+//! Causes (docs/log-format.md, "Causes"): what made each request, followed
+//! by async context rather than by time. Real hub, headless Chromium
+//! driven over DevTools (a person's click is a trusted `Input` event):
+//! a click's request names the click; a job's summary lists what its code
+//! caused and not what the app's own timer sent meanwhile; a timer a block
+//! set names its block after it ended; a request still on its way when its
+//! block ended gets its outcome logged when it ends; a long summary keeps
+//! every failure and counts the rest of a kind.
+
+mod support;
+
+use std::io::{Read, Write as _};
+use std::net::TcpListener;
+
+use support::cdp::DevtoolsBrowser;
+use support::{
+    base_of, log_in, network_summary, wait_for, write_files, Log, Running, TempDir, Write,
+};
+
+const PAGE: &str = r#"<!doctype html><html><head><title>Causes</title>
+<script src="/daebug.js"></script>
+<script>
+  // The app's own polling, every 40 ms, all through the blocks below.
+  setInterval(() => fetch("/poll.json"), 40);
+  function save() {
+    return fetch("/api/save", { method: "POST", body: JSON.stringify({ done: true }) });
+  }
+</script></head>
+<body><ul><li class="todo"><input class="toggle" type="checkbox" onclick="save()"></li></ul></body></html>"#;
+
+/// Appends one block and returns its reply.
+fn run(log: &Log, code: &str) -> String {
+    let text = log.exchange(Write::Append, &format!("\n```js\n{code}\n```\n"), 1);
+    text[text.rfind("> **agent** to ").expect("a reply")..].to_string()
+}
+
+/// A server on loopback that answers each request after `ms`, with CORS
+/// allowed: a request still on its way when its block ends.
+fn slow_server(ms: u64) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                // The answer this server exists to delay.
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Type: text/plain\r\n\
+                      Content-Length: 4\r\nConnection: close\r\n\r\nslow",
+                );
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn each_request_names_what_caused_it() {
+    let root = TempDir::new("causes");
+    write_files(
+        root.path(),
+        &[
+            ("index.html", PAGE),
+            ("poll.json", "{\"n\":1}"),
+            ("own.json", "{\"mine\":true}"),
+            ("tags.json", "[\"a\",\"b\"]"),
+        ],
+    );
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let mut tab = DevtoolsBrowser::open(&format!("{base}/index.html"));
+    let log = log_in(root.path(), "causes-");
+
+    // A person's click between blocks: its failed request says so.
+    tab.click("document.querySelector('input.toggle')");
+    let start = format!("POST {base}/api/save {{\"done\":true}} → 4");
+    let text = wait_for(&log.path, "the click's request", |t| t.contains(&start));
+    let line = text.lines().find(|l| l.starts_with(&start)).unwrap();
+    assert!(
+        line.contains(" ⟵ save (") && line.contains(" · after click on li.todo > input.toggle"),
+        "{line}"
+    );
+
+    // A block's summary lists its own request, not the app's polling
+    // that went on meanwhile; a timer it set names it once it ended.
+    let reply = run(
+        &log,
+        "await fetch('/own.json');\nawait daebug.sleep(200);\nsetTimeout(() => fetch('/late-missing.json'), 300);\n'ok'",
+    );
+    let lines = network_summary(&reply);
+    assert!(
+        lines.contains(&format!("GET {base}/own.json → 200 OK {{\"mine\":true}}")),
+        "{reply}"
+    );
+    assert!(
+        !lines.contains("poll.json"),
+        "the app's timer is not the block's: {reply}"
+    );
+    let start = format!("GET {base}/late-missing.json → 404");
+    let text = wait_for(&log.path, "the block's timer's request", |t| {
+        t.contains(&start)
+    });
+    let line = text.lines().find(|l| l.starts_with(&start)).unwrap();
+    assert!(line.contains(" · from the block at "), "{line}");
+
+    // Still on its way when the block ends: pending in the summary, its
+    // outcome logged when it comes.
+    let port = slow_server(800);
+    let reply = run(
+        &log,
+        &format!("fetch('http://127.0.0.1:{port}/slow');\n'sent'"),
+    );
+    let pending = format!("GET http://127.0.0.1:{port}/slow → pending ⟵ <cell>:1");
+    assert!(network_summary(&reply).contains(&pending), "{reply}");
+    let start = format!("GET http://127.0.0.1:{port}/slow → 200 OK slow (");
+    let text = wait_for(&log.path, "the pending request's outcome", |t| {
+        t.contains(&start)
+    });
+    let line = text.lines().find(|l| l.starts_with(&start)).unwrap();
+    assert!(
+        line.contains(" · pending when the block at ") && line.ends_with(" ended"),
+        "{line}"
+    );
+    assert!(!line.contains("from the block"), "said once: {line}");
+
+    // A long summary: every failure, the first of a kind, the rest
+    // counted.
+    let reply = run(
+        &log,
+        "for (let i = 0; i < 14; i++) await fetch('/tags.json?i=' + i);\nawait fetch('/missing-tag.json');\n'many'",
+    );
+    let lines = network_summary(&reply);
+    assert!(
+        lines.contains(&format!("GET {base}/tags.json?i=0 → 200 OK")),
+        "{reply}"
+    );
+    assert!(!lines.contains("tags.json?i=1 "), "{reply}");
+    assert!(
+        lines.contains(&format!("GET {base}/missing-tag.json → 404")),
+        "{reply}"
+    );
+    assert!(
+        lines.contains("\n13 more GET /tags.json → 200, "),
+        "{reply}"
+    );
+    assert!(!lines.contains("poll.json"), "{reply}");
+    drop(tab);
+    let _ = hub.output();
+}
