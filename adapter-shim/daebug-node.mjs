@@ -36,7 +36,7 @@ function start() {
     return;
   }
   const fetch0 = globalThis.fetch;
-  const early = (globalThis[Symbol.for("daebug.early")] = hooks());
+  const early = (globalThis[Symbol.for("daebug.early")] = hooks(SELF));
   const served = serve(early);
   const realm = nodeRealm(entry);
   globalThis[Symbol.for("daebug.node")] = realm;

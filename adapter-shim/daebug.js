@@ -12,7 +12,7 @@
   // The hub writes this file's own URL here (query included): a classic
   // script has no import.meta.
   const self = "__DAEBUG_SELF__";
-  const early = (globalThis[Symbol.for("daebug.early")] = hooks());
+  const early = (globalThis[Symbol.for("daebug.early")] = hooks(self));
   passTabToWorkers();
   globalThis[started] = import(new URL("./daebug_adapter.js", self))
     .then(async (glue) => {

@@ -10,7 +10,9 @@
 //
 // The wrappers stay for the realm's life (a reference its code took early
 // keeps working); until the adapter attaches, what they see is kept here.
-function hooks() {
+// `self` is the loader's own URL (the hub's socket is daebug's, not the
+// realm's).
+function hooks(self) {
   const records = [];
   const originals = {};
   let sink = null;
@@ -47,6 +49,9 @@ function hooks() {
   // What shows values (`values(fold)`, values.js): the adapter's once it
   // made one, else one made here (a call before the adapter starts).
   let view = null;
+  // The adapter's stack folder (its own frames out, a WebKit block's
+  // blob URL named as its cell), for initiators.
+  let folder = null;
   // Console arguments' limits, as the adapter's `ARG_LIMITS`
   // (adapter-wasm/src/capture.rs): depth 2, 20 items, 2,000 characters,
   // 10,000 nodes and the reply's 64 MiB of strings.
@@ -277,7 +282,7 @@ function hooks() {
           if (r.pendingAt) send(lineOf(r) + ` · pending when the block at ${r.pendingAt} ended`);
           else if (late && !r.inJob && r.cause.late++ < 20) send(lineOf(r));
           else if (late && !r.inJob && r.cause.late === 21) send(`(further requests the block at ${r.cause.at} caused are not logged; daebug.network.list() has them)`);
-          else if (status === 0 || status >= 400) send(lineOf(r));
+          else if (failed(r)) send(lineOf(r));
         } catch {}
       };
       const pending = [r.request.pending, read && read()].filter(Boolean);
@@ -287,6 +292,9 @@ function hooks() {
       all.then(() => reading.delete(all));
     } catch {}
   };
+  // No answer (and not a beacon or socket that said how it went), or 400
+  // or more.
+  const failed = (r) => (r[4] === 0 && !r.said) || r[4] >= 400;
   // A request's line to the adapter (a `Text network` event), or kept
   // until it attaches.
   const send = (line) => {
@@ -315,7 +323,8 @@ function hooks() {
     if (r.from !== undefined) return r.from;
     const out = [];
     try {
-      for (const l of String(r.err.stack || "").split("\n")) {
+      const stack = String(r.err.stack || "");
+      for (const l of (folder ? folder(stack) : stack).split("\n")) {
         const t = l.trim();
         if (!/:\d+:\d+\)?$/.test(t) || OURS.test(t)) continue;
         if (out.push("⟵ " + t) === 3) break;
@@ -327,7 +336,7 @@ function hooks() {
   // A body's digests on the record, and what goes to debug/archive/ when
   // the line is logged (it failed, or a job lists it) and a body was cut.
   function digest(r) {
-    const logged = r.inJob || (r.cause && r.cause.job) || r[4] === 0 || r[4] >= 400;
+    const logged = r.inJob || (r.cause && r.cause.job) || failed(r);
     // The code that made it, what caused it, the server's log that
     // answered it, then the bodies' archive links.
     const links = [logged && initiator(r), causeOf(r), r.served].filter(Boolean);
@@ -369,7 +378,7 @@ function hooks() {
     const kinds = new Map();
     for (const r of list) {
       const ms = r[3] - r[2];
-      if (list.length <= 10 || !r[3] || r[4] === 0 || r[4] >= 400 || ms >= 1000) {
+      if (list.length <= 10 || !r[3] || failed(r) || r.frame || ms >= 1000) {
         out.push(lineOf(r));
         continue;
       }
@@ -392,9 +401,10 @@ function hooks() {
   function lineOf(r) {
     const url = r[6] ? `${r[1]} ${r[6]}` : r[1];
     const links = r[8] ? " " + r[8] : "";
+    if (r.frame) return `${r[0]} ${r.frame} ${url}${links}`;
     if (!r[3]) return `${r[0]} ${url} → pending${links}`;
     const ms = Math.round(Math.max(0, r[3] - r[2]));
-    const outcome = r[4] === 0 ? `failed: ${r[5]}` : [r[4], r[5], r[7]].filter(Boolean).join(" ");
+    const outcome = r.said || (r[4] === 0 ? `failed: ${r[5]}` : [r[4], r[5], r[7]].filter(Boolean).join(" "));
     return `${r[0]} ${url} → ${outcome} (${ms} ms)${links}`;
   }
   // One side of a request: its headers (redacted), type and body: `text`
@@ -611,6 +621,108 @@ function hooks() {
       return abort.apply(this, arguments);
     };
   }
+  // `navigator.sendBeacon` (docs/log-format.md, "Beacons and sockets"):
+  // its body as given; no answer ever reaches the page, so the line says
+  // whether the browser queued it.
+  const nav = globalThis.navigator;
+  if (nav && typeof nav.sendBeacon === "function") {
+    const beacon = nav.sendBeacon;
+    nav.sendBeacon = function sendBeacon(url, data) {
+      let r;
+      try {
+        r = started("POST", url, null);
+        given(r.request, data);
+      } catch {}
+      const queued = beacon.apply(this, arguments);
+      try {
+        if (queued) r.said = "queued as a beacon";
+        ended(r, 0, "the browser did not queue the beacon");
+      } catch {}
+      return queued;
+    };
+  }
+  // WebSocket and EventSource: the connection as a request (`WS ws://…/live
+  // → 101 open (8 ms)`, `→ failed: could not connect`), an abnormal close as
+  // a line of its own, and each frame a job's code sends (`WS ↑ ws://…
+  // {"type":"sub"}`) or receives on a socket it opened, in its summary;
+  // every socket's last 100 frames kept for `daebug.network.list`.
+  const sockets = (name, kind) => {
+    const Ctor = globalThis[name];
+    if (typeof Ctor !== "function") return;
+    globalThis[name] = new Proxy(Ctor, {
+      construct(target, args, newTarget) {
+        const s = Reflect.construct(target, args, newTarget);
+        try {
+          watchSocket(s, kind);
+        } catch {}
+        return s;
+      },
+    });
+  };
+  const hub = (() => {
+    try {
+      return new URL(self).host;
+    } catch {
+      return "";
+    }
+  })();
+  const socketOf = new WeakMap();
+  function watchSocket(s, kind) {
+    const u = new URL(s.url);
+    if (u.host === hub && u.pathname === "/ws") return;
+    const r = started(kind === "WS" ? "WS" : "GET", s.url, null);
+    r.kind = kind;
+    r.frames = [];
+    r.counts = [0, 0];
+    socketOf.set(s, r);
+    let open = false;
+    s.addEventListener("open", () => {
+      open = true;
+      if (r.cause) causes.hold(r.cause);
+      r.said = kind === "WS" ? "101 open" : "200 open (EventSource)";
+      ended(r, 0, "");
+    });
+    s.addEventListener("error", () => {
+      if (!open && !r[3]) ended(r, 0, kind === "WS" ? "could not connect" : "EventSource could not connect");
+    });
+    s.addEventListener("message", (e) => {
+      if (r.cause) causes.hold(r.cause);
+      frame(r, "↓", e.data);
+    });
+    s.addEventListener("close", (e) => {
+      if (!open) return;
+      const secs = ((performance.now() - r[3]) / 1000).toFixed(1);
+      const clean = e.code === 1000 || e.code === 1001;
+      const line = `WS ${r[1]} closed ${e.code}${e.reason ? " " + oneLine(e.reason) : ""} (open ${secs} s; ${r.counts[0]} sent, ${r.counts[1]} received)`;
+      if (!clean || (r.cause && r.cause.job)) send(line);
+    });
+  }
+  // A frame: kept on its socket's record; listed for a running job when
+  // its code sent it, or it came on a socket the job opened.
+  function frame(r, dir, data) {
+    r.counts[dir === "↑" ? 0 : 1]++;
+    const p = side(null);
+    if (typeof data === "string") (p.size = data.length), data.length > 1024 * 1024 ? (p.omitted = "over 1 MiB") : (p.text = scrub(data));
+    else (p.size = (data && (data.size || data.byteLength)) || 0), (p.omitted = "not text"), (p.type = "binary");
+    const d = bodyDigest(p);
+    const f = [r.kind, r[1], performance.now(), performance.now(), 0, "", d.text, "", ""];
+    f.frame = dir;
+    if (r.frames.push({ dir: dir === "↑" ? "sent" : "received", at: new Date().toISOString(), ...bodyView(p) }) > 100) r.frames.shift();
+    const c = dir === "↑" ? causes.now() || jobNow : r.cause;
+    if (listed && c && c === jobNow) listed.length < 1000 ? listed.push(f) : unlisted++;
+  }
+  sockets("WebSocket", "WS");
+  sockets("EventSource", "SSE");
+  if (typeof WebSocket === "function") {
+    const wsSend = WebSocket.prototype.send;
+    WebSocket.prototype.send = function send(data) {
+      try {
+        const r = socketOf.get(this);
+        if (r) frame(r, "↑", data);
+      } catch {}
+      return wsSend.apply(this, arguments);
+    };
+  }
   // An XHR's answer as the page has it (its text, or its parsed JSON).
   function xhrAnswer(p, x) {
     try {
@@ -650,6 +762,7 @@ function hooks() {
     ...(r.cause && (r.cause.why || r.cause.job) ? { cause: r.cause.why || `from the block at ${r.cause.at}` } : {}),
     request: bodyView(r.request),
     response: bodyView(r.response),
+    ...(r.frames ? { frames: r.frames.slice() } : {}),
   });
   const network = {
     // The last record whose URL has `urlPart` (any when none).
@@ -693,7 +806,7 @@ function hooks() {
     // `values()` (values.js, spliced in beside this file): how a value is
     // written into the log, plain JavaScript too. What the adapter makes
     // of it also shows the values format specifiers substitute.
-    values: (fold) => (view = values(fold)),
+    values: (fold) => ((folder = fold), (view = values(fold))),
     // `toolkit()` (toolkit.js, spliced in beside this file): the `daebug`
     // object, plain JavaScript too.
     toolkit,

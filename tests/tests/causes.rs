@@ -150,3 +150,123 @@ fn each_request_names_what_caused_it() {
     drop(tab);
     let _ = hub.output();
 }
+
+/// A WebSocket server on loopback that echoes one frame, then drops the
+/// connection without a close frame (the page sees 1006).
+fn echo_once_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let Ok(mut ws) = tungstenite::accept(stream) else {
+                    return;
+                };
+                if let Ok(m) = ws.read() {
+                    let _ = ws.send(m);
+                }
+                // Wait for the page's next word (never sent), so the drop
+                // below comes after the block ended.
+                let _ = ws
+                    .get_mut()
+                    .set_read_timeout(Some(std::time::Duration::from_millis(600)));
+                let _ = ws.read();
+            });
+        }
+    });
+    port
+}
+
+/// An event stream on loopback (CORS allowed) that sends one message.
+fn event_stream_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Type: text/event-stream\r\n\r\n\
+                      data: {\"price\":3}\n\n",
+                );
+                let _ = s.flush();
+                let _ = s.read(&mut buf);
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn beacons_and_sockets_are_requests_too() {
+    let root = TempDir::new("sockets");
+    write_files(
+        root.path(),
+        &[(
+            "index.html",
+            "<!doctype html><html><head><title>Live</title><script src=\"/daebug.js\"></script></head><body></body></html>",
+        )],
+    );
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let tab = DevtoolsBrowser::open(&format!("{base}/index.html"));
+    let log = log_in(root.path(), "live-");
+    let ws = echo_once_server();
+    let sse = event_stream_server();
+
+    let reply = run(
+        &log,
+        &format!(
+            "const ws = new WebSocket('ws://127.0.0.1:{ws}/live');\n\
+             await new Promise((r) => (ws.onopen = r));\n\
+             ws.send(JSON.stringify({{ type: 'sub' }}));\n\
+             await new Promise((r) => (ws.onmessage = r));\n\
+             navigator.sendBeacon('/beacon', JSON.stringify({{ event: 'left' }}));\n\
+             const es = new EventSource('http://127.0.0.1:{sse}/events');\n\
+             const got = await new Promise((r) => (es.onmessage = (e) => r(e.data)));\n\
+             es.close();\n\
+             got"
+        ),
+    );
+    let lines = network_summary(&reply);
+    let live = format!("ws://127.0.0.1:{ws}/live");
+    for want in [
+        format!("WS {live} → 101 open ("),
+        format!("WS ↑ {live} {{\"type\":\"sub\"}}"),
+        format!("WS ↓ {live} {{\"type\":\"sub\"}}"),
+        format!("POST {base}/beacon {{\"event\":\"left\"}} → queued as a beacon ("),
+        format!("GET http://127.0.0.1:{sse}/events → 200 open (EventSource) ("),
+        format!("SSE ↓ http://127.0.0.1:{sse}/events {{\"price\":3}}"),
+    ] {
+        assert!(lines.contains(&want), "{want} in\n{reply}");
+    }
+    assert!(
+        lines.contains(" ms) ⟵ <cell>:5\n"),
+        "the beacon's initiator: {reply}"
+    );
+    assert!(
+        reply.contains("```JSON\n\"{\\\"price\\\":3}\"\n```"),
+        "{reply}"
+    );
+
+    // The server drops the socket after the block: its close is a line.
+    let closed = format!("WS {live} closed 1006 (open ");
+    let text = wait_for(&log.path, "the socket's close", |t| t.contains(&closed));
+    let line = text.lines().find(|l| l.starts_with(&closed)).unwrap();
+    assert!(line.ends_with("; 1 sent, 1 received)"), "{line}");
+
+    // A socket that cannot connect, from a timer a block set.
+    run(
+        &log,
+        "setTimeout(() => new WebSocket('ws://127.0.0.1:9/none'), 50);\n'later'",
+    );
+    let start = "WS ws://127.0.0.1:9/none → failed: could not connect (";
+    let text = wait_for(&log.path, "the failed socket", |t| t.contains(start));
+    let line = text.lines().find(|l| l.starts_with(start)).unwrap();
+    assert!(line.contains(" · from the block at "), "{line}");
+    drop(tab);
+    let _ = hub.output();
+}

@@ -12,14 +12,18 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use support::node::{install_express, node, NodeProcess};
 use support::{
-    base_of, log_in, network_summary, wait_for, write_files, Browser, Log, Running, TempDir, Write,
+    base_of, log_in, network_summary, wait_for, write_files, Browser, Engine, Log, Running,
+    TempDir, Write,
 };
 
-/// The page the server serves: the hub's tag, and a request of its own at
-/// load (answered 200: in neither log).
+/// The page the server serves: the hub's tag, a request of its own at
+/// load (answered 200: in neither log) and a module worker.
 const PAGE: &str = r#"<!doctype html><html><head><title>Orders</title>
 <script src="HUB/daebug.js"></script>
-<script>fetch("/api/ping");</script></head><body><h1>Orders</h1></body></html>"#;
+<script>fetch("/api/ping"); new Worker("/worker.js", { type: "module", name: "pricer" });</script></head><body><h1>Orders</h1></body></html>"#;
+
+/// The worker, with the README's line.
+const WORKER: &str = r#"import("HUB/daebug.js").catch(() => {});"#;
 
 /// A plain `http` server: `/api/orders` prints, then answers 500.
 const PLAIN: &str = r#"const http = require("node:http");
@@ -32,6 +36,10 @@ const server = http.createServer((req, res) => {
   if (req.url === "/api/ping") {
     console.log("ping from the page");
     return res.end("pong");
+  }
+  if (req.url === "/worker.js") {
+    res.setHeader("content-type", "text/javascript");
+    return res.end(require("node:fs").readFileSync(__dirname + "/worker.js"));
   }
   if (req.url !== "/api/orders") {
     res.statusCode = 404;
@@ -80,7 +88,11 @@ impl World {
         let mut hub = Running::start(&["--port", "0"], &root);
         let base = base_of(&hub.line_with("serving"));
         let page = PAGE.replace("HUB", &base);
-        let mut all = vec![("index.html", page.as_str())];
+        let worker = WORKER.replace("HUB", &base);
+        let mut all = vec![
+            ("index.html", page.as_str()),
+            ("worker.js", worker.as_str()),
+        ];
         all.extend_from_slice(files);
         write_files(&root.path().join("app"), &all);
         wait_for(
@@ -119,8 +131,8 @@ fn run(log: &Log, code: &str) -> String {
 /// The page's block posts an order; both logs show their side, linked.
 /// Returns the browser (the page stays open while it lives).
 #[must_use]
-fn order_is_stitched(world: &World, port: u16, printed: &[&str]) -> Browser {
-    let browser = Browser::open(&format!("http://127.0.0.1:{port}/"));
+fn order_is_stitched_in(engine: Engine, world: &World, port: u16, printed: &[&str]) -> Browser {
+    let browser = Browser::open_in(engine, &format!("http://127.0.0.1:{port}/"));
     let page = log_in(world.root.path(), "orders-");
     let server = log_in(world.root.path(), "server-");
     assert!(world.hub.starts_with("http://127.0.0.1:"));
@@ -172,9 +184,24 @@ fn order_is_stitched(world: &World, port: u16, printed: &[&str]) -> Browser {
 
 #[test]
 fn a_plain_http_servers_answer_is_joined_to_the_pages_request() {
+    plain(Engine::Chromium);
+}
+
+#[test]
+fn in_firefox_too() {
+    plain(Engine::Firefox);
+}
+
+#[test]
+fn in_webkit_too() {
+    plain(Engine::WebKit);
+}
+
+fn plain(engine: Engine) {
     let world = World::new(&[("server.js", PLAIN)]);
     let (server, port) = world.serve();
-    let _page = order_is_stitched(
+    let _page = order_is_stitched_in(
+        engine,
         &world,
         port,
         &[
@@ -211,9 +238,29 @@ fn a_plain_http_servers_answer_is_joined_to_the_pages_request() {
         "{line}"
     );
     eprintln!(
-        "stitched line on disk {} ms after the server's answer",
+        "{}: stitched line on disk {} ms after the server's answer",
+        engine.name(),
         seen.saturating_sub(answered)
     );
+
+    // A worker's request is joined too.
+    let worker = log_in(world.root.path(), "pricer-");
+    let reply = run(
+        &worker,
+        "const r = await fetch('/api/orders', { method: 'POST', body: JSON.stringify({ sku: 9 }) });\nr.status",
+    );
+    let lines = network_summary(&reply);
+    assert!(
+        lines.contains("{\"sku\":9} → 500 Internal Server Error no price for sku 9 (")
+            && lines.contains(" · server: ["),
+        "{reply}"
+    );
+    let server_log = log_in(world.root.path(), "server-");
+    wait_for(&server_log.path, "the worker's served line", |t| {
+        t.contains(&format!(
+            "{{\"sku\":9}} → 500 Internal Server Error no price for sku 9 ("
+        )) && t.contains(&format!(" · from [{} ", worker.stem))
+    });
 }
 
 #[test]
@@ -226,7 +273,8 @@ fn an_express_servers_error_is_grouped_under_its_line() {
         return;
     }
     let (_server, port) = world.serve();
-    let _page = order_is_stitched(
+    let _page = order_is_stitched_in(
+        Engine::Chromium,
         &world,
         port,
         &["pricing order {\"sku\":42}", "Error: no price for sku 42"],
