@@ -283,6 +283,11 @@ pub fn event_info(e: &BackgroundEvent) -> String {
         (EventType::Console, _) if e.source.as_deref() == Some(SERVED_SOURCE) => {
             format!("Text {SERVED_SOURCE}")
         }
+        // A probed function's call (docs/log-format.md, "Probes"):
+        // `daebug.probe`'s lines, not a console call.
+        (EventType::Console, _) if e.source.as_deref() == Some(PROBE_SOURCE) => {
+            format!("Text {PROBE_SOURCE}")
+        }
         (EventType::Console, _) if e.source.as_deref() == Some("console.assert") => {
             "Error console.assert".into()
         }
@@ -430,6 +435,9 @@ pub const TEST_SOURCE: &str = "test";
 /// The source of a Node realm's served-request lines (`Text served`).
 pub const SERVED_SOURCE: &str = "served";
 
+/// The source of a probed function's call lines (`Text probe`).
+pub const PROBE_SOURCE: &str = "probe";
+
 /// Batches of test lines in a row read as one `Text test` fence (and
 /// count as one event against the ten shown), so a run's lines stay
 /// whole however many batches they came in.
@@ -538,6 +546,13 @@ mod tests {
         let mut e = log("PATCH /api/todos/6 {\"completed\":true} → 204 No Content (38 ms)");
         e.source = Some(SERVED_SOURCE.into());
         assert_eq!(event_info(&e), "Text served");
+    }
+
+    #[test]
+    fn a_probes_calls_are_text_probe() {
+        let mut e = log("probe cart.addItem(6, true) → {\"id\":6} (0.2 ms)");
+        e.source = Some(PROBE_SOURCE.into());
+        assert_eq!(event_info(&e), "Text probe");
     }
 
     #[test]
