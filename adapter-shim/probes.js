@@ -320,7 +320,7 @@ function probes(kit, hooks) {
         fail(what, path + "'s export " + name + " is " + kindOf(v) + ", not a function; name one of its methods: \"" + path + "#" + name + ".method\"" + methodsOf(v));
       }
       const elsewhere = holdersOf(ns, v, path, name);
-      fail(what, name + " is a function " + path + " exports, and a module's export binding cannot be replaced from outside the module (DevTools cannot either): the module's own calls reach it directly. " + (elsewhere ? "The same function is held by " + elsewhere + ": probing there sees the calls made through it; " : "Probe the object whose method calls it; ") + "with the debugger, monitor(fn) sees calls through any reference");
+      fail(what, name + " is a function " + path + " exports, and a module's export binding cannot be replaced from outside the module (DevTools cannot either): the module's own calls reach it directly. " + (elsewhere ? "The same function is held by " + elsewhere + ": probing there sees the calls made through it; " : "Probe the object whose method calls it; ") + "in a Node realm, monitor(fn) (its debugger) sees calls through any reference");
     }
     let holder = ns;
     for (const n of names.slice(0, -1)) {
