@@ -291,12 +291,14 @@ function components(kit, hooks) {
     return Promise.all(
       chain.map(async (at) => {
         let { name, source } = at;
-        if (at.frames) source = (await fromFrames(at.frames))?.source ?? source;
-        if (at.own && /\D\d+$/.test(name ?? "")) {
-          const text = (await fromFrames(at.own))?.text;
-          const m = text && /^<?\s*([A-Za-z_$][\w$]*)/.exec(text);
-          if (m && m[1] !== name && name.replace(/\d+$/, "") === m[1]) return { name: m[1], bundledName: name, source };
-        }
+        try {
+          if (at.frames) source = (await fromFrames(at.frames))?.source ?? source;
+          if (at.own && /\D\d+$/.test(name ?? "")) {
+            const text = (await fromFrames(at.own))?.text;
+            const m = text && /^<?\s*([A-Za-z_$][\w$]*)/.exec(text);
+            if (m && m[1] !== name && name.replace(/\d+$/, "") === m[1]) return { name: m[1], bundledName: name, source };
+          }
+        } catch {}
         return { name, source };
       }),
     );
@@ -305,11 +307,11 @@ function components(kit, hooks) {
   // ----- stacks and source maps ----------------------------------------------
   // React's own frames: its runtime's function names, or its files.
   const REACTS = /\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime|jsx-runtime|\/react\.development|\/react\.js/;
-  const REACT_FNS = /^(?:exports\.)?(?:jsxDEV|jsxs?|jsxDEVImpl|createElement|react-stack-top-frame|Object\.\w+|react_stack_bottom_frame)$/;
+  const REACT_FNS = /^(?:async |new )?(?:exports\.)?(?:jsxDEV|jsxs?|jsxDEVImpl|createElement|react-stack-top-frame|Object\.\w+|react_stack_bottom_frame)$/;
   function framesOf(stack) {
     const out = [];
     for (const line of stack.split("\n").slice(1)) {
-      const m = /(?:at\s+(?:(\S+)\s+\()?|^(\S*)@)(\w+:\/\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim());
+      const m = /^(?:at\s+(?:(.*?)\s+\()?|(\S*)@)(\w+:\/\/[^\s()]+?):(\d+):(\d+)\)?$/.exec(line.trim());
       if (!m || REACT_FNS.test(m[1] ?? m[2] ?? "")) continue;
       out.push({ url: m[3], line: +m[4], column: +m[5] });
     }
