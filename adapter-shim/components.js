@@ -330,9 +330,21 @@ function components(kit, hooks) {
     return null;
   }
   const maps = new Map();
-  // The page's own `fetch` before daebug's hooks, when the loader hands it
-  // over (then these reads are not the page's requests in the reply).
-  const get = (u) => (hooks?.originals?.fetch ?? g.fetch).call(g, u);
+  // daebug's own reads (a script, its map) are not the block's requests:
+  // made under a cause of their own (hooks.js's `causes`), they stay out
+  // of its reply; one that fails is still logged, saying so
+  // (docs/log-format.md, "Components").
+  const READING = { why: "daebug.component reading a source map" };
+  async function get(u) {
+    const c = hooks?.causes;
+    const was = c?.now() ?? null;
+    c?.hold(READING);
+    try {
+      return await g.fetch(u);
+    } finally {
+      c?.hold(was);
+    }
+  }
   // The source map of the script at `url`, from its `sourceMappingURL` (a
   // file or a `data:` URL), once per script.
   function mapOf(url) {

@@ -176,6 +176,23 @@ fn react_gives_names_props_state_hooks_and_owners_through_the_source_map() {
     ask(&log, "await daebug.waitFor('li.item.active')");
 
     // The whole object, as a reply shows it (the block's value is awaited).
+    // Mapping reads the bundle and its map: daebug's own requests, not the
+    // block's; the block's own before and after are listed as ever.
+    let reply = ask(
+        &log,
+        "await fetch('/index.html?before');\n\
+         const first = await daebug.component('li.item');\n\
+         await fetch('/index.html?after');\n\
+         first.source",
+    );
+    assert!(
+        reply.contains("```JSON\n\"src/Item.jsx:3:5\"\n```")
+            && reply.contains("/index.html?before → 200")
+            && reply.contains("/index.html?after → 200")
+            && !reply.contains("bundle.js"),
+        "{reply}"
+    );
+
     let reply = ask(&log, "daebug.component(document.querySelector('ul'))");
     println!("{reply}");
     assert!(
