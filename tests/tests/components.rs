@@ -293,11 +293,22 @@ fn react_gives_names_props_state_hooks_and_owners_through_the_source_map() {
     let clock = json_of(
         &log,
         "const clock = await daebug.component('time.clock');",
-        "[clock.name, clock.state, clock.hooks, clock.source]",
+        "[clock.name, clock.state, clock.hooks, clock.source, clock.owners]",
     );
+    // Its owner is App, whose render made it, not the Panel it sits in.
     assert_eq!(
         clock,
-        json!(["Clock", { "ticks": 3 }, [], "src/Clock.jsx:6:12"])
+        json!(["Clock", { "ticks": 3 }, [], "src/Clock.jsx:6:12", [{ "name": "App", "source": "src/App.jsx:16:11" }]])
+    );
+    // Elements in props read as `<Clock />`.
+    let panel = json_of(
+        &log,
+        "const panel = await daebug.component('section.panel');",
+        "[panel.name, panel.props]",
+    );
+    assert_eq!(
+        panel,
+        json!(["Panel", { "title": "Time", "children": "<Clock />" }])
     );
 
     // The bundle calls the second `Item` `Item2`: at once the name is the
