@@ -227,7 +227,8 @@ function components(kit, hooks) {
     return list.map((s) => {
       if (s.c && typeof s.c.__c === "string") return { kind: "useContext", value: tidy(c.context?.[s.c.__c]?.props.value ?? s.c.__), deps: null };
       if (s.__c && typeof s.t === "function" && Array.isArray(s.__)) {
-        const useState = /"function"\s*==\s*typeof/.test(String(s.t)) && s.t.length === 2;
+        // useState's reducer: `(state, next) => typeof next == "function" ? next(state) : next`.
+        const useState = s.t.length === 2 && /["']function["']\s*===?\s*typeof|typeof\s+\w+\s*===?\s*["']function["']/.test(String(s.t));
         return { kind: useState ? "useState" : "useReducer", value: tidy((s.__N ?? s.__)[0]), deps: null };
       }
       if ("__h" in s && typeof s.__h === "function") {
