@@ -3,24 +3,24 @@
 // spliced into both loaders after hooks.js. `debugging(kit, hooks)` adds
 // what it provides to the toolkit object `kit`.
 //
-// In Node the debugger is the process's own (`node:inspector`, a session
-// in process, on the main thread): every breakpoint set here has a
-// condition that hands its values to this file and answers `false`, so it
-// never pauses; a pause that comes anyway (a `debugger;` statement while a
-// logpoint is set) is resumed at once. Each hit is one line for the log
-// (`Text logpoint`, `Text monitor`), given to the adapter through the
-// toolkit's `Symbol.for("daebug.line")`. Pages and workers have no
-// debugger here yet: each call says so in one line.
+// Every breakpoint set here has a condition that hands its values to this
+// file and answers `false`, so it never pauses; a pause that comes anyway
+// (a `debugger;` statement while a logpoint is set) is resumed at once.
+// Each hit is one line for the log (`Text logpoint`, `Text monitor`),
+// given to the adapter through the toolkit's `Symbol.for("daebug.line")`.
+// The debugger is Node's own in a Node process (`node:inspector`, a
+// session in process on the main thread, whose answers come at once), and
+// in a page or a worker the browser's, through the hub's browser bridge
+// (`--cdp`): each command crosses the hub (the toolkit's
+// `Symbol.for("daebug.cdp")`), which refuses in one line where there is
+// no bridge.
 function debugging(kit, hooks) {
   const g = globalThis;
-  // Where the breakpoints' conditions find this file's hit functions,
-  // and where a value waits for the debugger to name it.
+  // Where the breakpoints' conditions find this file's hit functions.
   const HIT = 'globalThis[Symbol.for("daebug.logpoint")]';
   const CALLED = 'globalThis[Symbol.for("daebug.monitor")]';
-  const VALUE = Symbol.for("daebug.debuggee");
-  const GROUP = "daebug";
   const MAX = 100;
-  const inNode = kit.realm && kit.realm.kind === "node";
+  const kind = kit.realm ? kit.realm.kind : "";
   const say = (text, kind) => {
     try {
       const line = kit[Symbol.for("daebug.line")];
@@ -45,66 +45,86 @@ function debugging(kit, hooks) {
       return "(anonymous)";
     }
   };
-
-  if (!inNode) {
-    const none = (what) =>
-      new Error(`${what} needs a debugger: daebug has one in Node processes only so far (pages and workers have none here, with --cdp too); daebug.probe([object, "method"]) wraps a function in place instead`);
-    kit.logpoint = async () => {
-      throw none("daebug.logpoint");
-    };
-    kit.scopes = async () => {
-      throw none("daebug.scopes");
-    };
-    kit.monitor = () => {
-      throw none("monitor()");
-    };
-    kit.unmonitor = () => {};
-    Object.defineProperty(kit, "logpoints", { get: () => [], configurable: true, enumerable: true });
-    return;
-  }
-
-  // The process's own debugger: one session, made on first use; its
-  // answers come at once (same thread), so `post` is synchronous.
-  let session = null;
-  function post(method, params) {
-    if (!session) {
-      const inspector = process.getBuiltinModule?.("node:inspector");
-      if (!inspector || typeof inspector.Session !== "function") {
-        throw new Error(`this Node (${process.version}) has no node:inspector in process; daebug.probe([object, "method"]) wraps a function in place instead`);
+  const isPromise = (v) => v != null && typeof v.then === "function";
+  // Runs `steps` in order, each given the one before's value: at once
+  // while the debugger answers at once (Node, so `monitor(f); f()` logs
+  // that call), else as a promise; `fail` has what went wrong.
+  function chain(steps, fail) {
+    const from = (i, v) => {
+      try {
+        for (; i < steps.length; i++) {
+          v = steps[i](v);
+          if (isPromise(v)) return v.then((x) => from(i + 1, x), fail);
+        }
+        return v;
+      } catch (e) {
+        return fail(e);
       }
-      session = new inspector.Session();
-      session.connect();
-      // Never paused: a `debugger;` statement met while the debugger is
-      // on goes on at once.
-      session.on("Debugger.paused", () => {
-        try {
-          post("Debugger.resume");
-        } catch {}
+    };
+    return from(0, undefined);
+  }
+
+  // `post(method, params)`: the debugger's answer (Node), or a promise of
+  // it (the browser's, through the hub).
+  let post;
+  if (kind === "node") {
+    let session = null;
+    post = (method, params) => {
+      if (!session) {
+        const inspector = process.getBuiltinModule?.("node:inspector");
+        if (!inspector || typeof inspector.Session !== "function") {
+          throw new Error(`this Node (${process.version}) has no node:inspector in process; daebug.probe([object, "method"]) wraps a function in place instead`);
+        }
+        session = new inspector.Session();
+        session.connect();
+        // Never paused: a `debugger;` statement met while the debugger
+        // is on goes on at once.
+        session.on("Debugger.paused", () => {
+          try {
+            post("Debugger.resume");
+          } catch {}
+        });
+      }
+      let answer, failed, done = false;
+      session.post(method, params || {}, (e, r) => {
+        failed = e;
+        answer = r;
+        done = true;
       });
-    }
-    let answer, failed, done = false;
-    session.post(method, params || {}, (e, r) => {
-      failed = e;
-      answer = r;
-      done = true;
-    });
-    if (!done) throw new Error(`the debugger did not answer ${method} at once`);
-    if (failed) throw new Error(String(failed.message || failed));
-    return answer;
+      if (!done) throw new Error(`the debugger did not answer ${method} at once`);
+      if (failed) throw new Error(String(failed.message || failed));
+      return answer;
+    };
+  } else {
+    const cdp = kit[Symbol.for("daebug.cdp")];
+    post = (method, params) => {
+      if (typeof cdp !== "function") throw new Error("this realm's adapter is older than its hub; reload it");
+      return cdp({ method, params: params || {} });
+    };
   }
-  // The debugger's handle on a live value (released with GROUP).
-  function remote(value) {
-    Object.defineProperty(g, VALUE, { value, configurable: true });
-    try {
-      const r = post("Runtime.evaluate", { expression: "globalThis[Symbol.for(\"daebug.debuggee\")]", objectGroup: GROUP, silent: true });
-      return r.result;
-    } finally {
-      delete g[VALUE];
-    }
+
+  // The debugger's handle on a live value, in `group` (each call that
+  // reads values has its own, released when it is done, so one call's
+  // release never takes another's handles): the value waits on the
+  // global object under a key of its own while the debugger reads it.
+  let handles = 0;
+  const group = () => `daebug-${++handles}`;
+  function remote(value, group) {
+    const key = `daebug.debuggee.${++handles}`;
+    Object.defineProperty(g, Symbol.for(key), { value, configurable: true });
+    const done = () => delete g[Symbol.for(key)];
+    return chain(
+      [() => post("Runtime.evaluate", { expression: `globalThis[Symbol.for(${JSON.stringify(key)})]`, objectGroup: group, silent: true }), (r) => (done(), r.result)],
+      (e) => {
+        done();
+        throw e;
+      },
+    );
   }
-  const release = () => {
+  const release = (group) => {
     try {
-      post("Runtime.releaseObjectGroup", { objectGroup: GROUP });
+      const r = post("Runtime.releaseObjectGroup", { objectGroup: group });
+      if (isPromise(r)) r.catch(() => {});
     } catch {}
   };
 
@@ -113,18 +133,40 @@ function debugging(kit, hooks) {
   let on = false;
   const points = new Map();
   const monitors = new Map();
-  function debuggerOn() {
-    if (!on) post("Debugger.enable");
+  const debuggerOn = () => {
+    if (on) return;
     on = true;
-  }
-  function debuggerOffIfIdle() {
+    return post("Debugger.enable");
+  };
+  const debuggerOffIfIdle = () => {
     if (!on || points.size || monitors.size) return;
     on = false;
     try {
-      post("Debugger.disable");
+      const r = post("Debugger.disable");
+      if (isPromise(r)) r.catch(() => {});
     } catch {}
-  }
+  };
   let ids = 0;
+
+  // A page keeps its logpoints across reloads: the bridge's breakpoints
+  // stay with the tab, and what this file knows of them is kept in the
+  // tab's sessionStorage for the next document.
+  const KEPT = "daebug.logpoints";
+  const storage = (() => {
+    try {
+      return kind === "page" && g.sessionStorage ? g.sessionStorage : null;
+    } catch {
+      return null;
+    }
+  })();
+  const keep = () => {
+    try {
+      if (!storage) return;
+      const all = [...points.values()].map((lp) => ({ ...lp, id: lp.id, label: lp.label, names: lp.names, breakpointId: lp.breakpointId }));
+      if (all.length) storage.setItem(KEPT, JSON.stringify(all));
+      else storage.removeItem(KEPT);
+    } catch {}
+  };
 
   // A hit, from a logpoint's condition: its values (or what its
   // expressions threw), one line for the log.
@@ -143,6 +185,7 @@ function debugging(kit, hooks) {
         setTimeout(() => lp.remove(), 0).unref?.();
       }
       say(text, "logpoint");
+      if (storage) keep();
     },
   });
   // A call of a monitored function, from its breakpoint's condition.
@@ -155,6 +198,44 @@ function debugging(kit, hooks) {
       say(`function ${m.name} called${args && args.length ? " with arguments: " + list : ""}`, "monitor");
     },
   });
+
+  // A logpoint as blocks see it; `remove()` takes it off.
+  function logpointOf(d) {
+    const lp = {
+      at: d.at,
+      log: d.log,
+      ...(d.when ? { when: d.when } : {}),
+      hits: d.hits || 0,
+      max: d.max,
+      ...(d.pending ? { pending: d.pending } : {}),
+      remove() {
+        if (!points.has(d.id)) return false;
+        points.delete(d.id);
+        keep();
+        return chain(
+          [() => post("Debugger.removeBreakpoint", { breakpointId: d.breakpointId }), () => (debuggerOffIfIdle(), true)],
+          () => (debuggerOffIfIdle(), true),
+        );
+      },
+    };
+    // Not on the object the block sees: what a hit and a reload read.
+    Object.defineProperties(lp, {
+      id: { value: d.id },
+      label: { value: d.label },
+      names: { value: d.names },
+      breakpointId: { value: d.breakpointId },
+    });
+    return lp;
+  }
+  if (storage) {
+    try {
+      for (const d of JSON.parse(storage.getItem(KEPT) || "[]")) {
+        points.set(d.id, logpointOf(d));
+        ids = Math.max(ids, d.id);
+        on = true;
+      }
+    } catch {}
+  }
 
   // `daebug.logpoint("src/server/stats.js:33", "id, todo, seen.size",
   // { max, when })`: the expressions, evaluated in that line's scope each
@@ -175,46 +256,34 @@ function debugging(kit, hooks) {
     try {
       new Function(condition);
     } catch (e) {
-      throw new SyntaxError(`daebug.logpoint: ${e.message} (in ${JSON.stringify(when ? `${when} / ${expressions}` : String(expressions))})`);
+      if (e instanceof SyntaxError) throw new SyntaxError(`daebug.logpoint: ${e.message} (in ${JSON.stringify(when ? `${when} / ${expressions}` : String(expressions))})`);
+      // A page whose CSP forbids making functions: the browser reads it.
     }
     const path = m[1].replace(/^\.?\//, "").replace(/\?.*$/, "");
     const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\//g, "[/\\\\]");
-    const params = { urlRegex: `(^|[/\\\\])${escaped}(\\?.*)?$`, lineNumber: Number(m[2]) - 1, condition };
+    const params = { urlRegex: `(^|[/\\\\])${escaped}(\\?.*)?(#.*)?$`, lineNumber: Number(m[2]) - 1, condition };
     if (m[3]) params.columnNumber = Number(m[3]) - 1;
-    debuggerOn();
     let set;
     try {
-      set = post("Debugger.setBreakpointByUrl", params);
+      await debuggerOn();
+      set = await post("Debugger.setBreakpointByUrl", params);
     } catch (e) {
-      debuggerOffIfIdle();
+      if (!points.size && !monitors.size) on = false;
       throw new Error(`daebug.logpoint(${JSON.stringify(where)}): ${e.message}`);
     }
-    const base = path.split("/").pop();
-    const lp = {
+    const lp = logpointOf({
+      id,
       at: `${path}:${m[2]}${m[3] ? ":" + m[3] : ""}`,
+      label: `${path.split("/").pop()}:${m[2]}`,
+      names,
       log: names.join(", "),
-      ...(when ? { when } : {}),
-      hits: 0,
+      when,
       max,
-      remove() {
-        if (!points.has(id)) return false;
-        points.delete(id);
-        try {
-          post("Debugger.removeBreakpoint", { breakpointId: set.breakpointId });
-        } catch {}
-        debuggerOffIfIdle();
-        return true;
-      },
-    };
-    // Not on the object the block sees: what the hit reads.
-    Object.defineProperties(lp, {
-      label: { value: `${base}:${m[2]}` },
-      names: { value: names },
+      breakpointId: set.breakpointId,
+      pending: set.locations && set.locations.length ? "" : `no script loaded yet ends with ${path}: set when one loads`,
     });
-    if (!set.locations.length) {
-      lp.pending = `no script loaded yet ends with ${path}: set when one loads`;
-    }
     points.set(id, lp);
+    keep();
     return lp;
   };
   Object.defineProperty(kit, "logpoints", {
@@ -225,38 +294,45 @@ function debugging(kit, hooks) {
 
   // `monitor(fn)`: every call of `fn`, through any reference, as a `Text
   // monitor` line, as DevTools' `monitor` does (a breakpoint on its calls
-  // whose condition logs and answers false).
+  // whose condition logs and answers false). In Node it is set when
+  // `monitor` returns; in a page or a worker, when its promise resolves.
   kit.monitor = function monitor(fn) {
     if (typeof fn !== "function") throw new TypeError("monitor: pass a function, like monitor(save)");
     if (monitors.has(fn)) return;
-    const id = ++ids;
+    const m = { id: ++ids, name: nameOf(fn), breakpointId: "" };
+    monitors.set(fn, m);
     // An arrow function has no `arguments`: its parameters by name, when
     // they are plain names (else the call is logged without them).
     const params = arrowParams(fn);
     const args = params === undefined ? "arguments" : params ? `[${params}]` : "null";
-    debuggerOn();
-    try {
-      const target = remote(fn);
-      const set = post("Debugger.setBreakpointOnFunctionCall", {
-        objectId: target.objectId,
-        condition: `try { ${CALLED}(${id}, ${args}) } catch {}\nfalse`,
-      });
-      monitors.set(fn, { id, name: nameOf(fn), breakpointId: set.breakpointId });
-    } catch (e) {
-      debuggerOffIfIdle();
-      throw new Error(`monitor(${nameOf(fn)}): ${e.message}`);
-    } finally {
-      release();
-    }
+    const handles = group();
+    return chain(
+      [
+        debuggerOn,
+        () => remote(fn, handles),
+        (target) =>
+          post("Debugger.setBreakpointOnFunctionCall", {
+            objectId: target.objectId,
+            condition: `try { ${CALLED}(${m.id}, ${args}) } catch {}\nfalse`,
+          }),
+        (set) => {
+          m.breakpointId = set.breakpointId;
+          release(handles);
+        },
+      ],
+      (e) => {
+        monitors.delete(fn);
+        release(handles);
+        debuggerOffIfIdle();
+        throw new Error(`monitor(${m.name === "(anonymous)" ? "" : m.name}): ${e.message}`);
+      },
+    );
   };
   kit.unmonitor = function unmonitor(fn) {
     const m = monitors.get(fn);
     if (!m) return;
     monitors.delete(fn);
-    try {
-      post("Debugger.removeBreakpoint", { breakpointId: m.breakpointId });
-    } catch {}
-    debuggerOffIfIdle();
+    return chain([() => post("Debugger.removeBreakpoint", { breakpointId: m.breakpointId }), () => void debuggerOffIfIdle()], () => void debuggerOffIfIdle());
   };
 
   // `await daebug.scopes(fn)`: the variables `fn` closes over, by scope
@@ -265,21 +341,22 @@ function debugging(kit, hooks) {
   kit.scopes = async function scopes(fn) {
     if (typeof fn !== "function") throw new TypeError("daebug.scopes: pass a function, like daebug.scopes(save)");
     const out = {};
-    const put = (scope, name, value) => {
-      out[scope][name] = value;
+    const handles = group();
+    const put = (scope, names, ...vs) => {
+      names.forEach((name, i) => (out[scope][name] = vs[i]));
     };
     try {
-      let target = remote(fn).objectId;
-      let inner = post("Runtime.getProperties", { objectId: target, ownProperties: false }).internalProperties || [];
+      let target = (await remote(fn, handles)).objectId;
+      let inner = (await post("Runtime.getProperties", { objectId: target, ownProperties: false })).internalProperties || [];
       // A bound function: the function it calls.
       for (let bound = inner.find((p) => p.name === "[[TargetFunction]]"); bound; bound = inner.find((p) => p.name === "[[TargetFunction]]")) {
         target = bound.value.objectId;
-        inner = post("Runtime.getProperties", { objectId: target, ownProperties: false }).internalProperties || [];
+        inner = (await post("Runtime.getProperties", { objectId: target, ownProperties: false })).internalProperties || [];
       }
       const list = inner.find((p) => p.name === "[[Scopes]]");
-      if (!list) throw new Error(`daebug.scopes(${nameOf(fn)}): it closes over nothing daebug can read (native code?)`);
-      const putter = remote(put).objectId;
-      const found = post("Runtime.getProperties", { objectId: list.value.objectId, ownProperties: true }).result;
+      if (!list) throw new Error("it closes over nothing daebug can read (native code?)");
+      const putter = (await remote(put, handles)).objectId;
+      const found = (await post("Runtime.getProperties", { objectId: list.value.objectId, ownProperties: true })).result;
       for (const s of found) {
         if (!/^\d+$/.test(s.name) || !s.value || !s.value.objectId) continue;
         const description = String(s.value.description || "Scope");
@@ -288,19 +365,19 @@ function debugging(kit, hooks) {
         let key = kind in out ? description.charAt(0).toLowerCase() + description.slice(1) : kind;
         for (let n = 2; key in out; n++) key = `${kind} ${n}`;
         out[key] = {};
-        const vars = post("Runtime.getProperties", { objectId: s.value.objectId, ownProperties: true }).result;
-        for (const v of vars) {
-          if (!v.value) continue;
-          post("Runtime.callFunctionOn", {
-            objectId: putter,
-            functionDeclaration: "function (s, k, v) { this(s, k, v) }",
-            arguments: [{ value: key }, { value: v.name }, argument(v.value)],
-            silent: true,
-          });
-        }
+        const vars = (await post("Runtime.getProperties", { objectId: s.value.objectId, ownProperties: true })).result.filter((v) => v.value);
+        // One call a scope: its names, then their values as arguments.
+        await post("Runtime.callFunctionOn", {
+          objectId: putter,
+          functionDeclaration: "function (s, names, ...vs) { this(s, names, ...vs) }",
+          arguments: [{ value: key }, { value: vars.map((v) => v.name) }, ...vars.map((v) => argument(v.value))],
+          silent: true,
+        });
       }
+    } catch (e) {
+      throw new Error(`daebug.scopes(${nameOf(fn)}): ${e.message}`);
     } finally {
-      release();
+      release(handles);
     }
     return out;
   };

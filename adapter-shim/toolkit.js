@@ -7,7 +7,8 @@
 // whether a job runs), 3 a warning for the reply, 4 image, 5 snapshot,
 // 6 screenshot, 7 copy, 8 listeners, 9 objects, 10 whether the hub is
 // there (attached), 11 a dialog's line for the log, 12 a line of kind `b`
-// for the log (`Text logpoint`: debugger.js). Kept out of the .wasm,
+// for the log (`Text logpoint`: debugger.js), 13 a command of the
+// browser's debugger through the bridge (debugger.js). Kept out of the .wasm,
 // whose size is budgeted (docs/architecture.md, "The adapter's budget").
 //
 // `toolkit(kind, host)` puts the object on the global object under
@@ -233,6 +234,7 @@ function toolkit(kind, host) {
   // block's), for the parts spliced in after this file; not a method
   // blocks see.
   Reflect.defineProperty(object, Symbol.for("daebug.line"), { value: ask(12) });
+  Reflect.defineProperty(object, Symbol.for("daebug.cdp"), { value: ask(13) });
   Reflect.defineProperty(g, key, { value: object, configurable: true });
   if (!("daebug" in g)) Reflect.set(g, "daebug", object);
   return {

@@ -106,6 +106,7 @@ pub fn encode(msg: &RealmMsg) -> String {
                 match a.what {
                     daebug_protocol::Inspect::Listeners => "listeners",
                     daebug_protocol::Inspect::Objects => "objects",
+                    daebug_protocol::Inspect::Debugger => "debugger",
                 },
             );
         }

@@ -1,7 +1,8 @@
 //! The toolkit every block sees as `daebug` (docs/log-format.md,
 //! "The toolkit"): `waitFor`, `reload`, `module`, `sleep`, `realm`,
 //! `image`, `snapshot`, `screenshot` and `copy` (`pictures.rs`),
-//! `listeners` and `objects` (`devtools.rs`), and `dialogs` (the page's
+//! `listeners`, `objects` and the debugger's commands (`devtools.rs`),
+//! and `dialogs` (the page's
 //! `alert`, `confirm` and `prompt` answered while attached).
 //!
 //! The object itself is plain JavaScript (`adapter-shim/toolkit.js`, which
@@ -89,6 +90,7 @@ impl Toolkit {
                     6 => return pictures.screenshot(job, a),
                     8 => return devtools.ask(Inspect::Listeners, a),
                     9 => return devtools.ask(Inspect::Objects, a),
+                    13 => return devtools.ask(Inspect::Debugger, a),
                     5 => Asked::Snapshot,
                     7 => Asked::Copy,
                     _ => Asked::Image,

@@ -5,11 +5,15 @@
 //! expressions logged with `when`, `max` and `remove()`, in a block's reply
 //! and in the background, calls of a function logged through a reference
 //! the program took before `monitor` was called, and a timer that keeps
-//! ticking through every hit. A page says in one line that it has no
-//! debugger for these.
+//! ticking through every hit. With the browser bridge (`--cdp`, a real
+//! Chromium) the same in a page and its module worker, through their own
+//! targets: a reload keeps a page's logpoints and a `debugger;`
+//! statement never pauses it. Without the bridge a page says in one line
+//! what these need.
 
 mod support;
 
+use support::cdp::DevtoolsBrowser;
 use support::node::{node, NodeProcess};
 use support::{base_of, log_in, wait_for, write_files, Log, Running, TempDir, World, Write};
 
@@ -219,8 +223,133 @@ fn node_logpoints_monitor_and_scopes_never_pause_the_process() {
     drop(hub);
 }
 
+/// A page's module with private state, a function it hands out through a
+/// wrapper (a reference taken before any block runs), and a timer.
+const APP: &str = r#"const seen = new Set();
+const totals = { calls: 0 };
+function record(id, todo) {
+  seen.add(id);
+  totals.calls++;
+  return seen.size;
+}
+function stops(n) {
+  debugger;
+  return n + 1;
+}
+let ticks = 0;
+setInterval(() => ticks++, 5);
+window.app = { record, run: ((f) => (id, todo) => f(id, todo))(record), stops, ticks: () => ticks };
+"#;
+
+/// A module worker with a line to watch.
+const WORKER: &str = r#"import '/daebug.js?name=crunch';
+self.count = function count(n) {
+  const twice = n * 2;
+  return twice;
+};
+"#;
+
+const PAGE: &str = "<!doctype html><html><head><title>Points</title></head><body>\
+    <script type=module src=\"/src/app.js\"></script>\
+    <script>new Worker('/worker.js', { type: 'module' })</script></body></html>";
+
 #[test]
-fn a_page_says_in_one_line_that_logpoints_and_monitor_need_a_debugger() {
+fn with_the_bridge_a_page_and_its_worker_have_logpoints_monitor_and_scopes() {
+    let mut chromium = DevtoolsBrowser::open("about:blank");
+    let root = TempDir::new("logpoints-bridge");
+    write_files(
+        root.path(),
+        &[
+            ("index.html", PAGE),
+            ("src/app.js", APP),
+            ("worker.js", WORKER),
+        ],
+    );
+    let cdp = chromium.devtools_url();
+    let mut hub = Running::start(&["--port", "0", "--cdp", &cdp], &root);
+    let base = base_of(&hub.line_with("serving"));
+    chromium.navigate(&format!("{base}/index.html"));
+    let page = log_in(root.path(), "points-");
+    let worker = log_in(root.path(), "crunch-");
+    ask(&page, "await daebug.waitFor(() => window.app)");
+
+    // Scopes: the module's private variables, live.
+    let reply = ask(
+        &page,
+        "app.run(1); const s = await daebug.scopes(app.run); const r = await daebug.scopes(app.record);\n\
+         [Object.keys(s), typeof s.closure.f, Object.keys(r), [...r.module.seen], r.module.totals]",
+    );
+    assert!(
+        reply.contains(r#"[["closure","module"],"function",["module"],[1],{"calls":1}]"#),
+        "{reply}"
+    );
+
+    // A logpoint with `when` and `max`, hit through the page's own
+    // reference; the page's timer ticks on.
+    let reply = ask(
+        &page,
+        "const lp = await daebug.logpoint('src/app.js:4', 'id, seen.size', { when: 'id > 1', max: 2 });\n\
+         const t0 = app.ticks();\n\
+         for (const id of [2, 3, 4]) { app.run(id); await daebug.sleep(20); }\n\
+         [lp.hits, app.ticks() > t0]",
+    );
+    assert!(reply.contains("[2,true]"), "{reply}");
+    assert_eq!(
+        fenced(&reply, "logpoint"),
+        [
+            "app.js:4 id=2 seen.size=1",
+            "app.js:4 id=3 seen.size=2 (hit 2, its max: removed)",
+        ],
+        "{reply}"
+    );
+
+    // monitor, awaited (the command crosses the hub), then unmonitor.
+    let reply = ask(&page, "await monitor(app.record); app.run(6, true)");
+    assert_eq!(
+        fenced(&reply, "monitor"),
+        ["function record called with arguments: 6, true"],
+        "{reply}"
+    );
+    let reply = ask(&page, "await unmonitor(app.record); app.run(7)");
+    assert!(fenced(&reply, "monitor").is_empty(), "{reply}");
+
+    // A `debugger;` statement met while a logpoint is set never pauses.
+    let reply = ask(
+        &page,
+        "const kept = await daebug.logpoint('src/app.js:4', 'id'); app.stops(41)",
+    );
+    assert!(reply.contains("```JSON\n42\n```"), "{reply}");
+
+    // A reload keeps the logpoint: the new document's calls hit it.
+    ask(&page, "daebug.reload()");
+    let reply = ask(
+        &page,
+        "await daebug.waitFor(() => window.app); app.run(9); daebug.logpoints.map((p) => [p.at, p.hits])",
+    );
+    assert_eq!(fenced(&reply, "logpoint"), ["app.js:4 id=9"], "{reply}");
+    assert!(reply.contains(r#"[["src/app.js:4",1]]"#), "{reply}");
+    let reply = ask(
+        &page,
+        "await daebug.logpoints[0].remove(); app.run(10); daebug.logpoints.length",
+    );
+    assert!(reply.contains("```JSON\n0\n```"), "{reply}");
+    assert!(fenced(&reply, "logpoint").is_empty(), "{reply}");
+
+    // The worker: a logpoint in its own code, through its own target.
+    let reply = ask(
+        &worker,
+        "await daebug.logpoint('worker.js:4', 'n, twice'); count(5)",
+    );
+    assert_eq!(
+        fenced(&reply, "logpoint"),
+        ["worker.js:4 n=5 twice=10"],
+        "{reply}"
+    );
+    drop(hub);
+}
+
+#[test]
+fn a_page_without_the_bridge_says_in_one_line_what_these_need() {
     let world = World::new(
         &[(
             "index.html",
@@ -229,15 +358,19 @@ fn a_page_says_in_one_line_that_logpoints_and_monitor_need_a_debugger() {
         "index.html",
     );
     let log = world.log("plain-");
-    let reply = ask(&log, "monitor(() => 1)");
+    let reply = ask(&log, "await monitor(() => 1)");
     assert!(
-        reply.contains("monitor() needs a debugger: daebug has one in Node processes only so far (pages and workers have none here, with --cdp too); daebug.probe([object, \"method\"]) wraps a function in place instead"),
+        reply.contains("monitor(): pages and workers need the browser bridge for this: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md); Firefox and WebKit have none: daebug.probe([object, \"method\"]) wraps a function in place instead"),
         "{reply}"
     );
     let reply = ask(&log, "await daebug.logpoint('app.js:3', 'x')");
     assert!(
-        reply.contains("daebug.logpoint needs a debugger"),
+        reply.contains("daebug.logpoint(\"app.js:3\"): pages and workers need the browser bridge"),
         "{reply}"
     );
-    assert!(reply.contains("daebug.probe("), "{reply}");
+    let reply = ask(&log, "await daebug.scopes(() => 1)");
+    assert!(
+        reply.contains("daebug.scopes((anonymous)): pages and workers need the browser bridge"),
+        "{reply}"
+    );
 }

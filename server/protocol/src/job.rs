@@ -158,6 +158,11 @@ pub enum Inspect {
     /// `queryObjects(C)`: the live objects whose prototype is
     /// `C.prototype` (or `C` itself when it is no function).
     Objects,
+    /// A command of the browser's debugger for the realm's own target
+    /// (logpoints, `monitor`, `daebug.scopes`; docs/log-format.md,
+    /// "Logpoints"): the argument is `{ method, params }`, the answer the
+    /// browser's result as it came.
+    Debugger,
 }
 
 impl Inspect {
@@ -166,6 +171,7 @@ impl Inspect {
         match self {
             Inspect::Listeners => "getEventListeners",
             Inspect::Objects => "queryObjects",
+            Inspect::Debugger => "the debugger",
         }
     }
 }

@@ -8,8 +8,14 @@
 //! in `globalThis[Symbol.for("daebug.answered")]`. No value crosses the
 //! wire: the listeners are the page's own functions, the objects its own.
 //!
+//! The debugger's commands for logpoints, `monitor` and `daebug.scopes`
+//! (docs/log-format.md, "Logpoints") go the same way: the argument is
+//! `{ method, params }`, one of [`DEBUGGER_METHODS`], sent on the realm's
+//! own target, and the answer is the browser's result, kept in the realm
+//! as JSON made into a value there.
+//!
 //! The expressions and parameters are pure functions, tested below; the
-//! calls are in [`answer`].
+//! calls are in [`answer`] and [`command`].
 
 use serde_json::{json, Value};
 
@@ -105,6 +111,86 @@ fn object_id(answer: &Value) -> Option<&str> {
     answer.pointer("/result/objectId").and_then(Value::as_str)
 }
 
+/// What a realm may ask of its own target's debugger: breakpoints whose
+/// conditions log and answer false (the realm's debugger.js), and reading
+/// a function's scopes.
+pub const DEBUGGER_METHODS: [&str; 9] = [
+    "Debugger.enable",
+    "Debugger.disable",
+    "Debugger.setBreakpointByUrl",
+    "Debugger.setBreakpointOnFunctionCall",
+    "Debugger.removeBreakpoint",
+    "Runtime.evaluate",
+    "Runtime.getProperties",
+    "Runtime.callFunctionOn",
+    "Runtime.releaseObjectGroup",
+];
+
+/// The command the realm asked for, `{ method, params }`, when it is one
+/// of [`DEBUGGER_METHODS`]: its params without a context of another
+/// realm (an ask runs in the realm's own context).
+pub fn debugger_command(asked: &Value) -> Result<(&'static str, Value), String> {
+    let method = asked.get("method").and_then(Value::as_str).unwrap_or("");
+    let Some(method) = DEBUGGER_METHODS.iter().find(|m| **m == method) else {
+        return Err(format!(
+            "the debugger: {method:?} is not a command daebug sends"
+        ));
+    };
+    let mut params = match asked.get("params") {
+        Some(Value::Object(p)) => Value::Object(p.clone()),
+        _ => json!({}),
+    };
+    if let Some(p) = params.as_object_mut() {
+        for k in [
+            "contextId",
+            "uniqueContextId",
+            "executionContextId",
+            "includeCommandLineAPI",
+        ] {
+            p.remove(k);
+        }
+    }
+    Ok((method, params))
+}
+
+/// The expression that keeps `result` (the browser's answer, as JSON) as
+/// the answer to ask `ask`.
+pub fn keep_json(ask: u32, result: &Value) -> String {
+    let text = serde_json::to_string(&result.to_string()).unwrap_or_else(|_| "\"null\"".into());
+    format!(
+        "(globalThis[Symbol.for(\"daebug.answered\")] ??= new Map()).set({ask}, JSON.parse({text})), undefined"
+    )
+}
+
+/// Sends the debugger command the realm keeps under `ask` on `session`
+/// and leaves the browser's result there; what went wrong, in words.
+pub async fn command(commands: &CdpCommands, session: &str, ask: u32) -> Result<(), String> {
+    let s = Some(session);
+    let read = json!({ "expression": argument(ask), "silent": true, "returnByValue": true });
+    let asked = commands
+        .call("Runtime.evaluate", read, s)
+        .await
+        .map_err(|e| format!("the debugger: the browser said: {e}"))?;
+    let asked = asked
+        .pointer("/result/value")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let (method, params) = debugger_command(&asked)?;
+    let result = commands
+        .call(method, params, s)
+        .await
+        .map_err(|e| format!("{method}: {e}"))?;
+    let keep = json!({ "expression": keep_json(ask, &result), "silent": true });
+    let kept = commands
+        .call("Runtime.evaluate", keep, s)
+        .await
+        .map_err(|e| format!("the debugger: the browser said: {e}"))?;
+    match kept.get("exceptionDetails") {
+        Some(_) => Err("the debugger: its answer could not be kept in the realm".into()),
+        None => Ok(()),
+    }
+}
+
 /// Asks the browser and leaves the answer to `ask` in the page of
 /// `session`; what went wrong, in words for the block.
 pub async fn answer(
@@ -113,6 +199,9 @@ pub async fn answer(
     ask: u32,
     what: Inspect,
 ) -> Result<(), String> {
+    if what == Inspect::Debugger {
+        return command(commands, session, ask).await;
+    }
     let s = Some(session);
     let helper = what.helper();
     let call = |method: &'static str, params: Value| async move {
@@ -126,7 +215,7 @@ pub async fn answer(
         let Some(target) = object_id(&found) else {
             return Err(match what {
                 Inspect::Listeners => "getEventListeners(): pass an object that gets events (an element, document, window)".to_string(),
-                Inspect::Objects => "queryObjects(): pass a constructor (queryObjects(Promise)) or a prototype".to_string(),
+                Inspect::Objects | Inspect::Debugger => "queryObjects(): pass a constructor (queryObjects(Promise)) or a prototype".to_string(),
             });
         };
         let built = match what {
@@ -147,7 +236,7 @@ pub async fn answer(
                 )
                 .await?
             }
-            Inspect::Objects => {
+            Inspect::Objects | Inspect::Debugger => {
                 let proto = call("Runtime.callFunctionOn", prototype_params(target, ask)).await?;
                 let Some(proto) = object_id(&proto) else {
                     return Err("queryObjects(): its prototype is not an object; pass a constructor (queryObjects(Promise)) or a prototype".into());
@@ -226,6 +315,33 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("Array.from(this)"));
+    }
+
+    #[test]
+    fn a_realm_asks_only_for_the_debuggers_commands_in_its_own_context() {
+        let asked = json!({ "method": "Debugger.setBreakpointByUrl", "params": { "urlRegex": "a\\.js$", "lineNumber": 3, "condition": "false" } });
+        let (method, params) = debugger_command(&asked).unwrap();
+        assert_eq!(method, "Debugger.setBreakpointByUrl");
+        assert_eq!(params["lineNumber"], 3);
+        let asked = json!({ "method": "Runtime.evaluate", "params": { "expression": "1", "contextId": 4, "includeCommandLineAPI": true } });
+        assert_eq!(
+            debugger_command(&asked).unwrap().1,
+            json!({ "expression": "1" })
+        );
+        let asked = json!({ "method": "Page.navigate", "params": { "url": "http://x" } });
+        assert!(debugger_command(&asked)
+            .unwrap_err()
+            .contains("\"Page.navigate\" is not a command"));
+        assert!(debugger_command(&json!(null)).is_err());
+    }
+
+    #[test]
+    fn the_answer_is_kept_as_json_made_a_value() {
+        let e = keep_json(3, &json!({ "breakpointId": "1:2:0:a\"b", "locations": [] }));
+        assert_eq!(
+            e,
+            r#"(globalThis[Symbol.for("daebug.answered")] ??= new Map()).set(3, JSON.parse("{\"breakpointId\":\"1:2:0:a\\\"b\",\"locations\":[]}")), undefined"#
+        );
     }
 
     #[test]

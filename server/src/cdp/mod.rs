@@ -10,7 +10,8 @@
 //! - `shot.rs`: `daebug.screenshot()`: the clip, and a view made large
 //!   enough for a moment when the clip is beyond it, then put back.
 //! - `inspect.rs`: `getEventListeners` and `queryObjects`, answered in
-//!   the page itself.
+//!   the page itself, and the debugger's commands of a page or a worker
+//!   (logpoints, `monitor`, `daebug.scopes`).
 //! - this file: the task: find the browser's WebSocket, attach to every
 //!   page, frame and worker (auto-attach, flattened sessions), learn each
 //!   place's stem from the adapter's marker, hand lines on; reconnect
@@ -343,6 +344,17 @@ impl<'a> Bridge<'a> {
                     self.targets.context_gone(s, Some(id));
                 }
             }
+            // A realm's debugger never pauses it (docs/log-format.md,
+            // "Logpoints"): a pause that comes anyway (a `debugger;`
+            // statement met while a logpoint is set) goes on at once.
+            "Debugger.paused" => {
+                if let Some(s) = e.session {
+                    let commands = self.commands.clone();
+                    tokio::spawn(async move {
+                        let _ = commands.call("Debugger.resume", json!({}), Some(&s)).await;
+                    });
+                }
+            }
             "Runtime.executionContextsCleared" => {
                 if let Some(s) = e.session.as_deref() {
                     self.targets.context_gone(s, None);
@@ -405,7 +417,18 @@ impl<'a> Bridge<'a> {
     fn answer(&mut self, r: Request) {
         let commands = self.commands.clone();
         let known = self.targets.session_of(&r.stem).map(str::to_string);
-        let pages = self.targets.pages();
+        // The debugger's commands go to a worker's own target too.
+        let debugger = matches!(
+            r.asked,
+            Asked::Inspect {
+                what: Inspect::Debugger,
+                ..
+            }
+        );
+        let pages = match debugger {
+            true => self.targets.all(),
+            false => self.targets.pages(),
+        };
         let shots = self.shots.clone();
         tokio::spawn(async move {
             let session = match known {
@@ -413,7 +436,11 @@ impl<'a> Bridge<'a> {
                 None => find_page(&commands, pages, &r.stem).await,
             };
             let Some(s) = session else {
-                return r.asked.refuse("the browser bridge sees no page of this realm in its browser (a worker, an iframe, or a page of another browser?)".into());
+                let why = match debugger {
+                    true => "the browser bridge sees neither a page nor a worker of this realm in its browser (an iframe, or a realm of another browser? Firefox and WebKit have no bridge: daebug.probe([object, \"method\"]) wraps a function in place instead)",
+                    false => "the browser bridge sees no page of this realm in its browser (a worker, an iframe, or a page of another browser?)",
+                };
+                return r.asked.refuse(why.into());
             };
             match r.asked {
                 Asked::Shot { selector, reply } => {

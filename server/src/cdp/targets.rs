@@ -52,6 +52,18 @@ impl Targets {
             .collect()
     }
 
+    /// Every attached session: pages and frames first, then workers.
+    pub fn all(&self) -> Vec<String> {
+        let mut all = self.pages();
+        all.extend(
+            self.sessions
+                .iter()
+                .filter(|(_, t)| t.kind == "worker")
+                .map(|(s, _)| s.clone()),
+        );
+        all
+    }
+
     /// Whether something the browser says happened at `at_ms` is older
     /// than the session: replayed on `enable`, reported before.
     pub fn is_replay(&self, session: &str, at_ms: f64) -> bool {
@@ -118,6 +130,7 @@ mod tests {
         t.attached("S", "page", 10_000.0);
         t.attached("W", "worker", 10_000.0);
         assert_eq!(t.pages(), ["S"]);
+        assert_eq!(t.all(), ["S", "W"]);
         assert!(t.is_replay("S", 8_000.0));
         assert!(!t.is_replay("S", 9_500.0), "within the slack");
         assert!(!t.is_replay("T", 0.0), "not attached");

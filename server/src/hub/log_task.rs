@@ -14,8 +14,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobProgress, Outcome,
-    RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk, Value, MAX_IMAGE_BYTES,
+    BackgroundEvent, HubMsg, Inspect, InspectAnswer, InspectAsk, JobError, JobId, JobProgress,
+    Outcome, RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk, Value,
+    MAX_IMAGE_BYTES,
 };
 use std::sync::Arc;
 
@@ -51,6 +52,11 @@ const RESCUE_CHECKS: [Duration; 4] = [
 
 /// How long to wait before trying again after a read or write failed.
 const RETRY_AFTER_ERROR: Duration = Duration::from_secs(1);
+
+/// Why a page or a worker has no debugger for logpoints, `monitor` and
+/// `daebug.scopes` (docs/log-format.md, "Logpoints"): the realm puts the
+/// call's name before it.
+const NO_DEBUGGER: &str = "pages and workers need the browser bridge for this: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md); Firefox and WebKit have none: daebug.probe([object, \"method\"]) wraps a function in place instead";
 
 /// The realm connection serving a log: where [`ToRealm`] goes.
 #[derive(Debug)]
@@ -370,11 +376,20 @@ impl LogTask {
             })
         };
         let back = self.inbox.as_ref().and_then(|w| w.upgrade());
+        let debugger = ask.what == Inspect::Debugger;
         let (Some(back), Some(cdp)) = (back, self.settings.cdp.clone()) else {
-            self.on(refuse(format!("{helper}() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)")));
+            self.on(refuse(match debugger {
+                true => NO_DEBUGGER.into(),
+                false => format!("{helper}() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)"),
+            }));
             return;
         };
-        if self.core.kind() != RealmKind::Page {
+        // The debugger is a page's or a worker's own target's.
+        if debugger && self.core.kind() == RealmKind::Node {
+            self.on(refuse("a Node process has a debugger of its own".into()));
+            return;
+        }
+        if !debugger && self.core.kind() != RealmKind::Page {
             self.on(refuse(format!(
                 "{helper}() works in pages: the browser bridge reaches a page's own realm only"
             )));
