@@ -208,6 +208,7 @@ function debugging(kit, hooks) {
       hits: d.hits || 0,
       max: d.max,
       ...(d.pending ? { pending: d.pending } : {}),
+      ...(d.mapped ? { mapped: d.mapped } : {}),
       remove() {
         if (!points.has(d.id)) return false;
         points.delete(d.id);
@@ -263,6 +264,20 @@ function debugging(kit, hooks) {
     const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\//g, "[/\\\\]");
     const params = { urlRegex: `(^|[/\\\\])${escaped}(\\?.*)?(#.*)?$`, lineNumber: Number(m[2]) - 1, condition };
     if (m[3]) params.columnNumber = Number(m[3]) - 1;
+    // In a page or a worker the place is the original source: where a
+    // loaded script's source map says it is in the script the browser
+    // runs (a bundle, or Vite's transformed module).
+    let mapped = null;
+    if (kind !== "node") {
+      try {
+        mapped = await generated(new RegExp(`(^|[/\\\\])${escaped}$`), params.lineNumber, m[3] ? params.columnNumber : 0);
+      } catch {}
+      if (mapped) {
+        const [url, line, column] = mapped;
+        const bare = url.split(/[?#]/)[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        Object.assign(params, { urlRegex: `^${bare}(\\?.*)?(#.*)?$`, lineNumber: line, columnNumber: column });
+      }
+    }
     let set;
     try {
       await debuggerOn();
@@ -281,6 +296,7 @@ function debugging(kit, hooks) {
       max,
       breakpointId: set.breakpointId,
       pending: set.locations && set.locations.length ? "" : `no script loaded yet ends with ${path}: set when one loads`,
+      mapped: mapped ? `${mapped[0].split(/[?#]/)[0]}:${mapped[1] + 1}:${mapped[2] + 1}` : "",
     });
     points.set(id, lp);
     keep();
@@ -381,6 +397,117 @@ function debugging(kit, hooks) {
     }
     return out;
   };
+
+  // The scripts this page or worker loaded (resource timing entries
+  // other than fetch/XHR/beacon, a page's script elements, a worker's
+  // own script), newest first, each once.
+  function loaded() {
+    const urls = [];
+    try {
+      for (const e of g.performance.getEntriesByType("resource").reverse()) {
+        if (!["fetch", "xmlhttprequest", "beacon"].includes(e.initiatorType)) urls.push(e.name);
+      }
+    } catch {}
+    try {
+      for (const s of g.document.querySelectorAll("script[src]")) urls.push(s.src);
+    } catch {}
+    try {
+      if (g.document == null && g.location != null) urls.push(g.location.href);
+    } catch {}
+    return [...new Set(urls.filter((u) => typeof u === "string" && /^https?:/.test(u)))];
+  }
+  // daebug's own reads (a script, its map) are not the block's requests:
+  // under a cause of their own (hooks.js's `causes`), as components.js's.
+  const READING = { why: "daebug.logpoint reading a source map" };
+  async function get(url) {
+    const c = hooks && hooks.causes;
+    const was = c ? c.now() : null;
+    if (c) c.hold(READING);
+    try {
+      return await g.fetch(url);
+    } finally {
+      if (c) c.hold(was);
+    }
+  }
+  // The source map of the script at `url` (`sourceMappingURL`, a file or
+  // a `data:` URL), once per script; `base` what its sources are
+  // relative to.
+  const maps = new Map();
+  function mapOf(url) {
+    if (!maps.has(url)) {
+      const made = (async () => {
+        const text = await (await get(url)).text();
+        const ref = /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(text);
+        if (!ref) return null;
+        const at = new URL(ref[1], url).href;
+        const map = await (await get(at)).json();
+        const base = at.startsWith("data:") ? url : at;
+        map.base = map.sourceRoot ? new URL(map.sourceRoot, base).href : base;
+        return map;
+      })().catch(() => null);
+      maps.set(url, made);
+    }
+    return maps.get(url);
+  }
+  // Where line `line` (0-based; from `column`) of the source whose path
+  // ends as `ends` says runs, in the first loaded script whose map has
+  // it (a script served under that path first): [url, line, column],
+  // 0-based; null when no map has it, or a script of that path has none
+  // (its lines are the source's).
+  async function generated(ends, line, column) {
+    const urls = loaded();
+    const named = (u) => ends.test(u.split(/[?#]/)[0]);
+    for (const url of [...urls.filter(named), ...urls.filter((u) => !named(u))].slice(0, 200)) {
+      const map = await mapOf(url);
+      if (!map && named(url)) return null;
+      if (!map || !Array.isArray(map.sources)) continue;
+      const source = map.sources.findIndex((s) => {
+        try {
+          return ends.test(String(s).split(/[?#]/)[0]) || ends.test(new URL(s, map.base).pathname);
+        } catch {
+          return false;
+        }
+      });
+      if (source < 0) continue;
+      const at = reverse(map, source, line, column);
+      if (at) return [url, ...at];
+    }
+    return null;
+  }
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  function vlq(segment) {
+    const out = [];
+    let value = 0;
+    let shift = 0;
+    for (const ch of segment) {
+      const d = B64.indexOf(ch);
+      value += (d & 31) << shift;
+      if (d & 32) shift += 5;
+      else out.push(value & 1 ? -(value >>> 1) : value >>> 1), (value = 0), (shift = 0);
+    }
+    return out;
+  }
+  // The first generated [line, column] of `source`'s line `line` (from
+  // `column`), or of the next line that has code within 5 lines.
+  function reverse(map, source, line, column) {
+    let best = null;
+    let s = 0, ol = 0, oc = 0;
+    (map.mappings || "").split(";").forEach((l, gl) => {
+      let gc = 0;
+      for (const seg of l.split(",")) {
+        const d = seg ? vlq(seg) : [];
+        if (!d.length) continue;
+        gc += d[0];
+        if (d.length < 4) continue;
+        s += d[1];
+        ol += d[2];
+        oc += d[3];
+        if (s !== source || ol < line || ol > line + 5 || (ol === line && oc < column)) continue;
+        if (!best || ol < best[0] || (ol === best[0] && (gl < best[1] || (gl === best[1] && gc < best[2])))) best = [ol, gl, gc];
+      }
+    });
+    return best && [best[1], best[2]];
+  }
 
   // How the debugger is handed a value back.
   function argument(r) {

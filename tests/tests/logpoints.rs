@@ -7,8 +7,9 @@
 //! the program took before `monitor` was called, and a timer that keeps
 //! ticking through every hit. With the browser bridge (`--cdp`, a real
 //! Chromium) the same in a page and its module worker, through their own
-//! targets: a reload keeps a page's logpoints and a `debugger;`
-//! statement never pauses it. Without the bridge a page says in one line
+//! targets: a place in a bundle's original source through its source
+//! map, a reload keeps a page's logpoints and a `debugger;` statement
+//! never pauses it. Without the bridge a page says in one line
 //! what these need.
 
 mod support;
@@ -249,7 +250,13 @@ self.count = function count(n) {
 };
 "#;
 
+/// A bundle of `src/cart.js` (three lines of the bundler's first) and its
+/// source map: the original's lines 1-5 are the bundle's 4-8.
+const BUNDLE: &str = "(() => {\n// bundled\n\"use strict\";\nfunction add(n) {\n  const total = n + 1;\n  return total;\n}\nwindow.cart = { add };\n})();\n//# sourceMappingURL=bundle.js.map\n";
+const BUNDLE_MAP: &str = r#"{"version":3,"sources":["../src/cart.js"],"names":[],"mappings":";;;AAAA;AACA;AACA;AACA;AACA"}"#;
+
 const PAGE: &str = "<!doctype html><html><head><title>Points</title></head><body>\
+    <script src=\"/assets/bundle.js\"></script>\
     <script type=module src=\"/src/app.js\"></script>\
     <script>new Worker('/worker.js', { type: 'module' })</script></body></html>";
 
@@ -263,6 +270,8 @@ fn with_the_bridge_a_page_and_its_worker_have_logpoints_monitor_and_scopes() {
             ("index.html", PAGE),
             ("src/app.js", APP),
             ("worker.js", WORKER),
+            ("assets/bundle.js", BUNDLE),
+            ("assets/bundle.js.map", BUNDLE_MAP),
         ],
     );
     let cdp = chromium.devtools_url();
@@ -302,6 +311,20 @@ fn with_the_bridge_a_page_and_its_worker_have_logpoints_monitor_and_scopes() {
         ],
         "{reply}"
     );
+
+    // The original source's place, through the bundle's source map; the
+    // map's reads are not the block's requests.
+    let reply = ask(
+        &page,
+        "const c = await daebug.logpoint('src/cart.js:3', 'n, total', { max: 1 }); cart.add(4); c.mapped",
+    );
+    assert!(reply.contains("/assets/bundle.js:6:1\""), "{reply}");
+    assert_eq!(
+        fenced(&reply, "logpoint"),
+        ["cart.js:3 n=4 total=5 (hit 1, its max: removed)"],
+        "{reply}"
+    );
+    assert!(!reply.contains("bundle.js.map →"), "{reply}");
 
     // monitor, awaited (the command crosses the hub), then unmonitor.
     let reply = ask(&page, "await monitor(app.record); app.run(6, true)");
