@@ -253,7 +253,9 @@ function debugging(kit, hooks) {
     const when = o.when === undefined ? "" : String(o.when);
     const id = ++ids;
     const hit = `${HIT}(${id}, [${names.join(", ")}])`;
-    const condition = `try { ${when ? `(${when}) && ` : ""}${hit} } catch (e) { ${HIT}(${id}, e, true) }\nfalse`;
+    // Where daebug is not (another realm running the same script), the
+    // hit function is missing: nothing is logged, and it never pauses.
+    const condition = `try { ${when ? `(${when}) && ` : ""}${hit} } catch (e) { try { ${HIT}(${id}, e, true) } catch {} }\nfalse`;
     try {
       new Function(condition);
     } catch (e) {
