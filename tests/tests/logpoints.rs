@@ -9,14 +9,16 @@
 //! Chromium) the same in a page and its module worker, through their own
 //! targets: a place in a bundle's original source through its source
 //! map, a reload keeps a page's logpoints and a `debugger;` statement
-//! never pauses it. Without the bridge a page says in one line
-//! what these need.
+//! never pauses it. Without the bridge (Chromium without `--cdp`,
+//! Firefox, WebKit) a page says in one line what these need.
 
 mod support;
 
 use support::cdp::DevtoolsBrowser;
 use support::node::{node, NodeProcess};
-use support::{base_of, log_in, wait_for, write_files, Log, Running, TempDir, World, Write};
+use support::{
+    base_of, log_in, wait_for, write_files, Engine, Log, Running, TempDir, World, Write,
+};
 
 /// A module whose state is private: `seen` and `totals` are not exported.
 const STATS: &str = r#"const seen = new Set();
@@ -371,9 +373,10 @@ fn with_the_bridge_a_page_and_its_worker_have_logpoints_monitor_and_scopes() {
     drop(hub);
 }
 
-#[test]
-fn a_page_without_the_bridge_says_in_one_line_what_these_need() {
-    let world = World::new(
+/// Without the bridge: Chromium without `--cdp`, Firefox and WebKit.
+fn says_what_these_need(engine: Engine) {
+    let world = World::new_in(
+        engine,
         &[(
             "index.html",
             "<!doctype html><html><head><title>Plain</title></head><body></body></html>",
@@ -384,16 +387,27 @@ fn a_page_without_the_bridge_says_in_one_line_what_these_need() {
     let reply = ask(&log, "await monitor(() => 1)");
     assert!(
         reply.contains("monitor(): pages and workers need the browser bridge for this: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md); Firefox and WebKit have none: daebug.probe([object, \"method\"]) wraps a function in place instead"),
-        "{reply}"
+        "{engine:?}: {reply}"
     );
     let reply = ask(&log, "await daebug.logpoint('app.js:3', 'x')");
     assert!(
         reply.contains("daebug.logpoint(\"app.js:3\"): pages and workers need the browser bridge"),
-        "{reply}"
+        "{engine:?}: {reply}"
     );
     let reply = ask(&log, "await daebug.scopes(() => 1)");
     assert!(
         reply.contains("daebug.scopes((anonymous)): pages and workers need the browser bridge"),
-        "{reply}"
+        "{engine:?}: {reply}"
     );
+}
+
+#[test]
+fn a_page_without_the_bridge_says_in_one_line_what_these_need() {
+    says_what_these_need(Engine::Chromium);
+}
+
+#[test]
+fn firefox_and_webkit_say_in_one_line_what_these_need() {
+    says_what_these_need(Engine::Firefox);
+    says_what_these_need(Engine::WebKit);
 }
