@@ -67,6 +67,9 @@ function debugging(kit, hooks) {
   // `post(method, params)`: the debugger's answer (Node), or a promise of
   // it (the browser's, through the hub).
   let post;
+  // Node: the scripts the debugger reported, each with its source map's
+  // URL ("" when none), for places in an original source.
+  const parsed = new Map();
   if (kind === "node") {
     let session = null;
     post = (method, params) => {
@@ -83,6 +86,10 @@ function debugging(kit, hooks) {
           try {
             post("Debugger.resume");
           } catch {}
+        });
+        session.on("Debugger.scriptParsed", (m) => {
+          const p = m && m.params;
+          if (p && p.url && !p.url.startsWith("node:")) parsed.set(p.url, p.sourceMapURL || "");
         });
       }
       let answer, failed, done = false;
@@ -266,11 +273,23 @@ function debugging(kit, hooks) {
     const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\//g, "[/\\\\]");
     const params = { urlRegex: `(^|[/\\\\])${escaped}(\\?.*)?(#.*)?$`, lineNumber: Number(m[2]) - 1, condition };
     if (m[3]) params.columnNumber = Number(m[3]) - 1;
-    // In a page or a worker the place is the original source: where a
-    // loaded script's source map says it is in the script the browser
-    // runs (a bundle, or Vite's transformed module).
+    // The place is the original source: where a loaded script's source
+    // map says it is in the script that runs (a bundle, Vite's
+    // transformed module, a compiled TypeScript file).
     let mapped = null;
-    if (kind !== "node") {
+    const failed = (e) => {
+      if (!points.size && !monitors.size) on = false;
+      return new Error(`daebug.logpoint(${JSON.stringify(where)}): ${e.message}`);
+    };
+    {
+      // Node's debugger tells its scripts once it is on.
+      if (kind === "node") {
+        try {
+          await debuggerOn();
+        } catch (e) {
+          throw failed(e);
+        }
+      }
       try {
         mapped = await generated(new RegExp(`(^|[/\\\\])${escaped}$`), params.lineNumber, m[3] ? params.columnNumber : 0);
       } catch {}
@@ -285,8 +304,7 @@ function debugging(kit, hooks) {
       await debuggerOn();
       set = await post("Debugger.setBreakpointByUrl", params);
     } catch (e) {
-      if (!points.size && !monitors.size) on = false;
-      throw new Error(`daebug.logpoint(${JSON.stringify(where)}): ${e.message}`);
+      throw failed(e);
     }
     const lp = logpointOf({
       id,
@@ -404,6 +422,7 @@ function debugging(kit, hooks) {
   // other than fetch/XHR/beacon, a page's script elements, a worker's
   // own script), newest first, each once.
   function loaded() {
+    if (kind === "node") return [...parsed.keys()].reverse();
     const urls = [];
     try {
       for (const e of g.performance.getEntriesByType("resource").reverse()) {
@@ -436,6 +455,7 @@ function debugging(kit, hooks) {
   // relative to.
   const maps = new Map();
   function mapOf(url) {
+    if (kind === "node") return nodeMap(url);
     if (!maps.has(url)) {
       const made = (async () => {
         const text = await (await get(url)).text();
@@ -450,6 +470,30 @@ function debugging(kit, hooks) {
       maps.set(url, made);
     }
     return maps.get(url);
+  }
+  // Node: the map the debugger named for the script at `url` (a file
+  // beside it, or a `data:` URL), read once.
+  function nodeMap(url) {
+    if (maps.has(url)) return maps.get(url);
+    let map = null;
+    try {
+      const ref = parsed.get(url);
+      if (ref) {
+        const file = /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : process.getBuiltinModule("node:url").pathToFileURL(url).href;
+        const at = new URL(ref, file).href;
+        const data = /^data:[^,]*?(;base64)?,(.*)$/s.exec(at);
+        const text = data
+          ? data[1] ? Buffer.from(data[2], "base64").toString("utf8") : decodeURIComponent(data[2])
+          : process.getBuiltinModule("node:fs").readFileSync(new URL(at), "utf8");
+        map = JSON.parse(text);
+        const base = data ? file : at;
+        map.base = map.sourceRoot ? new URL(map.sourceRoot, base).href : base;
+      }
+    } catch {
+      map = null;
+    }
+    maps.set(url, map);
+    return map;
   }
   // Where line `line` (0-based; from `column`) of the source whose path
   // ends as `ends` says runs, in the first loaded script whose map has

@@ -35,9 +35,16 @@ export const bump = (() => {
 })();
 "#;
 
+/// `src/total.ts` compiled to `dist/total.mjs` (two lines of the
+/// compiler's first) with its source map: the original's lines 1-5 are
+/// the compiled file's 3-7.
+const TOTAL: &str = "// compiled\n\"use strict\";\nexport function total(items) {\n  let sum = 0;\n  for (const n of items) sum += n;\n  return sum;\n}\n//# sourceMappingURL=total.mjs.map\n";
+const TOTAL_MAP: &str = r#"{"version":3,"sources":["../src/total.ts"],"names":[],"mappings":";;AAAA;AACA;AACA;AACA;AACA"}"#;
+
 /// The program: it keeps its own reference to `record` (taken before any
 /// block runs), a timer that ticks, and a background caller once asked.
 const SERVER: &str = r#"import { record, bump } from "./src/server/stats.mjs";
+import { total } from "./dist/total.mjs";
 const early = record;
 let ticks = 0;
 setInterval(() => ticks++, 5);
@@ -46,6 +53,7 @@ let background = null;
 globalThis.app = {
   record,
   bump,
+  total,
   run: (id, todo) => early(id, todo),
   ticks: () => ticks,
   background(on) {
@@ -86,7 +94,12 @@ fn node_logpoints_monitor_and_scopes_never_pause_the_process() {
     let root = TempDir::new("logpoints");
     write_files(
         &root.path().join("app"),
-        &[("server.mjs", SERVER), ("src/server/stats.mjs", STATS)],
+        &[
+            ("server.mjs", SERVER),
+            ("src/server/stats.mjs", STATS),
+            ("dist/total.mjs", TOTAL),
+            ("dist/total.mjs.map", TOTAL_MAP),
+        ],
     );
     let mut hub = Running::start(&["--port", "0"], &root);
     let base = base_of(&hub.line_with("serving"));
@@ -158,6 +171,18 @@ fn node_logpoints_monitor_and_scopes_never_pause_the_process() {
     );
     let reply = ask(&log, "daebug.logpoints.length");
     assert!(reply.contains("```JSON\n0\n```"), "{reply}");
+
+    // A place in the original TypeScript, through the compiled file's map.
+    let reply = ask(
+        &log,
+        "const t = await daebug.logpoint('src/total.ts:4', 'sum, items.length', { max: 1 }); app.total([1, 2, 3]); t.mapped",
+    );
+    assert!(reply.contains("/app/dist/total.mjs:6:1\""), "{reply}");
+    assert_eq!(
+        fenced(&reply, "logpoint"),
+        ["total.ts:4 sum=6 items.length=3 (hit 1, its max: removed)"],
+        "{reply}"
+    );
 
     // An expression that throws says so on its line.
     let reply = ask(
