@@ -151,6 +151,15 @@ fn inspect_golden() {
             ..
         })
     ));
+    // Logpoints, monitor and scopes in a page or a worker: a command of
+    // the browser's debugger (docs/wire-protocol.md, "Inspecting").
+    let command = RealmMsg::Inspect(InspectAsk {
+        ask: 6,
+        what: Inspect::Debugger,
+    });
+    let golden = r#"{"type":"inspect","ask":6,"what":"debugger"}"#;
+    assert_eq!(serde_json::to_string(&command).unwrap(), golden);
+    assert_eq!(serde_json::from_str::<RealmMsg>(golden).unwrap(), command);
     let done = HubMsg::Inspected(InspectAnswer {
         ask: 4,
         error: None,
