@@ -280,7 +280,14 @@ function components(kit, hooks) {
     const c = shape(chain.map((x) => ({ name: x.name, source: x.source })));
     let done = null;
     Reflect.defineProperty(c, "then", {
-      value: (ok, no) => (done ??= settle(chain).then(shape)).then(ok, no),
+      // The caller's cause (a block's) again once settled: the answers to
+      // daebug's own reads held theirs meanwhile (see `get`).
+      value: (ok, no) => {
+        const causes = hooks?.causes;
+        const was = causes?.now() ?? null;
+        const back = (f) => (v) => (causes?.hold(was), f(v));
+        return (done ??= settle(chain).then(shape)).then(back(ok), back(no));
+      },
       configurable: true,
     });
     return c;
@@ -336,14 +343,14 @@ function components(kit, hooks) {
   // of its reply; one that fails is still logged, saying so
   // (docs/log-format.md, "Components").
   const READING = { why: "daebug.component reading a source map" };
-  async function get(u) {
+  function get(u) {
     const c = hooks?.causes;
     const was = c?.now() ?? null;
     c?.hold(READING);
     try {
-      return await g.fetch(u);
+      return g.fetch(u);
     } finally {
-      c?.hold(was);
+      c?.hold(was === READING ? null : was);
     }
   }
   // The source map of the script at `url`, from its `sourceMappingURL` (a
