@@ -380,7 +380,7 @@ mod tests {
                 let text = std::str::from_utf8(&body).expect("utf-8");
                 assert!(!text.contains("__DAEBUG_SELF__"), "{text}");
                 assert!(!text.contains(HOOKS_MARKER), "{text}");
-                assert!(text.contains("function hooks()"), "{text}");
+                assert!(text.contains("function hooks(self)"), "{text}");
                 assert!(text.contains("function pictures()"), "{text}");
                 assert!(text.contains("function values(fold)"), "{text}");
                 assert!(

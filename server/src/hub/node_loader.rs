@@ -95,6 +95,6 @@ mod tests {
         assert!(t.contains(r#""http://127.0.0.1:8302/daebug.js?token=a\"b""#));
         assert!(!t.contains("__DAEBUG_SELF__"));
         // The shared hooks are spliced in: the file is whole.
-        assert!(t.contains("function hooks()") && !t.contains("/* daebug:hooks */"));
+        assert!(t.contains("function hooks(self)") && !t.contains("/* daebug:hooks */"));
     }
 }
