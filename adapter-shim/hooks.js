@@ -253,15 +253,19 @@ function hooks(self) {
   const started = (method, url, headers) => {
     const r = [String(method || "GET").toUpperCase(), scrub(absolute(url)), performance.now(), 0, 0, "", "", "", ""];
     r.at = Date.now();
+    // The stack now, read only if the line is logged (see `initiator`),
+    // or to tell a running job's code (below).
+    r.err = new Error();
     // What caused it: the context now, else the running job (code of the
-    // job's that came back through a path not followed).
-    const c = causes.now() || jobNow;
+    // job's that came back through a path not followed); the running job
+    // too when its code is on the stack (an `await` of the block's that
+    // resumed in a task of another cause).
+    let c = causes.now() || jobNow;
+    if (c !== jobNow && jobNow && jobNow.cell && String(r.err.stack).includes(jobNow.cell)) c = jobNow;
     r.cause = c;
     r.inJob = c !== null && c === jobNow;
     r.request = side(headers);
     r.response = side(null);
-    // The stack now, read only if the line is logged (see `initiator`).
-    r.err = new Error();
     // Kept from its start: `daebug.network.last` finds one still on its way.
     if (!stopped) kept.push(r) > 500 && (keptBytes -= bytesOf(kept.shift()));
     if (r.inJob && listed.length < 1000) listed.push(r);
@@ -883,11 +887,11 @@ function hooks(self) {
     // ends: the `Text network` summary of those listed so far, those still
     // on their way too ("" when none). What its code set up keeps its
     // cause after it ends (docs/log-format.md, "Causes").
-    requests(on) {
+    requests(on, id) {
       const text = listed ? summary(listed, unlisted, jobNow) : "";
       listed = on ? [] : null;
       unlisted = 0;
-      jobNow = on ? { job: ++jobs, at: clock(), late: 0 } : null;
+      jobNow = on ? { job: ++jobs, at: clock(), late: 0, cell: id ? `daebug-cell-${id}:` : "" } : null;
       if (on) causes.hold(jobNow);
       return text;
     },

@@ -651,7 +651,7 @@ impl Adapter {
         let current = rc.borrow().buffer.borrow().job() == Some(job);
         let mut batch = rc.borrow().buffer.borrow_mut().finish_job(job);
         if let Some(summary) = current
-            .then(|| crate::capture::job_requests(false))
+            .then(|| crate::capture::job_requests(false, 0))
             .flatten()
         {
             let ts = crate::capture::clock();
@@ -667,7 +667,7 @@ impl Adapter {
     /// `view`: the fence options `depth=N` and `full`.
     fn run(rc: &Rc<RefCell<Adapter>>, job: JobId, code: String, view: (Option<u32>, bool)) {
         let pending = rc.borrow().buffer.borrow_mut().start_job(job, now_ms());
-        crate::capture::job_requests(true);
+        crate::capture::job_requests(true, job.0);
         if let Some(b) = pending {
             let actions = rc.borrow_mut().link.events(Outgoing::Background(b));
             Adapter::perform(rc, actions);

@@ -69,10 +69,11 @@ extern "C" {
     /// 300 ms): a job's summary waits for their digests.
     #[wasm_bindgen(method, catch)]
     pub fn settled(this: &Hooks) -> Result<js_sys::Promise, JsValue>;
-    /// A job starts (`true`) or ends: the `Text network` summary of the
+    /// A job starts (`true`, with its id: its code's frames name
+    /// `daebug-cell-<id>`) or ends: the `Text network` summary of the
     /// requests it caused so far ("" when none).
     #[wasm_bindgen(method, catch)]
-    pub fn requests(this: &Hooks, on: bool) -> Result<String, JsValue>;
+    pub fn requests(this: &Hooks, on: bool, job: f64) -> Result<String, JsValue>;
     /// The `[name, text]` bodies the request lines sent so far link, once.
     #[wasm_bindgen(method)]
     pub fn bodies(this: &Hooks) -> Array;

@@ -133,10 +133,13 @@ pub fn take_bodies() -> Vec<(String, String)> {
     hooks.bodies().iter().map(pair).collect()
 }
 
-/// A job starts (`on`) or ends: the `Text network` summary of the
-/// requests the loader listed for it (`None`: none, or no loader).
-pub fn job_requests(on: bool) -> Option<String> {
-    bind::hooks()?.requests(on).ok().filter(|s| !s.is_empty())
+/// A job starts (`on`, with its id) or ends: the `Text network` summary
+/// of the requests the loader listed for it (`None`: none, or no loader).
+pub fn job_requests(on: bool, job: u64) -> Option<String> {
+    bind::hooks()?
+        .requests(on, job as f64)
+        .ok()
+        .filter(|s| !s.is_empty())
 }
 
 /// A resource that failed to load: its element's tag and URL, when the

@@ -20,8 +20,14 @@ use support::{
 const PAGE: &str = r#"<!doctype html><html><head><title>Causes</title>
 <script src="/daebug.js"></script>
 <script>
-  // The app's own polling, every 40 ms, all through the blocks below.
-  setInterval(() => fetch("/poll.json"), 40);
+  // The app's own polling, every 40 ms, all through the blocks below; it
+  // also answers whoever waits for its next tick.
+  const waiting = [];
+  window.nextTick = () => new Promise((r) => waiting.push(r));
+  setInterval(() => {
+    for (const f of waiting.splice(0)) f();
+    fetch("/poll.json");
+  }, 40);
   function save() {
     return fetch("/api/save", { method: "POST", body: JSON.stringify({ done: true }) });
   }
@@ -105,6 +111,19 @@ fn each_request_names_what_caused_it() {
     });
     let line = text.lines().find(|l| l.starts_with(&start)).unwrap();
     assert!(line.contains(" · from the block at "), "{line}");
+
+    // A block that resumes in a task of the app's (its timer answered
+    // what the block awaited): what it does next is still its own.
+    let reply = run(
+        &log,
+        "await nextTick();\nawait fetch('/own.json?again');\n'resumed'",
+    );
+    let lines = network_summary(&reply);
+    assert!(
+        lines.contains(&format!("GET {base}/own.json?again → 200 OK")),
+        "{reply}"
+    );
+    assert!(!lines.contains("poll.json"), "{reply}");
 
     // Still on its way when the block ends: pending in the summary, its
     // outcome logged when it comes.

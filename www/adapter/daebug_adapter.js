@@ -450,8 +450,8 @@ function __wbg_get_imports() {
         $2: function(arg0) {
             arg0.remove();
         },
-        $l: function() { return handleError(function (arg0, arg1, arg2) {
-            const ret = arg1.requests(arg2 !== 0);
+        $l: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+            const ret = arg1.requests(arg2 !== 0, arg3);
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
