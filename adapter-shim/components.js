@@ -300,7 +300,9 @@ function components(kit, hooks) {
       chain.map(async (at) => {
         let { name, source } = at;
         try {
-          if (at.frames) source = (await fromFrames(at.frames))?.source ?? source;
+          // No frame of the app's own (all React's, or none: JavaScriptCore
+          // drops the frame of a render that returns its JSX, a tail call).
+          if (at.frames) source = (await fromFrames(at.frames))?.source ?? null;
           if (at.own && /\D\d+$/.test(name ?? "")) {
             const text = (await fromFrames(at.own))?.text;
             const m = text && /^<?\s*([A-Za-z_$][\w$]*)/.exec(text);
@@ -318,7 +320,7 @@ function components(kit, hooks) {
   const REACT_FNS = /^(?:async |new )?(?:exports\.)?(?:jsxDEV|jsxs?|jsxDEVImpl|createElement|react-stack-top-frame|Object\.\w+|react_stack_bottom_frame)$/;
   function framesOf(stack) {
     const out = [];
-    for (const line of stack.split("\n").slice(1)) {
+    for (const line of stack.split("\n")) {
       const m = /^(?:at\s+(?:(.*?)\s+\()?|(\S*)@)(\w+:\/\/[^\s()]+?):(\d+):(\d+)\)?$/.exec(line.trim());
       if (!m || REACT_FNS.test(m[1] ?? m[2] ?? "")) continue;
       out.push({ url: m[3], line: +m[4], column: +m[5] });

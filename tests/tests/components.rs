@@ -21,7 +21,9 @@ use std::sync::OnceLock;
 use serde_json::{json, Value};
 use support::cdp::DevtoolsBrowser;
 use support::node::{node, NodeProcess};
-use support::{base_of, log_in, wait_for, write_files, Log, Running, TempDir, World, Write};
+use support::{
+    base_of, log_in, wait_for, write_files, Engine, Log, Running, TempDir, World, Write,
+};
 
 /// What the fixtures are built with, pinned.
 const PACKAGES: [&str; 6] = [
@@ -339,6 +341,60 @@ fn react_gives_names_props_state_hooks_and_owners_through_the_source_map() {
             { "framework": null, "reason": "no element matches \"#nothing-here\"" },
         ])
     );
+}
+
+/// The same React app in Firefox and WebKit, whose stacks read
+/// `List@http://…:12:7`: names, mapped sources, hooks and the renamed
+/// component.
+#[test]
+fn react_in_firefox_and_webkit() {
+    let Some(files) = bundled("react") else {
+        return;
+    };
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, c)| (n.as_str(), c.as_str()))
+        .collect();
+    for engine in [Engine::Firefox, Engine::WebKit] {
+        let world = World::new_in(engine, &files, "index.html");
+        let log = world.log("groceries-");
+        ask(&log, "await daebug.waitFor('li.item.active')");
+        let seen = json_of(
+            &log,
+            "const item = await daebug.component('li.item.active');\n\
+             const list = await daebug.component('ul');\n\
+             const badge = await daebug.component('.badge-item');",
+            "[item.name, item.source, item.owners, list.hooks.map((h) => h.kind), badge.name, badge.bundledName, badge.source]",
+        );
+        // JavaScriptCore keeps no frame for a render that returns its JSX
+        // (a proper tail call): no source there, and List's is where its
+        // code called `upper.map`.
+        let (item, list, badge) = match engine {
+            Engine::WebKit => (Value::Null, "src/List.jsx:17:14", Value::Null),
+            _ => (
+                json!("src/Item.jsx:3:5"),
+                "src/List.jsx:18:9",
+                json!("src/badge/Item.jsx:3:10"),
+            ),
+        };
+        assert_eq!(
+            seen,
+            json!([
+                "Item",
+                item,
+                [
+                    { "name": "List", "source": list },
+                    { "name": "App", "source": "src/App.jsx:13:9" },
+                ],
+                ["useState", "useReducer", "useContext", "useMemo", "useCallback", "useRef", "useEffect"],
+                "Item",
+                "Item2",
+                badge,
+            ]),
+            "{}",
+            engine.name()
+        );
+    }
 }
 
 #[test]
