@@ -9,6 +9,7 @@ pub mod check;
 pub mod eval;
 pub mod list;
 pub mod mcp;
+pub mod run;
 pub mod serve;
 pub mod tail;
 pub mod test;
@@ -143,6 +144,24 @@ pub enum Command {
         #[arg(long, value_name = "FROM-TO")]
         lines: Option<daebug::check::LineSpan>,
     },
+    /// Run a command (`node server.js`, `npm run dev`, `nodemon`) with the
+    /// Node loader in `NODE_OPTIONS`, so every Node process it starts is a
+    /// realm; without a running hub, the command runs unchanged.
+    ///
+    /// The command's exit status and signals are its own.
+    Run {
+        /// The hub's root: its `debug/.hub` and `debug/daebug-node.mjs`.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+        /// The command and its arguments (after `--`).
+        #[arg(
+            required = true,
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "COMMAND"
+        )]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Print the end of a realm's log, then what is written to it, until Ctrl-C.
     Tail {
         #[command(flatten)]
@@ -208,6 +227,7 @@ pub async fn run_client(command: Command) -> u8 {
             eval::eval(&hub, &realm, req, json).await
         }
         Command::Tail { hub, realm, lines } => tail::tail(&hub, &realm, lines).await,
+        Command::Run { root, command } => Ok(run::run(&root, &command).await),
         Command::Test {
             hub,
             realm,

@@ -48,14 +48,20 @@ impl NodeProcess {
         env: &[(&str, &str)],
     ) -> NodeProcess {
         let loader = root.join("debug").join("daebug-node.mjs");
-        let mut child = Command::new(node)
-            .args(flags)
+        let mut cmd = Command::new(node);
+        cmd.args(flags)
             .arg("--import")
             .arg(&loader)
             .arg(script)
             .current_dir(cwd)
             .envs(env.iter().copied())
-            .env_remove("NODE_OPTIONS")
+            .env_remove("NODE_OPTIONS");
+        NodeProcess::spawn(cmd)
+    }
+
+    /// `cmd` run with its output kept (`daebug run -- node …`).
+    pub fn spawn(mut cmd: Command) -> NodeProcess {
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
