@@ -367,7 +367,10 @@ function components(kit, hooks) {
           if (!ref) return null;
           const at = new URL(ref[1], url).href;
           const map = await (await get(at)).json();
-          map.at = map.sourceRoot ? new URL(map.sourceRoot, at).href : at;
+          // Sources are relative to the map's file; an inline map's (Vite's
+          // `data:` URLs) to the script's.
+          const from = at.startsWith("data:") ? url : at;
+          map.at = map.sourceRoot ? new URL(map.sourceRoot, from).href : from;
           return map;
         })().catch(() => null),
       );

@@ -397,6 +397,41 @@ fn react_in_firefox_and_webkit() {
     }
 }
 
+/// A dev server (Vite) serves each module transformed, its source map
+/// inline as a `data:` URL whose sources are relative to the module: a
+/// React 19 fiber's `_debugStack` made there maps to the file written.
+/// (The fiber is written by hand, as React makes it; no npm needed.)
+#[test]
+fn a_source_maps_through_a_modules_inline_source_map() {
+    const MAP: &str = "eyJ2ZXJzaW9uIjogMywgInNvdXJjZXMiOiBbIk1vcmUuanN4Il0sICJzb3VyY2VzQ29udGVudCI6IFsiXG5cblxuXG5cblxuXG5cblxuXG5cblxuXG5cblxuXG5cblxuXG5cbiAgICA8YSBjbGFzc05hbWU9XCJtb3JlXCI+TW9yZTwvYT5cbiJdLCAibmFtZXMiOiBbXSwgIm1hcHBpbmdzIjogIjs7QUFvQkkifQ==";
+    let module = format!(
+        "// as the dev server transformed it\n\
+         function More() {{}}\n\
+         const more = {{ tag: 5, type: 'a', _debugStack: new Error('react-stack-top-frame'), _debugOwner: {{ tag: 0, type: More }} }};\n\
+         document.querySelector('.more')['__reactFiber$q1w2'] = more;\n\
+         //# sourceMappingURL=data:application/json;base64,{MAP}\n"
+    );
+    let world = World::new(
+        &[
+            (
+                "index.html",
+                "<!doctype html><html><head><title>More</title></head><body>\
+                 <a class=\"more\">More</a><script type=\"module\" src=\"/src/More.js\"></script></body></html>",
+            ),
+            ("src/More.js", &module),
+        ],
+        "index.html",
+    );
+    let log = world.log("more-");
+    let more = json_of(
+        &log,
+        "await daebug.waitFor(() => document.querySelector('.more')['__reactFiber$q1w2']);\n\
+         const more = await daebug.component('.more');",
+        "[more.name, more.source, more.owners]",
+    );
+    assert_eq!(more, json!(["More", "src/More.jsx:21:5", []]));
+}
+
 #[test]
 fn preact_gives_names_props_state_hooks_and_owners_from_its_vnodes() {
     let Some(files) = bundled("preact") else {
