@@ -447,14 +447,26 @@ function components(kit, hooks) {
     }
     if (!(el instanceof g.Node)) return none("daebug.component(el): pass an element (or a CSS selector)");
     const said = (x) => (x.nodeType === 1 ? "<" + x.tagName.toLowerCase() + (x.id ? ' id="' + x.id + '"' : "") + ">" : x.nodeName);
+    // A framework's internals that do not read as expected: the reason says
+    // which and what went wrong, never a throw from daebug.
+    const read = (name, f, x) => {
+      try {
+        return f(x) ?? none(said(el) + " was rendered by " + name + " outside any component");
+      } catch (e) {
+        return none("reading " + name + "'s data for " + said(el) + " failed: " + (e?.message ?? e));
+      }
+    };
     for (let e = el; e; e = e.parentNode) {
       const key = Object.keys(e).find((k) => k.startsWith("__reactFiber$") || k.startsWith("__reactInternalInstance$"));
-      if (key) return react(e[key]) ?? none(said(el) + " was rendered by React outside any component");
-      if (e.__vueParentComponent) return vue(e.__vueParentComponent);
-      if (e.__svelte_meta) return svelte(e.__svelte_meta);
+      if (key) return read("React", react, e[key]);
+      if (e.__vueParentComponent) return read("Vue", vue, e.__vueParentComponent);
+      if (e.__svelte_meta) return read("Svelte", svelte, e.__svelte_meta);
     }
-    const v = preactVnode(el);
-    if (v) return preact(v) ?? none(said(el) + " was rendered by Preact outside any component");
+    let v = null;
+    try {
+      v = preactVnode(el);
+    } catch {}
+    if (v) return read("Preact", preact, v);
     return none(said(el) + " was rendered by no React (development build), Vue 3, Svelte 5 or Preact component");
   };
 }

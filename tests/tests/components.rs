@@ -430,6 +430,17 @@ fn a_source_maps_through_a_modules_inline_source_map() {
         "[more.name, more.source, more.owners]",
     );
     assert_eq!(more, json!(["More", "src/More.jsx:21:5", []]));
+    // Internals that do not read as expected: a reason, never a throw.
+    let odd = json_of(
+        &log,
+        "document.body.insertAdjacentHTML('beforeend', '<b id=\"odd\">odd</b>');\n\
+         document.querySelector('#odd')['__reactFiber$q1w2'] = { tag: 5, get _debugOwner() { throw new Error('boom'); } };",
+        "daebug.component('#odd')",
+    );
+    assert_eq!(
+        odd,
+        json!({ "framework": null, "reason": "reading React's data for <b id=\"odd\"> failed: boom" })
+    );
 }
 
 #[test]
