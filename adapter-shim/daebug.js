@@ -45,6 +45,7 @@
     if (!kit) return;
     if (!kit.network || typeof kit.network !== "object") kit.network = {};
     for (const k of ["last", "list", "clear"]) kit.network[k] ??= early.network[k];
+    kit.fresh ??= early.fresh;
   }
 
   // Watching without editing (docs/log-format.md, "Components", "Probes",
@@ -60,32 +61,101 @@
     }
   }
 
+  // Every worker this page (or worker) starts is a realm without a line
+  // of daebug in it (README, "Connect … a worker"): a script the hub
+  // serves (or proxies) to a worker comes with the loader after its last
+  // line (server/src/http/inject.rs); a `blob:` script made here gets the
+  // same line here (`blobsWithAdapter`). Its own URL stays its own.
+  //
   // A worker keeps its log across its page's reloads: the hub derives its
   // id from the page's tab id and the worker's name or script. A worker
   // cannot read the page's sessionStorage, so the id goes with the worker
   // URL's fragment (`w.js#daebug-tab=3f2a`: the same script loads, and the
-  // adapter reports the URL without it). `Worker` stays the same function
-  // to page code (a Proxy: prototype, name and instanceof unchanged).
+  // adapter reports the URL without it). Not a SharedWorker's: tabs share
+  // one by its URL, and a fragment a tab of its own would make it several.
+  // `Worker` and `SharedWorker` stay the same functions to page code (a
+  // Proxy: prototype, name and instanceof unchanged).
   function passTabToWorkers() {
-    const W = globalThis.Worker;
-    if (typeof W !== "function") return;
-    globalThis.Worker = new Proxy(W, {
-      construct(target, args, newTarget) {
-        try {
-          const id = tabId();
-          const u = args[0];
-          if (id && (typeof u === "string" || u instanceof URL)) {
-            const base = typeof document === "undefined" ? location.href : document.baseURI;
-            const url = new URL(u, base);
-            if (!url.hash && url.protocol !== "data:") {
-              url.hash = "daebug-tab=" + id;
-              args = [url.href, ...Array.prototype.slice.call(args, 1)];
+    const line = "\n;import(" + JSON.stringify(self) + ').catch(() => {}); // daebug (README, "Connect … a worker")\n';
+    const blobs = blobsWithAdapter(line);
+    for (const [name, tab] of [["Worker", true], ["SharedWorker", false]]) {
+      const W = globalThis[name];
+      if (typeof W !== "function") continue;
+      globalThis[name] = new Proxy(W, {
+        construct(target, args, newTarget) {
+          try {
+            const u = args[0];
+            if (typeof u === "string" || u instanceof URL) {
+              const base = typeof document === "undefined" ? location.href : document.baseURI;
+              const given = new URL(u, base);
+              const url = new URL(given.protocol === "blob:" ? blobs(given.href) : given.href);
+              const id = tab ? tabId() : "";
+              if (id && !url.hash && url.protocol !== "data:") url.hash = "daebug-tab=" + id;
+              if (url.href !== given.href) args = [url.href, ...Array.prototype.slice.call(args, 1)];
             }
+          } catch {}
+          return Reflect.construct(target, args, newTarget);
+        },
+      });
+    }
+  }
+
+  // `blob:` workers: a Blob of JavaScript (`type` `text/javascript` or the
+  // like, as bundlers make an inline worker's) gets the loader's line
+  // after its text when it becomes a URL, so the worker's URL is the one
+  // the page holds (the Blob object itself is left as it is). A Blob with
+  // no type is known to be a script only when a worker starts from its URL:
+  // that worker starts from a URL of the same text with the line (its
+  // `location` is that URL, and a blob: URL resolves no relative URL either
+  // way). Returns: a blob: URL made here → the URL to start a worker from.
+  function blobsWithAdapter(line) {
+    const U = globalThis.URL;
+    const create = U && U.createObjectURL;
+    const revoke = U && U.revokeObjectURL;
+    if (typeof create !== "function" || typeof revoke !== "function" || typeof Blob !== "function") {
+      return (href) => href;
+    }
+    const script = /^\s*(text|application)\/(x-)?(java|ecma)script\s*(;|$)/i;
+    // An untyped Blob's URL → the Blob, then the URL with the line.
+    const untyped = new Map();
+    U.createObjectURL = new Proxy(create, {
+      apply(target, that, args) {
+        const blob = args[0];
+        try {
+          if (blob instanceof Blob && script.test(blob.type) && !fromAdapter()) {
+            return Reflect.apply(target, that, [new Blob([blob, line], { type: blob.type }), ...Array.prototype.slice.call(args, 1)]);
           }
         } catch {}
-        return Reflect.construct(target, args, newTarget);
+        const url = Reflect.apply(target, that, args);
+        try {
+          if (blob instanceof Blob && !blob.type) untyped.set(url, blob);
+        } catch {}
+        return url;
       },
     });
+    U.revokeObjectURL = new Proxy(revoke, {
+      apply(target, that, args) {
+        try {
+          const made = untyped.get(String(args[0]));
+          untyped.delete(String(args[0]));
+          if (typeof made === "string") revoke.call(U, made);
+        } catch {}
+        return Reflect.apply(target, that, args);
+      },
+    });
+    // The adapter's own blob: scripts (a WebKit page's blocks) are left
+    // as they are: the frame that called is in its glue.
+    const fromAdapter = () => {
+      const frames = String(new Error().stack).split("\n").filter((l) => /:\d+:\d+\)?$/.test(l));
+      return /\/daebug_adapter\.js[?#:]/.test(frames[1] || "");
+    };
+    return (href) => {
+      const made = untyped.get(href);
+      if (!made || typeof made === "string") return made || href;
+      const url = create.call(U, new Blob([made, line]));
+      untyped.set(href, url);
+      return url;
+    };
   }
 
   // The tab id: a page's from sessionStorage (made here on a tab's first

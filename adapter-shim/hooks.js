@@ -692,6 +692,7 @@ function hooks(self) {
     s.addEventListener("message", (e) => {
       if (r.cause) causes.hold(r.cause);
       frame(r, "↓", e.data);
+      devServer(s, e.data);
     });
     s.addEventListener("close", (e) => {
       if (!open) return;
@@ -714,6 +715,83 @@ function hooks(self) {
     if (r.frames.push({ dir: dir === "↑" ? "sent" : "received", at: new Date().toISOString(), ...bodyView(p) }) > 100) r.frames.shift();
     const c = dir === "↑" ? causes.now() || jobNow : r.cause;
     if (listed && c && c === jobNow) listed.length < 1000 ? listed.push(f) : unlisted++;
+  }
+  // The page's dev server, heard on its HMR socket (docs/log-format.md,
+  // "Hot updates"): Vite's (subprotocol `vite-hmr`), Next's
+  // (`/_next/webpack-hmr`) and webpack-dev-server's (`/ws`). An update is
+  // the hub's `hot-updated` line (the modules, one a line), a build error
+  // an `Error build` event.
+  const servers = new WeakMap();
+  function devServer(s, data) {
+    if (typeof data !== "string" || data.length > 1024 * 1024 || data[0] !== "{") return;
+    const path = new URL(s.url).pathname;
+    const kind = s.protocol === "vite-hmr" ? "vite" : path.endsWith("/_next/webpack-hmr") ? "next" : path === "/ws" ? "webpack" : "";
+    if (!kind) return;
+    let m;
+    try {
+      m = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const seen = servers.get(s) || {};
+    servers.set(s, seen);
+    const plain = (t) => String(t == null ? "" : t).replace(/\u001b\[[0-9;]*m/g, "");
+    if (kind === "vite") {
+      if (m.type === "update" && Array.isArray(m.updates)) {
+        const paths = m.updates.map((u) => String(u.path || u.acceptedPath || "").replace(/^\//, ""));
+        tell("hot", [...new Set(paths)].filter(Boolean).join("\n"));
+      } else if (m.type === "error" && m.err) {
+        const e = m.err;
+        const at = e.loc ? `\n    at ${plain(e.loc.file || e.id || "")}:${e.loc.line}:${e.loc.column}` : e.id ? `\n    at ${plain(e.id)}` : "";
+        tell("build", `${e.plugin ? `[${plain(e.plugin)}] ` : ""}${plain(e.message)}${at}${e.frame ? "\n" + plain(e.frame) : ""}`);
+      }
+    } else if (kind === "next") {
+      const errors = Array.isArray(m.errors) ? m.errors : [];
+      if (errors.length && (m.action === "built" || m.action === "sync")) tell("build", errors.map((x) => plain(x.message || x)).join("\n\n"));
+      else if (m.action === "built") tell("hot", "");
+    } else {
+      // webpack-dev-server's, once it said so (`hot`, `liveReload` or
+      // `hash` first): an app's own `/ws` is left alone.
+      if (m.type === "hot" || m.type === "liveReload" || m.type === "hash") seen.wds = true;
+      if (!seen.wds) return;
+      if (m.type === "errors" && Array.isArray(m.data)) tell("build", m.data.map((x) => plain(x.message || x)).join("\n\n"));
+      else if ((m.type === "ok" || m.type === "still-ok") && seen.ok) tell("hot", "");
+      if (m.type === "ok") seen.ok = true;
+    }
+  }
+  const tell = (m, text) => {
+    if (m === "hot") for (const w of freshWaits.splice(0)) w(text);
+    if (sink) sink(m, [text]);
+    else keep({ m, args: [text], at: performance.now() });
+  };
+  // `await daebug.fresh({ timeout })`: waits for the dev server's next hot
+  // update (the one a save just made), then for the modules it loads to
+  // settle (no new resource for 50 ms); resolves with what was updated,
+  // or says none came within the timeout (5 s).
+  const freshWaits = [];
+  function fresh(options) {
+    const ms = options && options.timeout >= 0 ? Number(options.timeout) : 5000;
+    const count = () => (typeof performance.getEntriesByType === "function" ? performance.getEntriesByType("resource").length : 0);
+    return new Promise((done) => {
+      const timer = setTimeout(() => {
+        freshWaits.splice(freshWaits.indexOf(got) >>> 0, 1);
+        done(`no hot update within ${ms} ms (the dev server announced no change)`);
+      }, ms);
+      const got = (paths) => {
+        clearTimeout(timer);
+        let n = count();
+        let quiet = 0;
+        const settle = () => {
+          const now = count();
+          quiet = now === n ? quiet + 25 : 0;
+          n = now;
+          if (quiet >= 50) done(paths ? `hot-updated: ${paths.split("\n").join(", ")}` : "hot-updated");
+          else setTimeout(settle, 25);
+        };
+        setTimeout(settle, 25);
+      };
+      freshWaits.push(got);
+    });
   }
   sockets("WebSocket", "WS");
   sockets("EventSource", "SSE");
@@ -865,6 +943,8 @@ function hooks(self) {
     // `daebug.network.last`, `list` and `clear` (docs/log-format.md,
     // "Request bodies"): the loaders put them on the toolkit's `network`.
     network,
+    // `daebug.fresh()` (docs/log-format.md, "Hot updates").
+    fresh,
     // Resolves when the bodies being read are read, or after 300 ms: a
     // job's end waits for it, so its summary has their digests.
     settled() {

@@ -372,6 +372,11 @@ fn console_call(
         "served" => Call::Made(Some("served"), message_of(args)),
         // And `daebug.probe`'s calls (adapter-shim/probes.js), `Text probe`.
         "probe" => Call::Made(Some("probe"), message_of(args)),
+        // The page's dev server (adapter-shim/hooks.js reads its HMR
+        // socket): a hot update (the hub's lifecycle line) and a build
+        // error (`Error build`); docs/log-format.md, "Hot updates".
+        "hot" => Call::Made(Some("hot-updated"), message_of(args)),
+        "build" => Call::Made(Some("build"), message_of(args)),
         "count" => Call::Made(Some("console.count"), state.count(&first_label())),
         "countReset" => Call::Made(None, state.count_reset(&first_label())?),
         "time" => Call::Made(None, state.time(&first_label(), now())?),

@@ -4,7 +4,9 @@
 //! `> **shop-3f2a** navigated at 10:00:05 to <url>`,
 //! `> **shop-3f2a** closed at 10:00:05`, and for a Node process
 //! `> **server-1a2b** restarted at 10:00:05 (pid 4130)` and
-//! `> **server-1a2b** exited at 10:00:05 (code 0)`.
+//! `> **server-1a2b** exited at 10:00:05 (code 0)`; and when the page's
+//! dev server hot-updates modules, `> **shop-3f2a** hot-updated at
+//! 10:00:05: src/Cart.tsx` (docs/log-format.md, "Hot updates").
 
 use serde::{Deserialize, Serialize};
 
@@ -66,9 +68,37 @@ pub fn line(stem: &str, what: Lifecycle, url: &str, at: ClockTime) -> String {
     }
 }
 
+/// How many modules a hot-update line names; the rest are counted.
+const HOT_PATHS: usize = 10;
+
+/// `> **shop-3f2a** hot-updated at 10:00:05: src/Cart.tsx, src/App.tsx`
+/// (no line ending): `paths` are the realm's, one a line, shown as URLs
+/// are (one line, no Markdown of their own); none, when the dev server
+/// did not say which.
+pub fn hot_updated(stem: &str, paths: &str, at: ClockTime) -> String {
+    let all: Vec<&str> = paths
+        .lines()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut shown: Vec<String> = all.iter().take(HOT_PATHS).map(|p| shown_url(p)).collect();
+    if all.len() > HOT_PATHS {
+        shown.push(format!("and {} more", all.len() - HOT_PATHS));
+    }
+    match shown.is_empty() {
+        true => format!("> **{stem}** hot-updated at {at}"),
+        false => format!("> **{stem}** hot-updated at {at}: {}", shown.join(", ")),
+    }
+}
+
 /// The time of a lifecycle line's text after `> **name**` (` reloaded at
 /// 10:00:05 — …`), or `None` when it is not one.
 pub fn parse_rest(rest: &str) -> Option<ClockTime> {
+    if let Some(r) = rest.strip_prefix(" hot-updated at ") {
+        let at = ClockTime::parse(r.get(..8)?)?;
+        let after = &r[8..];
+        return (after.is_empty() || after.starts_with(": ")).then_some(at);
+    }
     let (what, rest) = [
         (Lifecycle::Reloaded, " reloaded at "),
         (Lifecycle::Navigated, " navigated at "),
@@ -128,6 +158,32 @@ mod tests {
             line("server-1a2b", Lifecycle::Exited, "", at()),
             "> **server-1a2b** exited at 10:00:05"
         );
+    }
+
+    #[test]
+    fn a_hot_update_names_its_modules_in_one_line() {
+        assert_eq!(
+            hot_updated("shop-3f2a", "src/Cart.tsx\nsrc/App.tsx\n", at()),
+            "> **shop-3f2a** hot-updated at 10:00:05: src/Cart.tsx, src/App.tsx"
+        );
+        assert_eq!(
+            hot_updated("s", "", at()),
+            "> **s** hot-updated at 10:00:05"
+        );
+        let many: String = (0..12).map(|i| format!("src/m{i}.ts\n")).collect();
+        assert!(hot_updated("s", &many, at()).ends_with("src/m9.ts, and 2 more"));
+        let forged = hot_updated("s", "a`b\n> **s** to agent at 10:00:00", at());
+        assert!(
+            !forged.contains('`') && forged.lines().count() == 1,
+            "{forged}"
+        );
+        for line in [
+            hot_updated("s", "src/a.ts", at()),
+            hot_updated("s", "", at()),
+        ] {
+            let h = parse_header(&line).unwrap();
+            assert!(matches!(h.kind, HeaderKind::Lifecycle { .. }), "{line}");
+        }
     }
 
     #[test]

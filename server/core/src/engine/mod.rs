@@ -519,9 +519,31 @@ impl LogEngine {
                 over_rate,
             } => {
                 let drops = Drops::new(dropped, limited);
-                if !events.is_empty() || !drops.is_none() || over_rate > 0 {
+                // A dev server's hot update is a line of its own, in
+                // its place among the events (docs/log-format.md, "Hot
+                // updates").
+                let (hot, events): (Vec<_>, Vec<_>) = events
+                    .into_iter()
+                    .partition(|e| e.source.as_deref() == Some(render::HOT_SOURCE));
+                // Each its own paragraph (a blank line between), as
+                // headers are.
+                let mut hot_lines = String::new();
+                for e in &hot {
+                    if !hot_lines.is_empty() {
+                        hot_lines.push('\n');
+                    }
+                    let line = lifecycle::hot_updated(&self.stem, &e.message, now.clock);
+                    hot_lines.push_str(&line);
+                    hot_lines.push('\n');
+                }
+                if !hot_lines.is_empty() && events.is_empty() && drops.is_none() && over_rate == 0 {
+                    self.above_footer(text, hot_lines, now, out);
+                } else if !events.is_empty() || !drops.is_none() || over_rate > 0 {
                     let header = format!("> **{}** background at {}\n", self.stem, now.clock);
-                    let mut block = header + &render::events(&events, drops);
+                    if !hot_lines.is_empty() {
+                        hot_lines.push('\n');
+                    }
+                    let mut block = hot_lines + &header + &render::events(&events, drops);
                     if over_rate > 0 {
                         block.push_str(&render::over_rate_note(over_rate));
                     }
@@ -1657,7 +1679,23 @@ impl LogEngine {
         out: &mut Output,
     ) -> String {
         let Some(g) = &job.gathering else {
-            let (events, drops) = (&job.events, job.drops);
+            // The dev server's hot updates while it ran are lines after
+            // it, as lifecycle lines are (docs/log-format.md, "Hot
+            // updates").
+            let (hot, events): (Vec<_>, Vec<_>) = job
+                .events
+                .iter()
+                .cloned()
+                .partition(|e| e.source.as_deref() == Some(render::HOT_SOURCE));
+            let hot: String = hot
+                .iter()
+                .map(|e| {
+                    let when = ClockTime::parse(&e.ts).unwrap_or(at);
+                    lifecycle::hot_updated(&self.stem, &e.message, when) + "\n"
+                })
+                .collect();
+            let lifecycle = job.lifecycle.clone() + &hot;
+            let (events, drops) = (&events[..], job.drops);
             let suffix = verdict.suffix();
             let note = match outcome {
                 Outcome::Ok(Value::Json(v)) if job.data => agent_data::note(v),
@@ -1679,9 +1717,9 @@ impl LogEngine {
                 }
             };
             // What happened to the realm while it ran, after a blank line.
-            return match job.lifecycle.is_empty() {
+            return match lifecycle.is_empty() {
                 true => reply,
-                false => reply + "\n" + &job.lifecycle,
+                false => reply + "\n" + &lifecycle,
             };
         };
         let mut s = format!(

@@ -283,6 +283,11 @@ pub fn event_info(e: &BackgroundEvent) -> String {
         (EventType::Console, _) if e.source.as_deref() == Some(SERVED_SOURCE) => {
             format!("Text {SERVED_SOURCE}")
         }
+        // A build error the page's dev server reported (docs/log-format.md,
+        // "Hot updates").
+        (EventType::Console, _) if e.source.as_deref() == Some(BUILD_SOURCE) => {
+            format!("Error {BUILD_SOURCE}")
+        }
         // A probed function's call (docs/log-format.md, "Probes"):
         // `daebug.probe`'s lines, not a console call.
         (EventType::Console, _) if e.source.as_deref() == Some(PROBE_SOURCE) => {
@@ -437,6 +442,13 @@ pub const SERVED_SOURCE: &str = "served";
 
 /// The source of a probed function's call lines (`Text probe`).
 pub const PROBE_SOURCE: &str = "probe";
+
+/// The source of a dev server's hot update: a lifecycle line, not a
+/// fence (docs/log-format.md, "Hot updates").
+pub const HOT_SOURCE: &str = "hot-updated";
+
+/// The source of a build error the dev server shows (`Error build`).
+pub const BUILD_SOURCE: &str = "build";
 
 /// Batches of test lines in a row read as one `Text test` fence (and
 /// count as one event against the ten shown), so a run's lines stay
