@@ -37,6 +37,9 @@ pub struct HubConfig {
     /// A Chromium's DevTools endpoint (`--cdp http://127.0.0.1:9222` or
     /// its `ws://` URL): the browser bridge attaches to it (`src/cdp/`).
     pub cdp: Option<String>,
+    /// An app's dev server (`--proxy http://localhost:5173`): served on
+    /// the hub's port with the tag in its pages (`http/proxy.rs`).
+    pub proxy: Option<crate::http::proxy::Upstream>,
 }
 
 impl HubConfig {
@@ -53,6 +56,7 @@ impl HubConfig {
             restart_command: "daebug".into(),
             max_frame: MAX_FRAME,
             cdp: None,
+            proxy: None,
         }
     }
 }

@@ -311,6 +311,7 @@ impl Hub {
             },
             Some(doors),
             realms,
+            self.config.proxy.clone(),
         );
         let hub_file = self.root.join(daebug_protocol::door::HUB_FILE);
         if let Err(e) = write_hub_file(&hub_file, &self.hub_file()) {

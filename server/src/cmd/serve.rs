@@ -51,6 +51,13 @@ pub struct ServeArgs {
     /// browser sees (`Text browser` events).
     #[arg(long, value_name = "URL")]
     pub cdp: Option<String>,
+
+    /// Serve an app's dev server (`http://localhost:5173`) on the hub's
+    /// port, the tag added to its pages and everything else passed
+    /// through, WebSockets (HMR) included; the hub keeps only its own
+    /// paths (docs/proxy.md).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
 }
 
 /// Starts the hub and serves until Ctrl-C or SIGTERM; with `mcp`, serves
@@ -65,6 +72,15 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
     if !host.is_loopback() && token.is_none() {
         token = Some(names::token());
     }
+    let proxy = match cli
+        .proxy
+        .as_deref()
+        .map(daebug::http::proxy::Upstream::parse)
+    {
+        Some(Err(why)) => anyhow::bail!("{why}"),
+        Some(Ok(upstream)) => Some(upstream),
+        None => None,
+    };
     let config = HubConfig {
         addr: SocketAddr::new(host, port),
         allow_origins: cli.allow_origin.clone(),
@@ -72,6 +88,7 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
         token: token.clone(),
         restart_command: restart_command(),
         cdp: cli.cdp.clone(),
+        proxy: proxy.clone(),
         ..HubConfig::new(cli.root.clone(), port)
     };
 
@@ -100,8 +117,17 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
                 .into(),
         );
     }
-    say("add this line to a page to connect it:".into());
-    say(format!("  {}", hub.script_tag()));
+    match &proxy {
+        Some(upstream) => say(format!(
+            "proxying {}: open {}/ to use the app with daebug in its pages",
+            upstream.origin,
+            hub.base_url()
+        )),
+        None => {
+            say("add this line to a page to connect it:".into());
+            say(format!("  {}", hub.script_tag()));
+        }
+    }
     say(format!(
         "then open debug.md in {} to find each page's log",
         cli.root.display()

@@ -176,25 +176,25 @@ impl HubClient {
 
     /// `GET /api/realms`.
     pub async fn realms(&self) -> Result<Vec<RealmInfo>, ClientError> {
-        self.json(Method::GET, "/api/realms", None).await
+        self.json(Method::GET, "/_daebug/api/realms", None).await
     }
 
     /// `GET /api/realms/{realm}`: one realm, by stem or unique prefix.
     pub async fn realm(&self, realm: &str) -> Result<RealmInfo, ClientError> {
-        let path = format!("/api/realms/{}", encode(realm));
+        let path = format!("/_daebug/api/realms/{}", encode(realm));
         self.json(Method::GET, &path, None).await
     }
 
     /// `POST /api/realms/{realm}/eval`: waits for the block's reply.
     pub async fn eval(&self, realm: &str, req: &EvalRequest) -> Result<EvalReply, ClientError> {
-        let path = format!("/api/realms/{}/eval", encode(realm));
+        let path = format!("/_daebug/api/realms/{}/eval", encode(realm));
         let body = serde_json::to_vec(req).map_err(|e| ClientError::Protocol(e.to_string()))?;
         self.json(Method::POST, &path, Some(body)).await
     }
 
     /// `GET /api/realms/{realm}/log?tail=N`: the log's text.
     pub async fn log(&self, realm: &str, tail: Option<usize>) -> Result<String, ClientError> {
-        let mut path = format!("/api/realms/{}/log", encode(realm));
+        let mut path = format!("/_daebug/api/realms/{}/log", encode(realm));
         if let Some(n) = tail {
             path.push_str(&format!("?tail={n}"));
         }
@@ -210,7 +210,7 @@ impl HubClient {
         realm: &str,
         query: &super::reading::LogQuery,
     ) -> Result<super::json::LogReply, ClientError> {
-        let mut path = format!("/api/realms/{}/log?format=json", encode(realm));
+        let mut path = format!("/_daebug/api/realms/{}/log?format=json", encode(realm));
         if let Some(n) = query.tail {
             path.push_str(&format!("&tail={n}"));
         }
@@ -227,7 +227,7 @@ impl HubClient {
     /// is subscribed when this returns); it ends when the hub stops.
     pub async fn events(&self) -> Result<Events, ClientError> {
         let res = self
-            .send_on(Method::GET, "/api/events", None, false)
+            .send_on(Method::GET, "/_daebug/api/events", None, false)
             .await?;
         let data = Body::new(res.into_body()).into_data_stream();
         let stream = futures_util::stream::unfold(

@@ -5,8 +5,8 @@
 //! `Input::Submit`), and the door's answer is that log's reply.
 //!
 //! - [`json`]: the JSON the doors speak (plain data).
-//! - [`api`]: the HTTP API under `/api`: JSON, no CORS, no foreign
-//!   `Origin`.
+//! - [`api`]: the HTTP API under `/api` and `/_daebug/api` (the one
+//!   `--proxy` keeps): JSON, no CORS, no foreign `Origin`.
 //! - [`dashboard`]: the dashboard at `/_daebug/` (and at `/` when the
 //!   root has no `index.html`), embedded in the binary.
 //! - [`log_html`]: a log rendered as HTML, for the dashboard and the

@@ -8,6 +8,8 @@
 //!   and `debug/`, and injecting the adapter tag into HTML.
 //! - [`test_files`]: `/daebug-tests.json`, the files a test glob matches;
 //!   [`node_specifiers`]: `node:test`/`node:assert` in served scripts.
+//! - [`proxy`]: `--proxy URL`, the hub in front of an app's dev server:
+//!   its own paths kept, the rest forwarded, HTML given the tag.
 //! - [`token`]: with a token (a hub listening beyond loopback), the 401 for
 //!   every request that does not present it, the adapter files excepted.
 //!
@@ -29,6 +31,7 @@ pub mod guard;
 pub mod inject;
 pub mod node_specifiers;
 pub mod percent;
+pub mod proxy;
 pub mod state;
 pub mod test_files;
 pub mod token;
