@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
-use axum::http::{HeaderValue, Method, StatusCode, Uri};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
 use super::assets::escape_html;
 use super::guard::plain_text;
-use super::inject::{inject_adapter, HubScriptAt, Injection};
+use super::inject::{
+    inject_adapter, is_worker_destination, with_worker_adapter, HubScriptAt, Injection,
+};
 use super::state::HttpState;
 use super::token;
 
@@ -39,7 +41,12 @@ struct RequestPath {
 }
 
 /// The fallback handler: serve a file (or directory index) from the root.
-pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> Response {
+pub async fn serve(
+    State(state): State<HttpState>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     if method != Method::GET && method != Method::HEAD {
         let mut res = plain_text(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -50,7 +57,14 @@ pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> 
         return res;
     }
     let res = match RequestPath::parse(uri.path()) {
-        Ok(path) => serve_path(&state, &path, uri.query()).await,
+        Ok(path) => {
+            // A worker's script gets the adapter's loader (`inject.rs`).
+            let worker = headers
+                .get("sec-fetch-dest")
+                .and_then(|d| d.to_str().ok())
+                .is_some_and(is_worker_destination);
+            serve_path(&state, &path, uri.query(), worker).await
+        }
         Err(Refused::Malformed) => {
             plain_text(StatusCode::BAD_REQUEST, "daebug: malformed path".to_owned())
         }
@@ -66,7 +80,12 @@ pub async fn serve(State(state): State<HttpState>, method: Method, uri: Uri) -> 
 /// Serve a checked path: a file, a directory's `index.html`, or a
 /// redirect that adds a directory's `/` (an index-less root is the
 /// dashboard's: `doors/dashboard.rs`).
-async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) -> Response {
+async fn serve_path(
+    state: &HttpState,
+    path: &RequestPath,
+    query: Option<&str>,
+    worker: bool,
+) -> Response {
     let joined = path
         .segments
         .iter()
@@ -82,7 +101,9 @@ async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) 
             return redirect_to_dir(&path.segments, query);
         }
         return match resolve(&state.root, &found.join("index.html")).await {
-            Some(index) => serve_file(state, &index, &page_path(path, Some("index.html"))).await,
+            Some(index) => {
+                serve_file(state, &index, &page_path(path, Some("index.html")), worker).await
+            }
             None => not_found(),
         };
     }
@@ -90,7 +111,7 @@ async fn serve_path(state: &HttpState, path: &RequestPath, query: Option<&str>) 
         // `/app.js/`, or a FIFO/socket that a read would hang on.
         return not_found();
     }
-    serve_file(state, &found, &page_path(path, None)).await
+    serve_file(state, &found, &page_path(path, None), worker).await
 }
 
 /// The URL path of a file the hub serves, as the browser resolves links
@@ -101,8 +122,9 @@ fn page_path(path: &RequestPath, index: Option<&str>) -> String {
 }
 
 /// Read and answer one regular file at the URL path `page`, whose last
-/// segment picks the type.
-async fn serve_file(state: &HttpState, file: &Path, page: &str) -> Response {
+/// segment picks the type; a script a worker fetches (`worker`) with the
+/// adapter's loader after it.
+async fn serve_file(state: &HttpState, file: &Path, page: &str, worker: bool) -> Response {
     let name = page.rsplit('/').next().unwrap_or("");
     match tokio::fs::metadata(file).await {
         Ok(meta) if meta.is_file() => {}
@@ -126,6 +148,14 @@ async fn serve_file(state: &HttpState, file: &Path, page: &str) -> Response {
             .and_then(super::node_specifiers::rewrite)
             .map_or(bytes, String::into_bytes),
         false => bytes,
+    };
+    let bytes = match (
+        worker && content_type.starts_with("text/javascript"),
+        String::from_utf8(bytes),
+    ) {
+        (true, Ok(script)) => with_worker_adapter(&script, &adapter_src(state)).into_bytes(),
+        (_, Ok(text)) => text.into_bytes(),
+        (_, Err(e)) => e.into_bytes(),
     };
     let mut res = Body::from(bytes).into_response();
     res.headers_mut()
@@ -269,11 +299,16 @@ fn not_found() -> Response {
 /// loopback), with the token when there is one. The page was only served to
 /// someone who presented the token, so this shows it to no one new.
 pub fn injected_tag(state: &HttpState) -> String {
-    let src = match &state.token {
+    script_tag(&adapter_src(state))
+}
+
+/// The adapter's URL as a page or worker the hub serves loads it:
+/// relative, with the token when there is one.
+pub fn adapter_src(state: &HttpState) -> String {
+    match &state.token {
         Some(t) => format!("/daebug.js?{}", token::query_param(t)),
         None => "/daebug.js".to_owned(),
-    };
-    script_tag(&src)
+    }
 }
 
 /// `<script src="…"></script>`: classic, not a module, so it runs before

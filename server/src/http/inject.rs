@@ -258,6 +258,33 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
+/// Whether a request's `Sec-Fetch-Dest` is a worker's script (dedicated
+/// or shared; a module worker's imports come with it too): the requests
+/// whose JavaScript [`with_worker_adapter`] is for. A service worker's is
+/// not: it may not `import()`, and the adapter needs to.
+pub fn is_worker_destination(dest: &str) -> bool {
+    dest.eq_ignore_ascii_case("worker") || dest.eq_ignore_ascii_case("sharedworker")
+}
+
+/// A worker's script (or a module of its graph) with the adapter's loader
+/// (`src`, as [`super::files::injected_tag`] names it) appended, so a
+/// worker with no daebug line is a realm (README, "Connect … a worker").
+///
+/// Appended, on a line of its own after the last one: every line and
+/// column of the worker's code stays where its stack traces and source
+/// map say (a one-line bundle too), a `"use strict"` stays a directive,
+/// and the worker's own URL is the URL it was started with. A dynamic
+/// `import()`, which a classic script and a module may both make (the
+/// request does not say which this is), whose failure is caught: a hub
+/// that is down changes nothing. The loader starts at most once in a
+/// realm, whatever else loads it (the README's first line too). As with
+/// that line, the adapter starts once the worker's top-level code has run
+/// (a module's top-level `await` included).
+pub fn with_worker_adapter(script: &str, src: &str) -> String {
+    let quoted = serde_json::to_string(src).unwrap_or_else(|_| "\"/daebug.js\"".into());
+    format!("{script}\n;import({quoted}).catch(() => {{}}); // daebug (README, \"Connect … a worker\")\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +384,22 @@ mod tests {
         ) {
             Injection::AlreadyLoads { src, .. } => assert_eq!(src, "../../daebug.js"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_worker_script_gets_the_loader_after_its_last_line() {
+        let script = "\"use strict\";\nself.onmessage = (e) => postMessage(e.data);\n//# sourceMappingURL=w.js.map";
+        let out = with_worker_adapter(script, "/daebug.js?token=a\"b");
+        // Every line and column of the worker's own code where it was.
+        assert!(out.starts_with(script), "{out}");
+        assert_eq!(
+            &out[script.len()..],
+            "\n;import(\"/daebug.js?token=a\\\"b\").catch(() => {}); // daebug (README, \"Connect … a worker\")\n"
+        );
+        assert!(is_worker_destination("worker") && is_worker_destination("SharedWorker"));
+        for other in ["serviceworker", "script", "document", "empty", ""] {
+            assert!(!is_worker_destination(other), "{other}");
         }
     }
 }

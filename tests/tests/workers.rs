@@ -1,0 +1,216 @@
+//! Every worker a page starts is a realm with no daebug line in it
+//! (README, "Connect … a worker"): a module worker, a classic worker and a
+//! SharedWorker the hub serves from --root, and `blob:` workers the page
+//! makes (a Blob typed as JavaScript, and one with no type). Each one's
+//! log answers a block; each keeps its own URL (`self.location`,
+//! `import.meta.url`, relative `import`, `importScripts` and `fetch`);
+//! with the hub down, the same workers start and talk to their page.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::{serve_files, Browser, Log, World, Write, DEADLINE};
+
+/// The workers' scripts, none with a line of daebug.
+const MODULE: &str = r#"import { rel } from "./rel.mjs";
+self.meta = import.meta.url;
+self.rel = rel;
+postMessage("up:mod " + rel);
+"#;
+const REL_MODULE: &str = "export const rel = 'relative import ok';\n";
+const CLASSIC: &str = r#""use strict";
+self.strict = (function () { return this === undefined; })();
+importScripts("rel.js");
+postMessage("up:classic " + self.relClassic);
+"#;
+const REL_CLASSIC: &str = "self.relClassic = 'relative importScripts ok';\n";
+const SHARED: &str = r#"onconnect = (e) => e.ports[0].postMessage("up:shared");
+"#;
+
+/// A page that starts the five workers and prints what each says.
+fn page(head: &str) -> String {
+    format!(
+        r#"<!doctype html><html><head><title>Workers</title>{head}</head><body><script>
+window.got = [];
+window.made = {{}};
+const said = (e) => {{ window.got.push(e.data); console.log("got " + e.data); }};
+const blobSource = "postMessage('up:' + self.name);";
+const typed = URL.createObjectURL(new Blob([blobSource], {{ type: "text/javascript" }}));
+const untyped = URL.createObjectURL(new Blob([blobSource]));
+window.made = {{ typed, untyped }};
+new Worker("/w/mod.js", {{ type: "module", name: "mod" }}).onmessage = said;
+new Worker("/w/classic.js", {{ name: "classic" }}).onmessage = said;
+new Worker(typed, {{ name: "blobt" }}).onmessage = said;
+new Worker(untyped, {{ name: "blobu" }}).onmessage = said;
+const shared = new SharedWorker("/w/shared.js", {{ name: "shared" }});
+shared.port.onmessage = said;
+</script></body></html>"#
+    )
+}
+
+fn files(html: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("/index.html", html.to_string()),
+        ("/w/mod.js", MODULE.to_string()),
+        ("/w/rel.mjs", REL_MODULE.to_string()),
+        ("/w/classic.js", CLASSIC.to_string()),
+        ("/w/rel.js", REL_CLASSIC.to_string()),
+        ("/w/shared.js", SHARED.to_string()),
+    ]
+}
+
+/// Appends one block and returns its reply's value.
+fn ask(log: &Log, code: &str) -> String {
+    let text = log.exchange(Write::Append, &format!("\n```js\n{code}\n```\n"), 1);
+    let reply = &text[text.rfind("> **agent** to ").expect("a reply")..];
+    let value = reply
+        .split_once("```JSON\n")
+        .and_then(|(_, v)| v.split_once("\n```"))
+        .map(|(v, _)| v.to_string());
+    value.unwrap_or_else(|| panic!("no value in the reply:\n{reply}"))
+}
+
+/// A JSON string's text.
+fn unquote(json: &str) -> String {
+    serde_json::from_str::<String>(json).unwrap_or_else(|e| panic!("{json}: {e}"))
+}
+
+#[test]
+fn every_worker_of_a_served_page_is_a_realm_with_its_own_url() {
+    let files = files(&page(""));
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (&p[1..], t.as_str())).collect();
+    let world = World::new(&files, "index.html");
+    let base = &world.base;
+    let page = world.log("workers-");
+    let tab = unquote(&ask(&page, "sessionStorage.getItem('daebug.tab')"));
+    // The workers started and said so to the page, through no edit.
+    let got = ask(
+        &page,
+        "await daebug.waitFor(() => window.got.length === 5 && window.got); window.got.sort()",
+    );
+    assert_eq!(
+        got.split_whitespace().collect::<String>(),
+        r#"["up:blobt","up:blobu","up:classicrelativeimportScriptsok","up:modrelativeimportok","up:shared"]"#
+    );
+    let made: serde_json::Value = serde_json::from_str(&ask(&page, "window.made")).expect("json");
+    // A dedicated worker's URL carries the page's tab id in a fragment,
+    // as with the README's line (its log outlives the page's reloads); the
+    // adapter reports the URL without it.
+    let own = |url: &str| format!("{url}#daebug-tab={tab}");
+
+    let module = world.log("mod-");
+    let url = format!("{base}/w/mod.js");
+    let found = ask(
+        &module,
+        "[location.href, self.meta, self.rel, (await fetch('rel.mjs')).url, new URL('x', location).href]",
+    );
+    let found: Vec<String> = serde_json::from_str(&found).expect("json");
+    assert_eq!(
+        found,
+        [
+            own(&url),
+            own(&url),
+            "relative import ok".into(),
+            format!("{base}/w/rel.mjs"),
+            format!("{base}/w/x"),
+        ]
+    );
+
+    let classic = world.log("classic-");
+    let url = format!("{base}/w/classic.js");
+    let found = ask(
+        &classic,
+        "[location.href, self.relClassic, (await fetch('rel.js')).url, self.strict]",
+    );
+    let found: serde_json::Value = serde_json::from_str(&found).expect("json");
+    assert_eq!(
+        found,
+        serde_json::json!([
+            own(&url),
+            "relative importScripts ok",
+            format!("{base}/w/rel.js"),
+            true
+        ]),
+        "its URL is its own, and its `use strict` still a directive"
+    );
+
+    let shared = world.log("shared-");
+    let found = unquote(&ask(&shared, "location.href"));
+    assert_eq!(found, format!("{base}/w/shared.js"));
+
+    // A Blob typed as JavaScript: the URL the page made.
+    let typed = world.log("blobt-");
+    let found = unquote(&ask(&typed, "location.href"));
+    assert_eq!(found, own(made["typed"].as_str().expect("typed")));
+    // A Blob with no type: another blob: URL of the same origin.
+    let untyped = world.log("blobu-");
+    let found = unquote(&ask(&untyped, "location.href"));
+    assert!(found.starts_with(&format!("blob:{base}/")), "{found}");
+    assert!(found.ends_with(&format!("#daebug-tab={tab}")), "{found}");
+
+    // The workers' scripts as served: the loader's line after their own.
+    let (status, body) = support::http(
+        base,
+        "GET",
+        "/w/classic.js",
+        &["Sec-Fetch-Dest: worker"],
+        "",
+    );
+    assert_eq!(status, 200);
+    assert!(body.starts_with(CLASSIC), "{body}");
+    assert!(body.contains("import(\"/daebug.js\")"), "{body}");
+    let (_, body) = support::http(
+        base,
+        "GET",
+        "/w/classic.js",
+        &["Sec-Fetch-Dest: script"],
+        "",
+    );
+    assert_eq!(body, CLASSIC);
+}
+
+/// A port nothing listens on.
+fn dead_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
+
+#[test]
+fn with_the_hub_down_the_workers_start_and_talk_to_their_page() {
+    let hub = format!("http://127.0.0.1:{}", dead_port());
+    // The page loads daebug.js from a hub that is down; its workers come
+    // as the hub (or its proxy) would have served them, the line at the end.
+    let line =
+        |script: &str| format!("{script}\n;import(\"{hub}/daebug.js\").catch(() => {{}});\n");
+    let mut files = files(&page(&format!(
+        r#"<script src="{hub}/daebug.js"></script>"#
+    )));
+    for (path, text) in files.iter_mut() {
+        if path.starts_with("/w/") {
+            *text = line(text);
+        }
+    }
+    let app = serve_files(files);
+    let browser = Browser::open(&format!("{app}/index.html"));
+    let end = Instant::now() + DEADLINE;
+    let wanted = [
+        "got up:mod relative import ok",
+        "got up:classic relative importScripts ok",
+        "got up:shared",
+        "got up:blobt",
+        "got up:blobu",
+    ];
+    loop {
+        let console = browser.console();
+        if wanted.iter().all(|w| console.contains(w)) {
+            break;
+        }
+        assert!(
+            Instant::now() < end,
+            "not every worker spoke: {wanted:?}\n{console}"
+        );
+        // The browser's output has no event to block on: the poll interval.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
