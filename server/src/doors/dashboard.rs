@@ -179,7 +179,7 @@ async fn root(
     headers: HeaderMap,
 ) -> Response {
     let script_url = state.script_url.clone();
-    let res = crate::http::files::serve(State(state), method.clone(), uri).await;
+    let res = crate::http::files::serve(State(state), method.clone(), uri, headers.clone()).await;
     if res.status() != StatusCode::NOT_FOUND || !(method == Method::GET || method == Method::HEAD) {
         return res;
     }
