@@ -15,6 +15,8 @@
 // awaited value as its `component`.
 function components(kit, hooks) {
   const g = globalThis;
+  // What caused the code running now (hooks.js), for daebug's own reads.
+  const causes = hooks?.causes;
   const none = (reason) => ({ framework: null, reason });
   // A React element, a Vue vnode or a Preact vnode in props, as `<Item />`:
   // their owners and stacks are not data.
@@ -283,7 +285,6 @@ function components(kit, hooks) {
       // The caller's cause (a block's) again once settled: the answers to
       // daebug's own reads held theirs meanwhile (see `get`).
       value: (ok, no) => {
-        const causes = hooks?.causes;
         const was = causes?.now() ?? null;
         const back = (f) => (v) => (causes?.hold(was), f(v));
         return (done ??= settle(chain).then(shape)).then(back(ok), back(no));
@@ -341,18 +342,17 @@ function components(kit, hooks) {
   }
   const maps = new Map();
   // daebug's own reads (a script, its map) are not the block's requests:
-  // made under a cause of their own (hooks.js's `causes`), they stay out
+  // made under a cause of their own (`causes`), they stay out
   // of its reply; one that fails is still logged, saying so
   // (docs/log-format.md, "Components").
   const READING = { why: "daebug.component reading a source map" };
   function get(u) {
-    const c = hooks?.causes;
-    const was = c?.now() ?? null;
-    c?.hold(READING);
+    const was = causes?.now() ?? null;
+    causes?.hold(READING);
     try {
       return g.fetch(u);
     } finally {
-      c?.hold(was === READING ? null : was);
+      causes?.hold(was === READING ? null : was);
     }
   }
   // The source map of the script at `url`, from its `sourceMappingURL` (a
