@@ -318,7 +318,7 @@ function components(kit, hooks) {
   // ----- stacks and source maps ----------------------------------------------
   // React's own frames: its runtime's function names, or its files.
   const REACTS = /\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime|jsx-runtime|\/react\.development|\/react\.js/;
-  const REACT_FNS = /^(?:async |new )?(?:exports\.)?(?:jsxDEV|jsxs?|jsxDEVImpl|createElement|react-stack-top-frame|Object\.\w+|react_stack_bottom_frame)$/;
+  const REACT_FNS = /^(?:async |new )?(?:exports\.)?(?:jsxDEV|jsxs?|jsxDEVImpl|createElement|react-stack-top-frame|Object\.[\w-]+|react[-_]stack[-_]bottom[-_]frame)$/;
   function framesOf(stack) {
     const out = [];
     for (const line of stack.split("\n")) {
