@@ -13,11 +13,21 @@
   // script has no import.meta.
   const self = "__DAEBUG_SELF__";
   const early = (globalThis[Symbol.for("daebug.early")] = hooks(self));
+  // Workers and their tab ids (`passTabToWorkers`): the channel's name,
+  // the workers started here whose loaders have not asked yet (for 30 s at
+  // most), the channel answering them, and a worker's own tab id.
+  const TABS = "daebug.tabs";
+  const EXPECT_MS = 30000;
+  const expected = [];
+  let answering = null;
+  let learnt = "";
   passTabToWorkers();
+  const tab = askTab();
   globalThis[started] = import(new URL("./daebug_adapter.js", self))
     .then(async (glue) => {
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
-      glue.start(self);
+      const id = await tab;
+      glue.start(id ? self + "#daebug-tab=" + id : self);
       addTests();
       addNetwork();
       addWatching();
@@ -69,16 +79,16 @@
   //
   // A worker keeps its log across its page's reloads: the hub derives its
   // id from the page's tab id and the worker's name or script. A worker
-  // cannot read the page's sessionStorage, so the id goes with the worker
-  // URL's fragment (`w.js#daebug-tab=3f2a`: the same script loads, and the
-  // adapter reports the URL without it). Not a SharedWorker's: tabs share
-  // one by its URL, and a fragment a tab of its own would make it several.
+  // cannot read the page's sessionStorage, and its URL is not ours to
+  // change (a fragment would be in its `location` and `import.meta.url`):
+  // its loader asks for the tab id over a BroadcastChannel, and the page
+  // that started a worker of that URL and name answers (`expectWorker`).
   // `Worker` and `SharedWorker` stay the same functions to page code (a
   // Proxy: prototype, name and instanceof unchanged).
   function passTabToWorkers() {
     const line = "\n;import(" + JSON.stringify(self) + ').catch(() => {}); // daebug (README, "Connect … a worker")\n';
     const blobs = blobsWithAdapter(line);
-    for (const [name, tab] of [["Worker", true], ["SharedWorker", false]]) {
+    for (const name of ["Worker", "SharedWorker"]) {
       const W = globalThis[name];
       if (typeof W !== "function") continue;
       globalThis[name] = new Proxy(W, {
@@ -88,16 +98,82 @@
             if (typeof u === "string" || u instanceof URL) {
               const base = typeof document === "undefined" ? location.href : document.baseURI;
               const given = new URL(u, base);
-              const url = new URL(given.protocol === "blob:" ? blobs(given.href) : given.href);
-              const id = tab ? tabId() : "";
-              if (id && !url.hash && url.protocol !== "data:") url.hash = "daebug-tab=" + id;
-              if (url.href !== given.href) args = [url.href, ...Array.prototype.slice.call(args, 1)];
+              const url = given.protocol === "blob:" ? blobs(given.href) : given.href;
+              if (url !== given.href) args = [url, ...Array.prototype.slice.call(args, 1)];
+              const o = args[1];
+              const named = typeof o === "string" ? o : o != null && o.name != null ? String(o.name) : "";
+              if (given.protocol !== "data:") expectWorker(url, named);
             }
           } catch {}
           return Reflect.construct(target, args, newTarget);
         },
       });
     }
+  }
+
+  // A worker started here whose loader has not asked for the tab id yet
+  // (`expected`); the channel is open only while there are some.
+  function expectWorker(href, name) {
+    const tab = tabId();
+    if (!tab || typeof BroadcastChannel !== "function") return;
+    expected.push({ href, name, tab, until: Date.now() + EXPECT_MS });
+    setTimeout(forget, EXPECT_MS + 10);
+    if (answering) return;
+    answering = new BroadcastChannel(TABS);
+    answering.onmessage = (e) => {
+      const m = e.data;
+      if (!m || typeof m.ask !== "string") return;
+      forget();
+      // Its URL, else (a script that redirected) its name.
+      let i = expected.findIndex((w) => w.href === m.href && w.name === m.name);
+      if (i < 0 && m.name) i = expected.findIndex((w) => w.name === m.name);
+      if (i < 0) return;
+      const [w] = expected.splice(i, 1);
+      answering.postMessage({ answer: m.ask, tab: w.tab });
+      forget();
+    };
+  }
+  function forget() {
+    const now = Date.now();
+    for (let i = expected.length - 1; i >= 0; i--) if (expected[i].until <= now) expected.splice(i, 1);
+    if (!expected.length && answering) {
+      answering.close();
+      answering = null;
+    }
+  }
+
+  // A worker's tab id: asked at once of whoever started it (above), the
+  // answer awaited before the adapter starts (a millisecond, or 1.5 s when
+  // no page with daebug answers). "" in a page, or when the worker's URL
+  // has it already (a page's older loader put it in the fragment).
+  function askTab() {
+    const none = Promise.resolve("");
+    if (typeof document !== "undefined" || typeof location === "undefined") return none;
+    if (typeof BroadcastChannel !== "function" || /#daebug-tab=[0-9a-f]{4}$/.test(location.href)) return none;
+    return new Promise((done) => {
+      let channel = null;
+      let timer = 0;
+      const end = (tab) => {
+        clearTimeout(timer);
+        try {
+          channel.close();
+        } catch {}
+        learnt = tab;
+        done(tab);
+      };
+      timer = setTimeout(() => end(""), 1500);
+      try {
+        const ask = Math.random().toString(36).slice(2);
+        channel = new BroadcastChannel(TABS);
+        channel.onmessage = (e) => {
+          const m = e.data;
+          if (m && m.answer === ask && /^[0-9a-f]{4}$/.test(m.tab)) end(m.tab);
+        };
+        channel.postMessage({ ask, href: location.href, name: String(globalThis.name || "") });
+      } catch {
+        end("");
+      }
+    });
   }
 
   // `blob:` workers: a Blob of JavaScript (`type` `text/javascript` or the
@@ -160,12 +236,12 @@
 
   // The tab id: a page's from sessionStorage (made here on a tab's first
   // load, so the workers it starts at once have it too; the hub replaces
-  // one a live tab already uses), a worker's from its own URL.
+  // one a live tab already uses), a worker's as it learnt it.
   function tabId() {
     const hex = /^[0-9a-f]{4}$/;
     if (typeof document === "undefined") {
       const m = /#daebug-tab=([0-9a-f]{4})$/.exec(location.href);
-      return m ? m[1] : "";
+      return m ? m[1] : learnt;
     }
     let id = sessionStorage.getItem("daebug.tab");
     if (!hex.test(id || "")) {

@@ -304,8 +304,15 @@ impl Adapter {
                 href,
             )
         } else {
-            // The loader of the page that started it passed its tab id on.
+            // The loader of the page that started it passed its tab id on:
+            // this worker's loader learnt it from the page and gives it on
+            // its own URL's fragment (daebug.js, `askTab`), or (a page's
+            // older loader) the worker's URL has it.
             let (href, tab) = identity::worker_tab(&href);
+            let tab = match tab.is_empty() {
+                true => identity::worker_tab(script_url).1,
+                false => tab,
+            };
             (
                 RealmKind::Worker,
                 identity::worker_name(script_url, &text_of(&global, "name"), &href),

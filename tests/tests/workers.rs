@@ -10,7 +10,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::{serve_files, Browser, Log, World, Write, DEADLINE};
+use support::{serve_files, stems_in, wait_for, Browser, Log, World, Write, DEADLINE, FOOTER};
 
 /// The workers' scripts, none with a line of daebug.
 const MODULE: &str = r#"import { rel } from "./rel.mjs";
@@ -83,7 +83,6 @@ fn every_worker_of_a_served_page_is_a_realm_with_its_own_url() {
     let world = World::new(&files, "index.html");
     let base = &world.base;
     let page = world.log("workers-");
-    let tab = unquote(&ask(&page, "sessionStorage.getItem('daebug.tab')"));
     // The workers started and said so to the page, through no edit.
     let got = ask(
         &page,
@@ -94,11 +93,9 @@ fn every_worker_of_a_served_page_is_a_realm_with_its_own_url() {
         r#"["up:blobt","up:blobu","up:classicrelativeimportScriptsok","up:modrelativeimportok","up:shared"]"#
     );
     let made: serde_json::Value = serde_json::from_str(&ask(&page, "window.made")).expect("json");
-    // A dedicated worker's URL carries the page's tab id in a fragment,
-    // as with the README's line (its log outlives the page's reloads); the
-    // adapter reports the URL without it.
-    let own = |url: &str| format!("{url}#daebug-tab={tab}");
-
+    // Exactly the URL it was started with: the tab id that keeps a
+    // worker's log through its page's reloads reaches it another way.
+    let own = |url: &str| url.to_string();
     let module = world.log("mod-");
     let url = format!("{base}/w/mod.js");
     let found = ask(
@@ -147,7 +144,23 @@ fn every_worker_of_a_served_page_is_a_realm_with_its_own_url() {
     let untyped = world.log("blobu-");
     let found = unquote(&ask(&untyped, "location.href"));
     assert!(found.starts_with(&format!("blob:{base}/")), "{found}");
-    assert!(found.ends_with(&format!("#daebug-tab={tab}")), "{found}");
+    assert!(!found.contains('#'), "{found}");
+
+    // Through the page's reload each keeps its log: the page passed its
+    // tab id on to each.
+    let text = page.exchange(
+        Write::Append,
+        "\n```js\nsetTimeout(() => location.reload(), 50);\n'reloading'\n```\n",
+        1,
+    );
+    assert!(text.contains("\"reloading\""), "{text}");
+    for log in [&page, &module, &classic, &shared, &typed, &untyped] {
+        wait_for(&log.path, "the reload line", |t| {
+            t.contains(" reloaded at ") && t.trim_end().ends_with(FOOTER)
+        });
+    }
+    let registry = std::fs::read_to_string(world.root.path().join("debug.md")).expect("registry");
+    assert_eq!(stems_in(&registry).len(), 6, "{registry}");
 
     // The workers' scripts as served: the loader's line after their own.
     let (status, body) = support::http(
