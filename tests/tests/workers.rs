@@ -10,7 +10,9 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::{serve_files, stems_in, wait_for, Browser, Log, World, Write, DEADLINE, FOOTER};
+use support::{
+    serve_files, stems_in, wait_for, Browser, Engine, Log, World, Write, DEADLINE, FOOTER,
+};
 
 /// The workers' scripts, none with a line of daebug.
 const MODULE: &str = r#"import { rel } from "./rel.mjs";
@@ -78,9 +80,23 @@ fn unquote(json: &str) -> String {
 
 #[test]
 fn every_worker_of_a_served_page_is_a_realm_with_its_own_url() {
+    every_worker_is_a_realm(Engine::Chromium);
+}
+
+#[test]
+fn in_firefox_every_worker_is_a_realm() {
+    every_worker_is_a_realm(Engine::Firefox);
+}
+
+#[test]
+fn in_webkit_every_worker_is_a_realm() {
+    every_worker_is_a_realm(Engine::WebKit);
+}
+
+fn every_worker_is_a_realm(engine: Engine) {
     let files = files(&page(""));
     let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (&p[1..], t.as_str())).collect();
-    let world = World::new(&files, "index.html");
+    let world = World::new_in(engine, &files, "index.html");
     let base = &world.base;
     let page = world.log("workers-");
     // The workers started and said so to the page, through no edit.
