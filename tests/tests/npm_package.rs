@@ -1,0 +1,262 @@
+//! From npm (docs/zero-edits.md, "From npm"): `scripts/npm-pack.sh` packs
+//! `daebug` and this machine's `@daebug/<platform>-<arch>` (with the hub
+//! this test built); installed from those tarballs into a fresh folder,
+//! `npx daebug` runs the hub (its arguments and exit code passed through),
+//! and `daebug/vite` makes a Vite 7 dev server's page a realm with no edit
+//! to the app (skipped, saying why, when npm cannot install Vite).
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use support::{daebug_bin, log_in, wait_for, write_files, Browser, TempDir, Write};
+
+/// A command whose output (both streams) is kept; killed on drop.
+struct Spawned {
+    child: Child,
+    output: Arc<Mutex<String>>,
+}
+
+impl Spawned {
+    fn start(cmd: &mut Command) -> Spawned {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let output = Arc::new(Mutex::new(String::new()));
+        let out = child.stdout.take().unwrap();
+        let err = child.stderr.take().unwrap();
+        for stream in [
+            Box::new(out) as Box<dyn std::io::Read + Send>,
+            Box::new(err),
+        ] {
+            let kept = output.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    let mut k = kept.lock().unwrap();
+                    k.push_str(&line);
+                    k.push('\n');
+                }
+            });
+        }
+        Spawned { child, output }
+    }
+
+    /// SIGINT to it (`group`: to its process group, as a terminal's
+    /// Ctrl-C goes), then its exit status.
+    fn interrupt(&mut self, group: bool) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let target = if group { format!("-{pid}") } else { pid };
+        let sent = Command::new("kill")
+            .args(["-INT", "--", &target])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < end, "it did not stop on SIGINT");
+            // An exit has no event to block on with a deadline: the poll
+            // interval of this bounded wait.
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until its output has `needle`; the output.
+    fn wait_output(&self, needle: &str) -> String {
+        let end = Instant::now() + Duration::from_secs(60);
+        loop {
+            let out = self.output.lock().unwrap().clone();
+            if out.contains(needle) {
+                return out;
+            }
+            assert!(Instant::now() < end, "no {needle:?} in:\n{out}");
+            // Output arrives on the reader threads: the poll interval of
+            // this bounded wait.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("----- output -----\n{}", self.output.lock().unwrap());
+        }
+    }
+}
+
+fn npm(dir: &Path, args: &[&str]) -> Option<()> {
+    let out = Command::new("npm")
+        .args(["--no-audit", "--no-fund", "--loglevel=error"])
+        .args(args)
+        .current_dir(dir)
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Some(()),
+        Ok(o) => {
+            eprintln!(
+                "skipped: npm {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            None
+        }
+        Err(e) => {
+            eprintln!("skipped: no npm: {e}");
+            None
+        }
+    }
+}
+
+/// The two tarballs, installed into a fresh folder; `None` without npm.
+fn installed() -> Option<(TempDir, TempDir)> {
+    let packs = TempDir::new("npm-packs");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let packed = Command::new(root.join("scripts/npm-pack.sh"))
+        .arg(daebug_bin())
+        .arg(packs.path())
+        .output()
+        .expect("run scripts/npm-pack.sh");
+    if !packed.status.success() {
+        let err = String::from_utf8_lossy(&packed.stderr);
+        if err.contains("npm") && err.contains("not found") {
+            eprintln!("skipped: no npm to pack with: {err}");
+            return None;
+        }
+        panic!("scripts/npm-pack.sh failed: {err}");
+    }
+    let tarballs: Vec<String> = std::fs::read_dir(packs.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path().display().to_string())
+        .filter(|p| p.ends_with(".tgz"))
+        .collect();
+    assert_eq!(tarballs.len(), 2, "{tarballs:?}");
+    let app = TempDir::new("npm-app");
+    write_files(
+        app.path(),
+        &[("package.json", r#"{"name":"app","private":true}"#)],
+    );
+    let mut args = vec!["install"];
+    args.extend(tarballs.iter().map(String::as_str));
+    npm(app.path(), &args)?;
+    Some((packs, app))
+}
+
+#[test]
+fn npx_daebug_runs_the_hub_and_the_vite_plugin_tags_the_page() {
+    let Some((_packs, app)) = installed() else {
+        return;
+    };
+    let bin = app.path().join("node_modules/.bin/daebug");
+
+    // Arguments and the exit code pass through.
+    let v = Command::new(&bin)
+        .arg("--version")
+        .output()
+        .expect("npx daebug --version");
+    assert!(
+        v.status.success() && String::from_utf8_lossy(&v.stdout).starts_with("daebug "),
+        "{v:?}"
+    );
+    let code = |b: &Path| {
+        Command::new(b)
+            .arg("--no-such-flag")
+            .output()
+            .expect("a bad flag")
+            .status
+            .code()
+    };
+    assert_eq!(code(&bin), code(daebug_bin()), "the hub's own exit code");
+    assert_ne!(code(&bin), Some(0));
+
+    // `npx daebug --root .` serves.
+    let mut hub = Spawned::start(
+        Command::new(&bin)
+            .args(["--root", ".", "--port", "0"])
+            .current_dir(app.path()),
+    );
+    hub.wait_output("serving . at http://127.0.0.1:");
+    // Ctrl-C reaches the hub through the wrapper, which ends as it did
+    // (a clean stop: 0).
+    let status = hub.interrupt(false);
+    assert!(status.success(), "{status:?}");
+    assert!(
+        !app.path().join("debug/.hub").exists(),
+        "the hub stopped cleanly"
+    );
+
+    // `daebug/vite`: an app whose files never mention daebug.
+    if npm(app.path(), &["install", "vite@7.1.12"]).is_none() {
+        return;
+    }
+    write_files(
+        app.path(),
+        &[
+            ("index.html", "<!doctype html><html><head><title>Shop</title></head><body><script type=\"module\" src=\"/main.js\"></script></body></html>"),
+            ("main.js", "document.body.append('ready');\n"),
+            ("vite.config.mjs", "import daebug from 'daebug/vite';\nexport default { plugins: [daebug({ port: 0 })] };\n"),
+        ],
+    );
+    let vite = Spawned::start(
+        Command::new(app.path().join("node_modules/.bin/vite"))
+            .process_group(0)
+            .args(["--port", "0", "--host", "127.0.0.1"])
+            .current_dir(app.path()),
+    );
+    let out = vite.wait_output("Local:");
+    let url = out
+        .split("Local:")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .map(|u| {
+            u.replace("\u{1b}[1m", "")
+                .replace("\u{1b}[22m", "")
+                .replace("\u{1b}[36m", "")
+                .replace("\u{1b}[39m", "")
+        })
+        .expect("vite's URL");
+    assert!(
+        out.contains("daebug: started the hub at http://127.0.0.1:"),
+        "{out}"
+    );
+    let _page = Browser::open(&url);
+    let log = log_in(app.path(), "shop-");
+    let text = log.exchange(
+        Write::Append,
+        "\n```js\nawait daebug.waitFor(() => document.body.textContent);\n[document.title, document.body.textContent]\n```\n",
+        1,
+    );
+    assert!(
+        text.contains("```JSON\n[\"Shop\",\"ready\"]\n```"),
+        "{text}"
+    );
+    for f in ["index.html", "main.js"] {
+        let s = std::fs::read_to_string(app.path().join(f)).unwrap();
+        assert!(!s.contains("daebug"), "{f} is the app's own: {s}");
+    }
+    wait_for(
+        &app.path().join("debug.md"),
+        "the page in the registry",
+        |t| t.contains(&log.stem),
+    );
+    // The hub the plugin started stops with Vite on a Ctrl-C (it is in
+    // the terminal's process group): its log says so.
+    let mut vite = vite;
+    vite.interrupt(true);
+    wait_for(&log.path, "the hub stopped", |t| {
+        t.contains("> **hub** stopped at")
+    });
+}
