@@ -4,14 +4,17 @@
 //! makes (a Blob typed as JavaScript, and one with no type). Each one's
 //! log answers a block; each keeps its own URL (`self.location`,
 //! `import.meta.url`, relative `import`, `importScripts` and `fetch`);
-//! with the hub down, the same workers start and talk to their page.
+//! with the hub down, the same workers start and talk to their page. With
+//! the browser bridge, a worker the app's own server serves is one too.
 
 mod support;
 
 use std::time::{Duration, Instant};
 
+use support::cdp::DevtoolsBrowser;
 use support::{
-    serve_files, stems_in, wait_for, Browser, Engine, Log, World, Write, DEADLINE, FOOTER,
+    base_of, log_in, serve_files, stems_in, wait_for, Browser, Engine, Log, Running, TempDir,
+    World, Write, DEADLINE, FOOTER,
 };
 
 /// The workers' scripts, none with a line of daebug.
@@ -242,4 +245,54 @@ fn with_the_hub_down_the_workers_start_and_talk_to_their_page() {
         // The browser's output has no event to block on: the poll interval.
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// With the browser bridge (`--cdp`), a worker whose script the app's own
+/// server serves (no line in it, none added) is a realm too: the bridge
+/// starts it paused and loads the adapter first.
+#[test]
+fn with_the_bridge_a_dev_servers_worker_is_a_realm() {
+    let mut chromium = DevtoolsBrowser::open("about:blank");
+    let root = TempDir::new("workers-cdp");
+    let cdp = chromium.devtools_url();
+    let mut hub = Running::start(&["--port", "0", "--cdp", &cdp], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let html = format!(
+        r#"<!doctype html><html><head><title>Bridged</title><script src="{base}/daebug.js"></script></head><body><script>
+window.got = [];
+const said = (e) => window.got.push(e.data);
+new Worker("/w/mod.js", {{ type: "module", name: "mod" }}).onmessage = said;
+new Worker("/w/classic.js", {{ name: "classic" }}).onmessage = said;
+</script></body></html>"#
+    );
+    let app = serve_files(vec![
+        ("/index.html", html),
+        ("/w/mod.js", MODULE.to_string()),
+        ("/w/rel.mjs", REL_MODULE.to_string()),
+        ("/w/classic.js", CLASSIC.to_string()),
+        ("/w/rel.js", REL_CLASSIC.to_string()),
+    ]);
+    chromium.navigate(&format!("{app}/index.html"));
+    let page = log_in(root.path(), "bridged-");
+    let got = ask(
+        &page,
+        "await daebug.waitFor(() => window.got.length === 2 && window.got); window.got.sort()",
+    );
+    assert!(got.contains("up:mod relative import ok"), "{got}");
+    let module = log_in(root.path(), "mod-");
+    let found = ask(&module, "[location.href, self.meta, self.rel]");
+    let url = format!("{app}/w/mod.js");
+    let found: Vec<String> = serde_json::from_str(&found).expect("json");
+    assert_eq!(found, [url.clone(), url, "relative import ok".into()]);
+    let classic = log_in(root.path(), "classic-");
+    let found = ask(&classic, "[location.href, self.relClassic, self.strict]");
+    let found: serde_json::Value = serde_json::from_str(&found).expect("json");
+    assert_eq!(
+        found,
+        serde_json::json!([
+            format!("{app}/w/classic.js"),
+            "relative importScripts ok",
+            true
+        ])
+    );
 }

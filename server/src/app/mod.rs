@@ -259,12 +259,13 @@ impl Hub {
         let shutdown = self.wiring.shutdown.clone();
         let doors = self.wiring.doors.clone();
         let tracker = TaskTracker::new();
+        let adapter = self.script_url();
         let cdp = self.config.cdp.clone().map(|endpoint| {
             let to = dir_tx.clone();
             let report: crate::cdp::Report = Box::new(move |stem, line| {
                 let _ = to.send(messages::DirMsg::Browser { stem, line });
             });
-            crate::cdp::spawn(endpoint, report, shutdown.clone(), &tracker)
+            crate::cdp::spawn(endpoint, adapter, report, shutdown.clone(), &tracker)
         });
         let settings = LogSettings {
             dir: debug.clone(),

@@ -148,12 +148,13 @@ impl CdpHandle {
 /// Starts the bridge; it runs until `shutdown`.
 pub fn spawn(
     endpoint: String,
+    adapter: String,
     report: Report,
     shutdown: CancellationToken,
     tracker: &tokio_util::task::TaskTracker,
 ) -> CdpHandle {
     let (requests, rx) = mpsc::unbounded_channel();
-    tracker.spawn(run(endpoint, report, rx, shutdown));
+    tracker.spawn(run(endpoint, adapter, report, rx, shutdown));
     CdpHandle {
         requests,
         said: Said::default(),
@@ -163,6 +164,7 @@ pub fn spawn(
 /// Runs the bridge until `shutdown`.
 async fn run(
     endpoint: String,
+    adapter: String,
     report: Report,
     mut requests: mpsc::UnboundedReceiver<Request>,
     shutdown: CancellationToken,
@@ -191,7 +193,7 @@ async fn run(
         match connected {
             Ok((commands, events)) => {
                 warned = false;
-                Bridge::new(commands, &report)
+                Bridge::new(commands, &report, &adapter)
                     .serve(events, &mut requests, &shutdown)
                     .await;
                 if shutdown.is_cancelled() {
@@ -241,6 +243,9 @@ async fn websocket_url(endpoint: &str) -> Result<String, String> {
 struct Bridge<'a> {
     commands: CdpCommands,
     report: &'a Report,
+    /// The hub's `daebug.js` (absolute, with the token): loaded into each
+    /// dedicated worker of a loopback origin as it starts.
+    adapter: &'a str,
     targets: Targets,
     /// Lines waiting for their place's stem, by session and place.
     waiting: Vec<(String, Place, BrowserLine)>,
@@ -251,10 +256,11 @@ struct Bridge<'a> {
 }
 
 impl<'a> Bridge<'a> {
-    fn new(commands: CdpCommands, report: &'a Report) -> Self {
+    fn new(commands: CdpCommands, report: &'a Report, adapter: &'a str) -> Self {
         Bridge {
             commands,
             report,
+            adapter,
             targets: Targets::default(),
             waiting: Vec::new(),
             lookups: JoinSet::new(),
@@ -317,6 +323,21 @@ impl<'a> Bridge<'a> {
                     return;
                 }
                 self.targets.attached(&session, kind, epoch_ms());
+                // A dedicated worker gets the adapter's loader as it starts,
+                // so it is a realm with no line of its own (README, "A
+                // worker: no edit"), its URL untouched. Not paused to get
+                // it first (`waitForDebuggerOnStart`): the loader starts the
+                // adapter after the worker's first run anyway, and a target
+                // left waiting would be an app broken. Only a loopback
+                // origin's (a dev server's): another site's worker in the
+                // same browser is not the app's.
+                let url = e
+                    .params
+                    .pointer("/targetInfo/url")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let load =
+                    (kind == "worker" && is_loopback(url)).then(|| worker_loader(self.adapter));
                 tokio::spawn(async move {
                     let s = Some(session.as_str());
                     let _ = commands.call("Runtime.enable", json!({}), s).await;
@@ -325,6 +346,11 @@ impl<'a> Bridge<'a> {
                     let _ = commands
                         .call("Target.setAutoAttach", auto_attach(), s)
                         .await;
+                    if let Some(expression) = load {
+                        let _ = commands
+                            .call("Runtime.evaluate", json!({ "expression": expression }), s)
+                            .await;
+                    }
                     let _ = commands
                         .call("Runtime.runIfWaitingForDebugger", json!({}), s)
                         .await;
@@ -503,4 +529,63 @@ fn epoch_ms() -> f64 {
 
 fn auto_attach() -> Value {
     json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true })
+}
+
+/// Whether a worker's script URL (`blob:` included) is of a loopback
+/// origin: `localhost`, `127.0.0.1` or `[::1]`, any port.
+fn is_loopback(url: &str) -> bool {
+    let url = url.strip_prefix("blob:").unwrap_or(url);
+    let Some(rest) = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.split(':').next().unwrap_or(""),
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost" || host == "::1" || host.starts_with("127.") || host.ends_with(".localhost")
+}
+
+/// What a dedicated worker evaluates as it starts: the loader,
+/// imported (a classic worker may `import()` too), its failure caught, so
+/// a hub that is down changes nothing; once in a realm, whatever else
+/// loads it.
+fn worker_loader(adapter: &str) -> String {
+    let url = serde_json::to_string(adapter).unwrap_or_else(|_| "\"\"".into());
+    format!("import({url}).catch(() => {{}}); undefined")
+}
+
+#[cfg(test)]
+mod worker_tests {
+    use super::*;
+
+    #[test]
+    fn workers_of_loopback_origins_get_the_loader() {
+        for url in [
+            "http://localhost:5173/src/w.js",
+            "http://127.0.0.1:8302/w.js?x#y",
+            "http://[::1]:3000/w.js",
+            "blob:http://localhost:5173/0b6c7f0e-1",
+            "http://app.localhost/w.js",
+        ] {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in [
+            "https://mail.example.com/w.js",
+            "http://localhost.example.com/w.js",
+            "data:text/javascript,1",
+            "blob:https://example.com/1",
+            "",
+        ] {
+            assert!(!is_loopback(url), "{url}");
+        }
+        assert_eq!(
+            worker_loader("http://127.0.0.1:8302/daebug.js?token=a\"b"),
+            r#"import("http://127.0.0.1:8302/daebug.js?token=a\"b").catch(() => {}); undefined"#
+        );
+    }
 }
