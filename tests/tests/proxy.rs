@@ -1,13 +1,14 @@
 //! `daebug --proxy URL` (docs/proxy.md): the hub in front of an app's own
 //! server, with the real hub binary. A static server (`python3 -m
 //! http.server`) whose page has no tag becomes a realm through the hub
-//! (its module worker runs), relative fetches and the app's own `/api/`
-//! reach the app, and a stopped server is a 502 naming it. A server
+//! (its unedited module worker too: the proxy appends the loader to a
+//! worker's script), relative fetches and the app's own `/api/` reach the
+//! app, and a stopped server is a 502 naming it. A server
 //! written here answers gzipped HTML (the tag still added), a stream (it
 //! arrives as it is sent), a redirect to itself (back to the hub) and a
 //! WebSocket with a subprotocol (echoed, its close code kept). Vite 7's
-//! dev server, when npm can install it: the page is a realm and HMR's
-//! socket connects and hot-updates through the hub.
+//! dev server, when npm can install it: the page and its module worker are
+//! realms and HMR's socket connects and hot-updates through the hub.
 
 mod support;
 
@@ -241,6 +242,14 @@ fn a_static_server_behind_the_proxy_is_a_realm() {
         &page,
         "await new Promise((r) => { const t = () => (window.fromWorker ? r() : setTimeout(t, 20)); t(); });\n\
          window.fromWorker",
+    );
+    assert!(reply.contains("[42,\"/worker.js\"]"), "{reply}");
+    // With no line of daebug in it, the worker is a realm: the proxy
+    // appended the loader to its script.
+    let worker = log_in(root.path(), "proxied-worker-");
+    let reply = ask(
+        &worker,
+        "const d = await fetch('data.json').then((r) => r.json());\n[d.answer, location.pathname]",
     );
     assert!(reply.contains("[42,\"/worker.js\"]"), "{reply}");
 
@@ -574,12 +583,14 @@ fn vite_behind_the_proxy_is_a_realm_and_hot_updates() {
                 "src/main.js",
                 "import { label } from './label.js';\n\
                  window.hmr = { connected: false, updates: [] };\n\
+                 new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'vite-worker' });\n\
                  document.getElementById('out').textContent = label;\n\
                  if (import.meta.hot) {\n\
                    import.meta.hot.on('vite:ws:connect', () => { window.hmr.connected = true; console.log('hmr connected'); });\n\
                    import.meta.hot.on('vite:afterUpdate', (e) => { for (const u of e.updates) window.hmr.updates.push(u.path); console.log('hmr updated ' + e.updates.map((u) => u.path).join()); });\n\
                  }\n",
             ),
+            ("src/worker.js", "import { label } from './label.js';\nself.label = label;\n"),
             (
                 "src/label.js",
                 "export const label = 'first';\nif (import.meta.hot) import.meta.hot.accept((m) => { document.getElementById('out').textContent = m.label; });\n",
@@ -617,6 +628,11 @@ fn vite_behind_the_proxy_is_a_realm_and_hot_updates() {
          [document.getElementById('out').textContent, window.hmr.connected, typeof (await import('/src/label.js')).label]",
     );
     assert!(reply.contains("[\"first\",true,\"string\"]"), "{reply}");
+
+    // The worker Vite serves, unedited, is a realm through the proxy.
+    let worker = log_in(root.path(), "vite-worker-");
+    let reply = ask(&worker, "[self.label, location.pathname]");
+    assert!(reply.contains("[\"first\",\"/src/worker.js\"]"), "{reply}");
 
     // An edit reaches the page through HMR's socket, through the hub.
     std::fs::write(

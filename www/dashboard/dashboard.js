@@ -1,6 +1,6 @@
 // The daebug dashboard: the realms, the selected realm's log (rendered to
-// HTML by the hub, `GET /api/realms/{stem}/log?format=html`), live through
-// `/api/events`, and a box that sends a block as agent `dashboard`.
+// HTML by the hub, `GET /_daebug/api/realms/{stem}/log?format=html`), live through
+// `/_daebug/api/events`, and a box that sends a block as agent `dashboard`.
 //
 // Plain JavaScript, no build step. Every request is same-origin: when the
 // hub has a token, opening the page with `?token=…` made the hub set its
@@ -66,7 +66,7 @@ async function refusal(res) {
 async function refreshRealms() {
   let res;
   try {
-    res = await fetch("/api/realms", { cache: "no-store" });
+    res = await fetch("/_daebug/api/realms", { cache: "no-store" });
   } catch (e) {
     setHubStatus("down", "the hub is not reachable");
     return;
@@ -183,7 +183,7 @@ async function loadLog() {
   view.logBusy = true;
   try {
     const res = await fetch(
-      `/api/realms/${encodeURIComponent(stem)}/log?format=html&tail=${TAIL_LINES}`,
+      `/_daebug/api/realms/${encodeURIComponent(stem)}/log?format=html&tail=${TAIL_LINES}`,
       { cache: "no-store" },
     );
     if (stem !== view.selected) return;
@@ -289,7 +289,7 @@ async function send(event) {
     setSendStatus("error", why);
   };
   try {
-    const res = await fetch(`/api/realms/${encodeURIComponent(stem)}/eval`, {
+    const res = await fetch(`/_daebug/api/realms/${encodeURIComponent(stem)}/eval`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ code, lang, agent: AGENT }),
@@ -319,7 +319,7 @@ function sendOnShortcut(event) {
 // ----- live ------------------------------------------------------------
 
 function listen() {
-  const events = new EventSource("/api/events");
+  const events = new EventSource("/_daebug/api/events");
   events.onopen = () => {
     setHubStatus("live", "live");
     refreshRealms();

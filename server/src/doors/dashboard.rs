@@ -293,7 +293,7 @@ mod tests {
             (
                 "/_daebug/dashboard.js",
                 "text/javascript; charset=utf-8",
-                "new EventSource(\"/api/events\")",
+                "new EventSource(\"/_daebug/api/events\")",
             ),
             (
                 "/_daebug/dashboard.js",

@@ -6,7 +6,9 @@
 //! any method, goes to the upstream as it came, body streamed both ways.
 //! Only HTML answering a document request (a navigation, an iframe) is
 //! buffered (up to [`HTML_CAP`]), to add the adapter's tag as the hub's
-//! own files get it (`inject.rs`). A WebSocket upgrade (Vite's HMR,
+//! own files get it (`inject.rs`), and JavaScript answering a worker's
+//! request, to append the loader's line as the hub's own worker scripts
+//! get it. A WebSocket upgrade (Vite's HMR,
 //! Next's) is passed to the upstream and, once it answers 101, the two
 //! connections are joined byte for byte: subprotocols, extensions and
 //! close codes are theirs.
@@ -32,13 +34,15 @@ use futures_util::{Stream, StreamExt};
 use hyper_util::rt::TokioIo;
 
 use super::assets::ADAPTER_FILES;
-use super::files::injected_tag;
+use super::files::{adapter_src, injected_tag};
 use super::guard::plain_text;
-use super::inject::{inject_adapter, HubScriptAt, Injection};
+use super::inject::{
+    inject_adapter, is_worker_destination, with_worker_adapter, HubScriptAt, Injection,
+};
 use super::state::HttpState;
 
-/// The largest HTML response buffered to add the tag; a larger one goes
-/// through untouched, with a line in the hub's output.
+/// The largest page (or worker script) buffered to add the tag; a larger
+/// one goes through untouched, with a line in the hub's output.
 pub const HTML_CAP: usize = 16 * 1024 * 1024;
 
 /// How long the upstream has to accept a connection.
@@ -199,6 +203,30 @@ fn is_upgrade(headers: &HeaderMap) -> bool {
             .any(|t| t.trim().eq_ignore_ascii_case("upgrade"))
 }
 
+/// What a response is buffered for, to add daebug to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edit {
+    /// A page: the tag, first in `<head>`.
+    Page,
+    /// A worker's script (or a module of its graph): the loader's line
+    /// after its last line.
+    Worker,
+}
+
+/// What the request's answer gets, if it is of the type that edit is
+/// for: a page for a document request (`wants_document`), a script for
+/// a worker's (`Sec-Fetch-Dest: worker` or `sharedworker`).
+fn edit_for(method: &Method, headers: &HeaderMap) -> Option<Edit> {
+    if *method != Method::GET {
+        return None;
+    }
+    let dest = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok());
+    if dest.is_some_and(is_worker_destination) {
+        return Some(Edit::Worker);
+    }
+    wants_document(headers).then_some(Edit::Page)
+}
+
 /// Whether the answer may be a page the tag belongs in: a navigation or a
 /// frame's document (`Sec-Fetch-Dest`), or, from a client that does not
 /// say, a request that accepts HTML. A page's own `fetch` of an HTML
@@ -221,7 +249,10 @@ fn wants_document(headers: &HeaderMap) -> bool {
 async fn forward(proxy: &Proxy, req: Request) -> Response {
     let (mut parts, body) = req.into_parts();
     let upgrading = is_upgrade(&parts.headers);
-    let document = !upgrading && parts.method == Method::GET && wants_document(&parts.headers);
+    let edit = match upgrading {
+        true => None,
+        false => edit_for(&parts.method, &parts.headers),
+    };
     let what = format!("{} {}", parts.method, parts.uri.path());
     let client_upgrade = match upgrading {
         true => parts.extensions.remove::<hyper::upgrade::OnUpgrade>(),
@@ -244,9 +275,9 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
     if upgrading {
         headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
     }
-    if document {
-        // A page to add the tag to comes uncompressed (a server that
-        // compresses anyway is decoded below).
+    if edit.is_some() {
+        // A page or worker script to add to comes uncompressed (a server
+        // that compresses anyway is decoded below).
         headers.insert(
             header::ACCEPT_ENCODING,
             HeaderValue::from_static("identity"),
@@ -280,22 +311,35 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
     strip_hop_by_hop(&mut res_parts.headers, false);
     rewrite_location(&proxy.upstream, &mut res_parts.headers);
     let body = Body::new(res_body);
-    let html = res_parts
+    let kind = res_parts
         .headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| {
-            let t = t.trim_start().to_ascii_lowercase();
-            t.starts_with("text/html") || t.starts_with("application/xhtml+xml")
-        });
-    let no_body = matches!(
-        res_parts.status,
-        StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
-    );
-    if !(document && html) || no_body {
-        return Response::from_parts(res_parts, body);
+        .map(|t| t.trim_start().to_ascii_lowercase())
+        .unwrap_or_default();
+    let of_its_type = match edit {
+        Some(Edit::Page) => {
+            kind.starts_with("text/html") || kind.starts_with("application/xhtml+xml")
+        }
+        Some(Edit::Worker) => {
+            let essence = kind.split(';').next().unwrap_or("").trim();
+            matches!(
+                essence,
+                "text/javascript"
+                    | "application/javascript"
+                    | "application/x-javascript"
+                    | "text/ecmascript"
+                    | "application/ecmascript"
+            )
+        }
+        None => false,
+    };
+    match edit {
+        Some(edit) if of_its_type && res_parts.status == StatusCode::OK => {
+            with_daebug(proxy, edit, res_parts, body, parts.uri.path()).await
+        }
+        _ => Response::from_parts(res_parts, body),
     }
-    with_tag(proxy, res_parts, body, parts.uri.path()).await
 }
 
 /// One request on a connection of its own to the upstream; the error, as
@@ -393,11 +437,13 @@ fn rewrite_location(upstream: &Upstream, headers: &mut HeaderMap) {
     }
 }
 
-/// A page from upstream with the adapter's tag: buffered (decoded when
-/// the upstream compressed it anyway), unless larger than [`HTML_CAP`] or
-/// in an encoding the hub does not read, which pass through untouched.
-async fn with_tag(
+/// A page from upstream with the adapter's tag, or a worker's script with
+/// the loader's line: buffered (decoded when the upstream compressed it
+/// anyway), unless larger than [`HTML_CAP`] or in an encoding the hub does
+/// not read, which pass through untouched.
+async fn with_daebug(
     proxy: &Proxy,
+    edit: Edit,
     mut parts: axum::http::response::Parts,
     body: Body,
     page: &str,
@@ -472,9 +518,9 @@ async fn with_tag(
         ),
         _ => None,
     };
-    let html = match decoded {
+    let decoded = match decoded {
         None => raw,
-        Some(Ok(html)) => html,
+        Some(Ok(decoded)) => decoded,
         Some(Err(why)) => {
             proxy.warn_once(
                 format!("undecoded {page}"),
@@ -485,7 +531,15 @@ async fn with_tag(
     };
     parts.headers.remove(header::CONTENT_ENCODING);
     parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, Body::from(proxy.with_adapter(html, page)))
+    let edited = match edit {
+        Edit::Page => proxy.with_adapter(decoded, page),
+        Edit::Worker => match String::from_utf8(decoded) {
+            Ok(script) => with_worker_adapter(&script, &adapter_src(&proxy.state)).into_bytes(),
+            // Not UTF-8: not a script daebug can add to.
+            Err(e) => e.into_bytes(),
+        },
+    };
+    Response::from_parts(parts, Body::from(edited))
 }
 
 /// A compressed page, decoded up to [`HTML_CAP`].
@@ -605,6 +659,24 @@ mod tests {
         h.insert("sec-fetch-dest", HeaderValue::from_static("iframe"));
         assert!(wants_document(&h));
         assert!(!wants_document(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn workers_scripts_and_documents_are_edited() {
+        let with = |dest: &str| {
+            let mut h = HeaderMap::new();
+            h.insert("sec-fetch-dest", HeaderValue::from_str(dest).unwrap());
+            h
+        };
+        assert_eq!(edit_for(&Method::GET, &with("worker")), Some(Edit::Worker));
+        assert_eq!(
+            edit_for(&Method::GET, &with("sharedworker")),
+            Some(Edit::Worker)
+        );
+        assert_eq!(edit_for(&Method::GET, &with("document")), Some(Edit::Page));
+        assert_eq!(edit_for(&Method::GET, &with("serviceworker")), None);
+        assert_eq!(edit_for(&Method::GET, &with("script")), None);
+        assert_eq!(edit_for(&Method::POST, &with("document")), None);
     }
 
     #[test]
