@@ -210,6 +210,17 @@ fn dead_port() -> u16 {
 
 #[test]
 fn with_the_hub_down_the_workers_start_and_talk_to_their_page() {
+    workers_start_with_the_hub_down(Engine::Chromium);
+}
+
+/// (Not WebKit: its MiniBrowser printed nothing of a page from
+/// `serve_files` here, not even the dead hub's error; not looked into.)
+#[test]
+fn in_firefox_with_the_hub_down_the_workers_start() {
+    workers_start_with_the_hub_down(Engine::Firefox);
+}
+
+fn workers_start_with_the_hub_down(engine: Engine) {
     let hub = format!("http://127.0.0.1:{}", dead_port());
     // The page loads daebug.js from a hub that is down; its workers come
     // as the hub (or its proxy) would have served them, the line at the end.
@@ -224,7 +235,7 @@ fn with_the_hub_down_the_workers_start_and_talk_to_their_page() {
         }
     }
     let app = serve_files(files);
-    let browser = Browser::open(&format!("{app}/index.html"));
+    let browser = Browser::open_in(engine, &format!("{app}/index.html"));
     let end = Instant::now() + DEADLINE;
     let wanted = [
         "got up:mod relative import ok",
