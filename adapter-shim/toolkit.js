@@ -101,8 +101,8 @@ function toolkit(kind, host) {
   // is the same file, with any query a dev server added
   // (`/src/store.js?t=…`); when `resolved` has a query of its own, only
   // that exact URL counts. It is returned whole: a module's instance is
-  // keyed by its URL with the fragment (a worker's entry carries the tab's
-  // `#daebug-tab=…`), and another fragment would be another instance.
+  // keyed by its URL with the fragment (a worker's entry may carry one),
+  // and another fragment would be another instance.
   function loadedAs(resolved) {
     const bare = (u) => u.split("#")[0];
     resolved = bare(resolved);
