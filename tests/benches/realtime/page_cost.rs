@@ -25,7 +25,7 @@ const WARM_UP: usize = 2;
 /// Fresh browsers per page for the memory rows.
 const MEMORY_RUNS: usize = 5;
 
-const FIXTURE: [(&str, &str); 5] = [
+pub const FIXTURE: [(&str, &str); 5] = [
     (
         "index.html",
         include_str!("../../tests/fixtures/page-cost/index.html"),
@@ -56,20 +56,20 @@ const LEFT_OUT: &str = "<!-- the daebug.js tag left out -->";
 
 /// One load's times, ms after the navigation's start; the tag's times are
 /// absent without it.
-struct Load {
-    load: f64,
-    paint: f64,
-    tag: Option<TagTimes>,
+pub struct Load {
+    pub load: f64,
+    pub paint: f64,
+    pub tag: Option<TagTimes>,
 }
 
 /// The tag's request, its script in hand, the adapter's start (the
 /// `daebug:start` mark: the `.wasm` compiled and running) and the hub's
 /// welcome (`daebug:welcomed`), on the page's clock.
-struct TagTimes {
-    request: f64,
-    script: f64,
-    started: f64,
-    welcomed: f64,
+pub struct TagTimes {
+    pub request: f64,
+    pub script: f64,
+    pub started: f64,
+    pub welcomed: f64,
 }
 
 pub fn page_cost(rows: &mut Vec<Row>) {
@@ -182,7 +182,7 @@ pub fn page_cost(rows: &mut Vec<Row>) {
 /// Navigates to `url` and waits for its load event, its first contentful
 /// paint and, with the tag, the hub's welcome; then a pause, as between
 /// two visits, so what the hub writes for a realm gone falls on no load.
-fn load(chromium: &mut DevtoolsBrowser, url: &str, tagged: bool) -> Load {
+pub fn load(chromium: &mut DevtoolsBrowser, url: &str, tagged: bool) -> Load {
     let before = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
