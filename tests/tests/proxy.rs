@@ -347,8 +347,8 @@ fn serve_one(
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).expect("body");
-    let path = first.split(' ').nth(1).unwrap_or("/").to_owned();
-    match path.as_str() {
+    let target = first.split(' ').nth(1).unwrap_or("/");
+    match target.split('?').next().unwrap_or("/") {
         "/" => {
             let html =
                 b"<!doctype html><html><head><title>Gz</title></head><body>zipped</body></html>";
@@ -534,6 +534,63 @@ fn gzipped_pages_streams_redirects_and_sockets_pass_through() {
         asked.contains(&format!("host: {up_authority}\r\n")),
         "{asked}"
     );
+}
+
+#[test]
+fn with_a_token_only_its_holders_reach_the_app_and_the_app_never_sees_it() {
+    let (_go, wait) = mpsc::channel();
+    let (upstream, seen) = hand_written_upstream(wait);
+    let root = TempDir::new("proxy-token");
+    let mut hub = Running::start(
+        &[
+            "--port",
+            "0",
+            "--token",
+            "t0ken-proxy",
+            "--proxy",
+            &upstream,
+        ],
+        &root,
+    );
+    let base = base_of(&hub.line_with("serving"));
+    // Without the token: refused by the hub, never proxied.
+    let asked = seen.lock().unwrap().len();
+    let (head, _) = fetch(&base, "PUT", "/echo", &[], b"x");
+    assert!(head.starts_with("http/1.1 401"), "{head}");
+    assert_eq!(seen.lock().unwrap().len(), asked);
+    // The page opened with it: the cookie set, the tag carries it.
+    let (head, body) = fetch(
+        &base,
+        "GET",
+        "/?token=t0ken-proxy",
+        &["Accept: text/html", "Sec-Fetch-Dest: document"],
+        b"",
+    );
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("set-cookie: daebug_token="), "{head}");
+    let body = String::from_utf8_lossy(&body);
+    assert!(
+        body.contains("<script src=\"/daebug.js?token=t0ken-proxy\"></script>"),
+        "{body}"
+    );
+    // The page's own requests carry the cookie; the app sees its own only.
+    let (head, _) = fetch(
+        &base,
+        "PUT",
+        "/echo",
+        &["Cookie: sid=7; daebug_token=t0ken-proxy"],
+        b"x",
+    );
+    assert!(head.starts_with("http/1.1 201"), "{head}");
+    let asked = seen
+        .lock()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(asked.contains("cookie: sid=7\r\n"), "{asked}");
+    assert!(!asked.contains("t0ken"), "{asked}");
 }
 
 /// Vite 7 from the npm registry into `app`; `None` (with the reason

@@ -192,6 +192,30 @@ fn strip_hop_by_hop(headers: &mut HeaderMap, upgrading: bool) {
     }
 }
 
+/// The hub's own cookie (a hub with a token: `token.rs`) is the hub's:
+/// the app's server never sees it.
+fn without_hub_cookie(headers: &mut HeaderMap) {
+    let prefix = format!("{}=", super::token::COOKIE_NAME);
+    let kept: Vec<String> = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !c.starts_with(&prefix))
+        .map(str::to_owned)
+        .collect();
+    if !headers.contains_key(header::COOKIE) {
+        return;
+    }
+    headers.remove(header::COOKIE);
+    if let Ok(v) = HeaderValue::from_str(&kept.join("; ")) {
+        if !kept.is_empty() {
+            headers.insert(header::COOKIE, v);
+        }
+    }
+}
+
 /// Whether the request asks to switch protocols (a WebSocket).
 fn is_upgrade(headers: &HeaderMap) -> bool {
     headers.contains_key(header::UPGRADE)
@@ -261,6 +285,7 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
 
     let mut headers = std::mem::take(&mut parts.headers);
     strip_hop_by_hop(&mut headers, upgrading);
+    without_hub_cookie(&mut headers);
     let hub_host = headers.get(header::HOST).cloned();
     if let Ok(host) = HeaderValue::from_str(&proxy.upstream.authority) {
         headers.insert(header::HOST, host);
@@ -677,6 +702,20 @@ mod tests {
         assert_eq!(edit_for(&Method::GET, &with("serviceworker")), None);
         assert_eq!(edit_for(&Method::GET, &with("script")), None);
         assert_eq!(edit_for(&Method::POST, &with("document")), None);
+    }
+
+    #[test]
+    fn the_hubs_cookie_stays_behind() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("sid=1; daebug_token=abc; theme=dark"),
+        );
+        without_hub_cookie(&mut h);
+        assert_eq!(h[header::COOKIE], "sid=1; theme=dark");
+        h.insert(header::COOKIE, HeaderValue::from_static("daebug_token=abc"));
+        without_hub_cookie(&mut h);
+        assert!(!h.contains_key(header::COOKIE));
     }
 
     #[test]

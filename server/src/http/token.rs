@@ -26,7 +26,7 @@ use super::guard::plain_text;
 use super::percent::decode as percent_decode;
 
 /// The cookie that carries the token for a page's same-origin requests.
-const COOKIE_NAME: &str = "daebug_token";
+pub(crate) const COOKIE_NAME: &str = "daebug_token";
 
 /// The one-line answer to a request without the right token.
 const REFUSAL: &str =
