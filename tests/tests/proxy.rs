@@ -92,6 +92,17 @@ fn hub_in_front_of(root: &TempDir, upstream: &str) -> (Running, String) {
     (hub, base)
 }
 
+/// Waits until the hub's output (stdout or stderr) holds `needle`.
+fn said(hub: &Running, needle: &str) {
+    let end = Instant::now() + DEADLINE;
+    while !hub.output().contains(needle) {
+        assert!(Instant::now() < end, "the hub never said {needle:?}");
+        // Output has no event to block on with a deadline: the poll
+        // interval of this bounded wait.
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// The last reply in a log's text.
 fn last_reply(text: &str) -> &str {
     &text[text.rfind("> **agent** to ").expect("a reply")..]
@@ -387,6 +398,23 @@ fn serve_one(
             );
             let _ = stream.write_all(&body);
         }
+        "/big.html" | "/big-chunked.html" => {
+            // A page over the hub's 16 MiB cap, with and without its length.
+            let page = big_page();
+            let _ = match target.starts_with("/big.html") {
+                true => write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n",
+                    page.len()
+                ),
+                false => write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n"
+                ),
+            };
+            let _ = stream.write_all(&page);
+        }
         "/moved" => {
             let _ = write!(
                 stream,
@@ -402,12 +430,19 @@ fn serve_one(
     }
 }
 
+/// A page of 17 MiB (over the hub's cap), `<head>` first.
+fn big_page() -> Vec<u8> {
+    let mut page = b"<!doctype html><html><head><title>Big</title></head><body>".to_vec();
+    page.resize(17 << 20, b'x');
+    page
+}
+
 #[test]
 fn gzipped_pages_streams_redirects_and_sockets_pass_through() {
     let (go, wait) = mpsc::channel();
     let (upstream, seen) = hand_written_upstream(wait);
     let root = TempDir::new("proxy-hand");
-    let (_hub, base) = hub_in_front_of(&root, &upstream);
+    let (hub, base) = hub_in_front_of(&root, &upstream);
     let hub_authority = base.trim_start_matches("http://").to_owned();
     let up_authority = upstream.trim_start_matches("http://").to_owned();
 
@@ -450,6 +485,21 @@ fn gzipped_pages_streams_redirects_and_sockets_pass_through() {
     let (head, body) = fetch(&base, "GET", "/", &["Sec-Fetch-Dest: empty"], b"");
     assert!(head.contains("content-encoding: gzip"), "{head}");
     assert_eq!(&body[..2], b"\x1f\x8b");
+
+    // A page over 16 MiB, with its length or without (read up to the
+    // cap, then the rest): passed through untouched, with a line.
+    for path in ["/big.html", "/big-chunked.html"] {
+        let (head, body) = fetch(
+            &base,
+            "GET",
+            path,
+            &["Accept: text/html", "Sec-Fetch-Dest: document"],
+            b"",
+        );
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(body == big_page(), "{path}: {} bytes", body.len());
+        said(&hub, &format!("{path} is larger than 16 MiB"));
+    }
 
     // Any method, its body both ways.
     let payload: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
