@@ -345,7 +345,7 @@ function components(kit, hooks) {
   // made under a cause of their own (`causes`), they stay out
   // of its reply; one that fails is still logged, saying so
   // (docs/log-format.md, "Components").
-  const READING = { why: "daebug.component reading a source map" };
+  const READING = { why: "daebug.component reading a source map", own: true };
   function get(u) {
     const was = causes?.now() ?? null;
     causes?.hold(READING);

@@ -439,7 +439,7 @@ function debugging(kit, hooks) {
   }
   // daebug's own reads (a script, its map) are not the block's requests:
   // under a cause of their own (hooks.js's `causes`), as components.js's.
-  const READING = { why: "daebug.logpoint reading a source map" };
+  const READING = { why: "daebug.logpoint reading a source map", own: true };
   async function get(url) {
     const c = hooks && hooks.causes;
     const was = c ? c.now() : null;

@@ -143,7 +143,8 @@ function hooks(self) {
     return [...args.slice(0, at), out, ...rest.slice(used)];
   }
   // What caused the code running now (docs/log-format.md, "Causes"): a
-  // job (`{ job, at, late }`), or `{ why }` for a person's input, a timer
+  // job (`{ job, at, late }`), or `{ why }` for a person's input, a timer,
+  // daebug's own reads for a block (`own: true`: components.js, debugger.js)
   // or a request a Node realm serves (`after click on li.todo >
   // input.toggle`, `after setInterval (1000 ms)`, `while serving POST
   // /api/orders`); null when not known. Followed by async context, not by
@@ -261,7 +262,8 @@ function hooks(self) {
     // too when its code is on the stack (an `await` of the block's that
     // resumed in a task of another cause).
     let c = causes.now() || jobNow;
-    if (c !== jobNow && jobNow && jobNow.cell && String(r.err.stack).includes(jobNow.cell)) c = jobNow;
+    // (A cause marked `own`, daebug's own reads for a block, stays.)
+    if (c !== jobNow && !(c && c.own) && jobNow && jobNow.cell && String(r.err.stack).includes(jobNow.cell)) c = jobNow;
     r.cause = c;
     r.inJob = c !== null && c === jobNow;
     r.request = side(headers);
