@@ -643,6 +643,19 @@ fn with_a_token_only_its_holders_reach_the_app_and_the_app_never_sees_it() {
     assert!(!asked.contains("t0ken"), "{asked}");
 }
 
+#[test]
+fn a_proxy_to_the_hub_itself_is_a_loop_said_at_once() {
+    let port = free_port().to_string();
+    let root = TempDir::new("proxy-loop");
+    let upstream = format!("http://localhost:{port}");
+    let mut hub = Running::start(&["--port", &port, "--proxy", &upstream], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let (head, body) = fetch(&base, "GET", "/", &["Accept: text/html"], b"");
+    let body = String::from_utf8_lossy(&body);
+    assert!(head.starts_with("http/1.1 508"), "{head}");
+    assert!(body.contains("leads to the hub itself"), "{body}");
+}
+
 /// Vite 7 from the npm registry into `app`; `None` (with the reason
 /// printed) when npm cannot install it.
 fn install_vite(app: &std::path::Path) -> Option<std::path::PathBuf> {

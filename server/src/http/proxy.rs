@@ -216,6 +216,20 @@ fn without_hub_cookie(headers: &mut HeaderMap) {
     }
 }
 
+/// What the proxy adds to `Via` (RFC 9110 §7.6.3), and how it knows a
+/// request it forwarded when one comes back.
+const VIA: &str = "1.1 daebug";
+
+/// Whether a proxy of daebug already forwarded this request.
+fn came_through_daebug(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::VIA)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|hop| hop.trim().eq_ignore_ascii_case(VIA))
+}
+
 /// Whether the request asks to switch protocols (a WebSocket).
 fn is_upgrade(headers: &HeaderMap) -> bool {
     headers.contains_key(header::UPGRADE)
@@ -278,6 +292,17 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
         false => edit_for(&parts.method, &parts.headers),
     };
     let what = format!("{} {}", parts.method, parts.uri.path());
+    if came_through_daebug(&parts.headers) {
+        // `--proxy` names this hub (or another proxy leads back to it):
+        // forwarding again would go round until the sockets run out.
+        let line = format!(
+            "daebug: {what} came back through this proxy: --proxy {} leads to the hub itself; \
+             give the dev server's own address",
+            proxy.upstream.origin
+        );
+        proxy.warn_once("loop".into(), line.clone());
+        return plain_text(StatusCode::LOOP_DETECTED, line);
+    }
     let client_upgrade = match upgrading {
         true => parts.extensions.remove::<hyper::upgrade::OnUpgrade>(),
         false => None,
@@ -297,6 +322,7 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
         HeaderName::from_static("x-forwarded-proto"),
         HeaderValue::from_static("http"),
     );
+    headers.append(header::VIA, HeaderValue::from_static(VIA));
     if upgrading {
         headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
     }
@@ -716,6 +742,19 @@ mod tests {
         h.insert(header::COOKIE, HeaderValue::from_static("daebug_token=abc"));
         without_hub_cookie(&mut h);
         assert!(!h.contains_key(header::COOKIE));
+    }
+
+    #[test]
+    fn a_request_it_forwarded_is_known_again() {
+        let mut h = HeaderMap::new();
+        assert!(!came_through_daebug(&h));
+        h.insert(
+            header::VIA,
+            HeaderValue::from_static("1.1 vegur, 1.1 daebug"),
+        );
+        assert!(came_through_daebug(&h));
+        h.insert(header::VIA, HeaderValue::from_static("1.1 daebugger"));
+        assert!(!came_through_daebug(&h));
     }
 
     #[test]
