@@ -212,9 +212,13 @@ fn a_static_server_behind_the_proxy_is_a_realm() {
         .nth(1)
         .and_then(|r| r.split_whitespace().next())
         .expect("a port");
-    let upstream = format!("http://127.0.0.1:{port}");
+    // The short form: a port on localhost (tried at each of its addresses;
+    // the server is on 127.0.0.1 only).
+    let upstream = format!("http://localhost:{port}");
     let root = TempDir::new("proxy-static");
-    let (_hub, base) = hub_in_front_of(&root, &upstream);
+    let mut hub = Running::start(&["--port", "0", "--proxy", port], &root);
+    let base = base_of(&hub.line_with("serving"));
+    hub.line_with(&format!("proxying {upstream}"));
 
     // A navigation gets the tag first in <head>; a fetch of the page does not.
     let (head, body) = fetch(

@@ -52,7 +52,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     pub cdp: Option<String>,
 
-    /// Serve an app's dev server (`http://localhost:5173`) on the hub's
+    /// Serve an app's dev server (`http://localhost:5173`, or `5173`) on the hub's
     /// port, the tag added to its pages and everything else passed
     /// through, WebSockets (HMR) included; the hub keeps only its own
     /// paths (docs/proxy.md).

@@ -59,12 +59,22 @@ pub struct Upstream {
 
 impl Upstream {
     /// `http://localhost:5173` (a path of `/` at most; the port defaults
-    /// to 80), or why not.
+    /// to 80), `localhost:5173` or `5173` (on `localhost`), or why not.
     pub fn parse(url: &str) -> Result<Upstream, String> {
-        let rest = url
-            .trim()
-            .strip_prefix("http://")
-            .ok_or_else(|| format!("--proxy {url:?}: only plain http:// URLs are proxied"))?;
+        let given = url.trim();
+        let rest = match given.split_once("://") {
+            Some(("http", rest)) => rest.to_owned(),
+            Some(_) => {
+                return Err(format!(
+                    "--proxy {url:?}: only plain http:// URLs are proxied"
+                ))
+            }
+            None if !given.is_empty() && given.bytes().all(|b| b.is_ascii_digit()) => {
+                format!("localhost:{given}")
+            }
+            None => given.to_owned(),
+        };
+        let rest = rest.as_str();
         let authority = rest.strip_suffix('/').unwrap_or(rest);
         if authority.is_empty() || authority.contains(['/', '?', '#', '@', ' ']) {
             return Err(format!(
@@ -641,9 +651,18 @@ mod tests {
             Upstream::parse("http://[::1]:8080").expect("ok").authority,
             "[::1]:8080"
         );
+        assert_eq!(
+            Upstream::parse("5173").expect("ok").origin,
+            "http://localhost:5173"
+        );
+        assert_eq!(
+            Upstream::parse("127.0.0.1:3000").expect("ok").origin,
+            "http://127.0.0.1:3000"
+        );
         for bad in [
             "https://localhost:5173",
-            "localhost:5173",
+            "ws://localhost:5173",
+            "99999",
             "http://localhost:5173/app",
             "http://localhost:x",
             "http://",
