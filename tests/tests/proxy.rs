@@ -419,6 +419,15 @@ fn serve_one(
             };
             let _ = stream.write_all(&page);
         }
+        "/broken" => {
+            let page = "<html><head><title>Build failed</title></head><body>error</body></html>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html; charset=utf-8\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+        }
         "/moved" => {
             let _ = write!(
                 stream,
@@ -489,6 +498,21 @@ fn gzipped_pages_streams_redirects_and_sockets_pass_through() {
     let (head, body) = fetch(&base, "GET", "/", &["Sec-Fetch-Dest: empty"], b"");
     assert!(head.contains("content-encoding: gzip"), "{head}");
     assert_eq!(&body[..2], b"\x1f\x8b");
+
+    // A dev server's error page is a page to debug: the tag too.
+    let (head, body) = fetch(
+        &base,
+        "GET",
+        "/broken",
+        &["Accept: text/html", "Sec-Fetch-Dest: document"],
+        b"",
+    );
+    assert!(head.starts_with("http/1.1 500"), "{head}");
+    assert!(
+        String::from_utf8_lossy(&body).starts_with("<html><head><script src=\"/daebug.js\">"),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
 
     // A page over 16 MiB, with its length or without (read up to the
     // cap, then the rest): passed through untouched, with a line.

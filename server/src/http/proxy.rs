@@ -4,18 +4,19 @@
 //!
 //! The hub keeps its own paths ([`hub_keeps`]); every other request, of
 //! any method, goes to the upstream as it came, body streamed both ways.
-//! Only HTML answering a document request (a navigation, an iframe) is
-//! buffered (up to [`HTML_CAP`]), to add the adapter's tag as the hub's
-//! own files get it (`inject.rs`), and JavaScript answering a worker's
-//! request, to append the loader's line as the hub's own worker scripts
-//! get it. A WebSocket upgrade (Vite's HMR,
-//! Next's) is passed to the upstream and, once it answers 101, the two
-//! connections are joined byte for byte: subprotocols, extensions and
+//! Only two kinds of answer are buffered (up to [`HTML_CAP`]): HTML
+//! answering a document request (a navigation, an iframe), to add the
+//! adapter's tag as the hub's own pages get it (`inject.rs`), and
+//! JavaScript answering a worker's request, to append the loader's line
+//! as the hub's own worker scripts get it. A WebSocket upgrade (Vite's
+//! HMR, Next's) is passed to the upstream and, once it answers 101, the
+//! two connections are joined byte for byte: subprotocols, extensions and
 //! close codes are theirs.
 //!
 //! Upstream requests carry `Host: <upstream host:port>` (dev servers
-//! refuse Hosts they do not know: Vite's `server.allowedHosts`) and
-//! `X-Forwarded-Host`/`-Proto` naming the hub, and a `Location` naming the
+//! refuse Hosts they do not know: Vite's `server.allowedHosts`),
+//! `X-Forwarded-Host`/`-Proto` naming the hub and `Via: 1.1 daebug` (a
+//! request that comes back with it is a loop); a `Location` naming the
 //! upstream comes back naming the hub. Each request has a connection of
 //! its own (loopback connections are cheap, and no pool can hand a
 //! request a connection the upstream is closing).
@@ -395,8 +396,17 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
         }
         None => false,
     };
+    // A page of any status has the tag (a dev server's error page is one
+    // to debug); a worker's script only when it is one.
+    let with_body = match edit {
+        Some(Edit::Page) => !matches!(
+            res_parts.status,
+            StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
+        ),
+        _ => res_parts.status == StatusCode::OK,
+    };
     match edit {
-        Some(edit) if of_its_type && res_parts.status == StatusCode::OK => {
+        Some(edit) if of_its_type && with_body => {
             with_daebug(proxy, edit, res_parts, body, parts.uri.path()).await
         }
         _ => Response::from_parts(res_parts, body),
