@@ -514,6 +514,24 @@ fn gzipped_pages_streams_redirects_and_sockets_pass_through() {
         String::from_utf8_lossy(&body)
     );
 
+    // A form's POST navigates: its page has the tag too.
+    let (_, body) = fetch(
+        &base,
+        "POST",
+        "/broken",
+        &[
+            "Accept: text/html",
+            "Sec-Fetch-Dest: document",
+            "Content-Type: application/x-www-form-urlencoded",
+        ],
+        b"q=1",
+    );
+    assert!(
+        String::from_utf8_lossy(&body).starts_with("<html><head><script src=\"/daebug.js\">"),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+
     // A page over 16 MiB, with its length or without (read up to the
     // cap, then the rest): passed through untouched, with a line.
     for path in ["/big.html", "/big-chunked.html"] {

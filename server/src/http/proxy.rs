@@ -266,14 +266,13 @@ enum Edit {
 /// for: a page for a document request (`wants_document`), a script for
 /// a worker's (`Sec-Fetch-Dest: worker` or `sharedworker`).
 fn edit_for(method: &Method, headers: &HeaderMap) -> Option<Edit> {
-    if *method != Method::GET {
-        return None;
-    }
     let dest = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok());
-    if dest.is_some_and(is_worker_destination) {
+    if *method == Method::GET && dest.is_some_and(is_worker_destination) {
         return Some(Edit::Worker);
     }
-    wants_document(headers).then_some(Edit::Page)
+    // A form's POST navigates too: its answer is a page.
+    let navigates = *method == Method::GET || (*method == Method::POST && dest.is_some());
+    (navigates && wants_document(headers)).then_some(Edit::Page)
 }
 
 /// Whether the answer may be a page the tag belongs in: a navigation or a
@@ -756,7 +755,10 @@ mod tests {
         assert_eq!(edit_for(&Method::GET, &with("document")), Some(Edit::Page));
         assert_eq!(edit_for(&Method::GET, &with("serviceworker")), None);
         assert_eq!(edit_for(&Method::GET, &with("script")), None);
-        assert_eq!(edit_for(&Method::POST, &with("document")), None);
+        assert_eq!(edit_for(&Method::POST, &with("document")), Some(Edit::Page));
+        assert_eq!(edit_for(&Method::POST, &with("worker")), None);
+        assert_eq!(edit_for(&Method::PUT, &with("document")), None);
+        assert_eq!(edit_for(&Method::HEAD, &with("document")), None);
     }
 
     #[test]
