@@ -514,6 +514,21 @@ fn gzipped_pages_streams_redirects_and_sockets_pass_through() {
         String::from_utf8_lossy(&body)
     );
 
+    // A foreign Host (DNS rebinding) is refused by the hub, never proxied.
+    let asked = seen.lock().unwrap().len();
+    let mut s = TcpStream::connect(&hub_authority).expect("connect");
+    s.set_read_timeout(Some(DEADLINE)).expect("timeout");
+    write!(
+        s,
+        "GET /echo HTTP/1.1\r\nHost: evil.example:{}\r\nConnection: close\r\n\r\n",
+        hub_authority.rsplit(':').next().unwrap()
+    )
+    .expect("write");
+    let mut refused = String::new();
+    s.read_to_string(&mut refused).expect("read");
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+    assert_eq!(seen.lock().unwrap().len(), asked);
+
     // A form's POST navigates: its page has the tag too.
     let (_, body) = fetch(
         &base,
