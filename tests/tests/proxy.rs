@@ -1,14 +1,18 @@
 //! `daebug --proxy URL` (docs/proxy.md): the hub in front of an app's own
 //! server, with the real hub binary. A static server (`python3 -m
-//! http.server`) whose page has no tag becomes a realm through the hub
-//! (its unedited module worker too: the proxy appends the loader to a
-//! worker's script), relative fetches and the app's own `/api/` reach the
-//! app, and a stopped server is a 502 naming it. A server
-//! written here answers gzipped HTML (the tag still added), a stream (it
-//! arrives as it is sent), a redirect to itself (back to the hub) and a
-//! WebSocket with a subprotocol (echoed, its close code kept). Vite 7's
-//! dev server, when npm can install it: the page and its module worker are
-//! realms and HMR's socket connects and hot-updates through the hub.
+//! http.server`, named by its port alone) whose page has no tag becomes a
+//! realm through the hub (its unedited module worker too: the proxy
+//! appends the loader to a worker's script), relative fetches and the
+//! app's own `/api/` reach the app, and a stopped server is a 502 naming
+//! it. A server written here answers gzipped HTML (the tag still added),
+//! an error page and a form's POST (the tag too), pages over 16 MiB
+//! (untouched), any method's body, a stream (it arrives as it is sent), a
+//! redirect to itself (back to the hub) and a WebSocket with a subprotocol
+//! (echoed, its close code kept); a foreign Host, or a hub with a token
+//! asked without it, never reaches it, and the hub's cookie never does.
+//! `--proxy` naming the hub itself is a 508. Vite 7's dev server, when npm
+//! can install it: the page and its module worker are realms and HMR's
+//! socket connects and hot-updates through the hub.
 
 mod support;
 
