@@ -213,21 +213,23 @@ fn npx_daebug_runs_the_hub_and_the_vite_plugin_tags_the_page() {
     let vite = Spawned::start(
         Command::new(app.path().join("node_modules/.bin/vite"))
             .process_group(0)
+            // Plain text (CI=true turns Vite's colours on).
+            .env("NO_COLOR", "1")
+            .env_remove("FORCE_COLOR")
             .args(["--port", "0", "--host", "127.0.0.1"])
             .current_dir(app.path()),
     );
-    let out = vite.wait_output("Local:");
+    let out = strip_colours(&vite.wait_output("ready in"));
+    let out = match out.contains("Local:") {
+        true => out,
+        false => strip_colours(&vite.wait_output("Local")),
+    };
     let url = out
         .split("Local:")
         .nth(1)
         .and_then(|r| r.split_whitespace().next())
-        .map(|u| {
-            u.replace("\u{1b}[1m", "")
-                .replace("\u{1b}[22m", "")
-                .replace("\u{1b}[36m", "")
-                .replace("\u{1b}[39m", "")
-        })
-        .expect("vite's URL");
+        .expect("vite's URL")
+        .to_string();
     assert!(
         out.contains("daebug: started the hub at http://127.0.0.1:"),
         "{out}"
@@ -259,4 +261,15 @@ fn npx_daebug_runs_the_hub_and_the_vite_plugin_tags_the_page() {
     wait_for(&log.path, "the hub stopped", |t| {
         t.contains("> **hub** stopped at")
     });
+}
+
+/// `text` without ANSI colour codes (`\x1b[…m`).
+fn strip_colours(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('\u{1b}') {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].find('m').map_or("", |m| &rest[at + m + 1..]);
+    }
+    out + rest
 }
