@@ -165,19 +165,37 @@ function hooks(self) {
       } catch {}
     }
     let current = null;
-    let resetting = false;
-    // A task of its own clears the context: the next task starts with none
-    // unless it is one of those followed.
-    const channel = typeof MessageChannel === "function" ? new MessageChannel() : null;
-    if (channel) {
-      channel.port1.onmessage = () => ((resetting = false), (current = null));
-      if (typeof channel.port1.unref === "function") channel.port1.unref();
-    }
+    let epoch = 0;
+    const micro = typeof queueMicrotask === "function" ? queueMicrotask : (f) => Promise.resolve().then(f);
+    // Held through the task's microtasks (8 turns of the queue: a chain of
+    // awaits), then cleared before the task ends: a context never leaks
+    // into the next task unless that task is one of those followed.
+    const HOPS = 8;
     const hold = (c) => {
       current = c;
-      if (channel && !resetting) (resetting = true), channel.port2.postMessage(0);
+      const mine = ++epoch;
+      let n = 0;
+      const tick = () => {
+        if (epoch !== mine) return;
+        if (++n < HOPS) micro(tick);
+        else current = null;
+      };
+      micro(tick);
     };
-    return { now: () => current, hold, run: (c, f) => (hold(c), f()) };
+    // A person's input holds for the rest of its task: its dispatch runs
+    // every listener (with microtask turns between them); a task of its
+    // own clears it after.
+    const channel = typeof MessageChannel === "function" ? new MessageChannel() : null;
+    if (channel) {
+      channel.port1.onmessage = (e) => e.data === epoch && (current = null);
+      if (typeof channel.port1.unref === "function") channel.port1.unref();
+    }
+    const holdTask = (c) => {
+      current = c;
+      ++epoch;
+      if (channel) channel.port2.postMessage(epoch);
+    };
+    return { now: () => current, hold, holdTask, run: (c, f) => (hold(c), f()) };
   })();
   // The timers a page or worker starts carry the context they were started
   // in, or are the cause themselves (Node's carry theirs already).
@@ -187,7 +205,9 @@ function hooks(self) {
     globalThis[name] = {
       [name](f, ...rest) {
         if (typeof f === "function") {
-          const c = causes.now() || (what && { why: what(rest) });
+          // (A running job's when nothing else is known: code of its that
+          // came back through a path not followed, as for requests.)
+          const c = causes.now() || jobNow || (what && { why: what(rest) });
           const g = f;
           f = function () {
             if (c) causes.hold(c);
@@ -220,7 +240,7 @@ function hooks(self) {
     };
     const person = (e) => {
       try {
-        if (e.isTrusted) causes.hold({ why: `after ${e.type} on ${where(e.target)}` });
+        if (e.isTrusted) causes.holdTask({ why: `after ${e.type} on ${where(e.target)}` });
       } catch {}
     };
     for (const k of PERSON) addEventListener(k, person, { capture: true, passive: true });
@@ -330,7 +350,9 @@ function hooks(self) {
     const out = [];
     try {
       const stack = String(r.err.stack || "");
-      for (const l of (folder ? folder(stack) : stack).split("\n")) {
+      // The adapter's folder only where a block's frames need naming (a
+      // WebKit block's blob: script): it is a call into the .wasm.
+      for (const l of (folder && stack.includes("blob:") ? folder(stack) : stack).split("\n")) {
         const t = l.trim();
         if (!/:\d+:\d+\)?$/.test(t) || OURS.test(t)) continue;
         if (out.push("⟵ " + t) === 3) break;
