@@ -15,6 +15,9 @@ mod support;
 #[path = "realtime/doors.rs"]
 mod doors;
 
+#[path = "realtime/network.rs"]
+mod network;
+
 #[path = "realtime/bridge.rs"]
 mod bridge;
 
@@ -35,6 +38,9 @@ mod testing;
 
 #[path = "realtime/page_cost.rs"]
 mod page_cost;
+
+#[path = "realtime/proxy.rs"]
+mod proxy;
 
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
@@ -88,7 +94,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 20] = [
+    let scenarios: [(&str, Scenario); 22] = [
         ("latency", latency),
         ("where_the_time_goes", stages::where_the_time_goes),
         ("doors", doors::doors),
@@ -101,8 +107,10 @@ fn main() {
         ("many_realms", many_realms),
         ("console_flood", console_flood),
         ("request_hooks", request_hooks),
+        ("network_cost", network::network_cost),
         ("first_line", first_line),
         ("page_cost", page_cost::page_cost),
+        ("proxy_cost", proxy::proxy_cost),
         ("pictures", pictures),
         ("bridge", bridge::bridge),
         ("node", node_realms::node_realms),
