@@ -683,22 +683,7 @@ fn pick_answers_with_the_component_of_what_the_person_picked() {
         "the pick's banner",
         "!!document.querySelector('daebug-panels')?.shadowRoot?.querySelector('.hint')",
     );
-    let at = tab.wait_until(
-        "the badge",
-        "(() => { const r = document.querySelector('.badge-item')?.getBoundingClientRect(); \
-         return r && r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null })()",
-    );
-    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
-    tab.call(
-        "Input.dispatchMouseEvent",
-        json!({ "type": "mouseMoved", "x": x, "y": y }),
-    );
-    for kind in ["mousePressed", "mouseReleased"] {
-        tab.call(
-            "Input.dispatchMouseEvent",
-            json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
-        );
-    }
+    tab.click("document.querySelector('.badge-item')");
     let text = wait_for(&log.path, "the pick's reply", |t| {
         t.contains("> **human** answered") && t.trim_end().ends_with(support::FOOTER)
     });

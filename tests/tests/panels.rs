@@ -63,33 +63,6 @@ fn run(log: &Log, code: &str) -> String {
     text[text.rfind("> **agent** to ").unwrap()..].to_string()
 }
 
-/// A person's click at the middle of what `element` (an expression in the
-/// page) evaluates to: DevTools `Input` events, which the page sees as
-/// trusted.
-fn click(tab: &mut DevtoolsBrowser, element: &str) {
-    let at = tab.wait_until(
-        element,
-        &format!(
-            "(() => {{ const el = {element}; if (!el) return null; const r = el.getBoundingClientRect(); \
-             return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null }})()"
-        ),
-    );
-    click_at(tab, at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
-}
-
-fn click_at(tab: &mut DevtoolsBrowser, x: f64, y: f64) {
-    tab.call(
-        "Input.dispatchMouseEvent",
-        json!({ "type": "mouseMoved", "x": x, "y": y }),
-    );
-    for kind in ["mousePressed", "mouseReleased"] {
-        tab.call(
-            "Input.dispatchMouseEvent",
-            json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
-        );
-    }
-}
-
 /// A person's key press (`Enter`, `Escape`).
 fn press(tab: &mut DevtoolsBrowser, key: &str, code: u32) {
     // Enter's `text` is what makes the browser submit a form (a keypress).
@@ -215,16 +188,16 @@ fn a_panel_with_a_schema_answers_only_a_persons_valid_submit() {
     );
 
     // A callback runs in the realm when the panel calls it.
-    click(&mut tab, &in_panel("#ping"));
+    tab.click(&in_panel("#ping"));
     let reply = run(&log, "await daebug.waitFor(() => seen.length && seen)");
     assert!(reply.contains("[\"pinged\"]"), "{reply}");
 
     // An invalid submit: the field's error, and no answer.
-    click(&mut tab, &in_panel("#name"));
+    tab.click(&in_panel("#name"));
     type_text(&mut tab, "Al");
-    click(&mut tab, &in_panel("#qty"));
+    tab.click(&in_panel("#qty"));
     type_text(&mut tab, "2");
-    click(&mut tab, &in_panel(".submit"));
+    tab.click(&in_panel(".submit"));
     tab.wait_until(
         "the field's error",
         &format!(
@@ -236,7 +209,7 @@ fn a_panel_with_a_schema_answers_only_a_persons_valid_submit() {
     assert!(reply.contains("\"pending\""), "{reply}");
 
     // Valid now, but a block's `.click()` is not a person's.
-    click(&mut tab, &in_panel("#name"));
+    tab.click(&in_panel("#name"));
     type_text(&mut tab, "a");
     let reply = run(
         &log,
@@ -249,7 +222,7 @@ fn a_panel_with_a_schema_answers_only_a_persons_valid_submit() {
     start_block(&log, "const v = await p.result;\nv");
     log_until(&log, "the block to run", |t| t.trim_end().ends_with(")"));
     let sent = Instant::now();
-    click(&mut tab, &in_panel(".submit"));
+    tab.click(&in_panel(".submit"));
     let text = log_until(&log, "the human line", |t| {
         t.contains("> **human** answered")
     });
@@ -277,7 +250,7 @@ fn ask_is_answered_by_a_persons_click() {
     let mut tab = desk.tab;
     let log = log_in(desk.root.path(), "panels-");
     start_block(&log, "await daebug.ask('Log in, then press Continue')");
-    click(&mut tab, &in_panel(".choices button"));
+    tab.click(&in_panel(".choices button"));
     let text = log_until(&log, "the ask's reply", |t| {
         t.contains("> **human** answered") && t.trim_end().ends_with(support::FOOTER)
     });
@@ -296,7 +269,7 @@ fn ask_is_answered_by_a_persons_click() {
          await choice",
     );
     let no = "[...document.querySelector('daebug-panels')?.shadowRoot?.querySelectorAll('.choices button') ?? []].find((b) => b.textContent === 'No')";
-    click(&mut tab, no);
+    tab.click(no);
     let text = log_until(&log, "the second answer", |t| {
         t.matches("> **human** answered").count() == 2 && t.trim_end().ends_with(support::FOOTER)
     });
@@ -364,7 +337,7 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
     );
     // The person moves over the button, then clicks it.
     tab.wait_until("the pick's banner", &format!("!!{}", in_panel(".hint")));
-    click(&mut tab, "document.querySelector('.buy')");
+    tab.click("document.querySelector('.buy')");
     let text = log_until(&log, "the pick's reply", |t| {
         t.contains("> **human** answered") && t.trim_end().ends_with(support::FOOTER)
     });
@@ -399,7 +372,7 @@ fn pick_returns_the_element_its_component_and_source_and_escape_cancels() {
         "the pick's banner again",
         &format!("!!{}", in_panel(".hint")),
     );
-    click(&mut tab, "document.querySelector('.more')");
+    tab.click("document.querySelector('.more')");
     let text = log_until(&log, "the second pick", |t| {
         t.contains("> **human** answered \"And this link?\"")
             && t.trim_end().ends_with(support::FOOTER)
@@ -456,7 +429,7 @@ fn pick_escapes_ids_of_the_element_and_its_ancestors() {
             ),
         );
         tab.wait_until("the pick's banner", &format!("!!{}", in_panel(".hint")));
-        click(&mut tab, element);
+        tab.click(element);
         let text = log_until(&log, "the pick's reply", |t| {
             t.contains(&format!("> **human** answered \"Pick {n}\""))
                 && t.trim_end().ends_with(support::FOOTER)
@@ -516,16 +489,16 @@ fn answer_in_the_dashboard(base: &str, log: &Log, title: &str) {
     dash.wait_until("the panel in the dashboard", input);
     // A script's click in the dashboard is not a person's either.
     dash.eval("document.querySelector('#person .submit').click(); true");
-    click(&mut dash, input);
+    dash.click(input);
     type_text(&mut dash, "B");
-    click(&mut dash, "document.querySelector('#person .submit')");
+    dash.click("document.querySelector('#person .submit')");
     dash.wait_until(
         "the field's error",
         "document.querySelector('#person .card')?.innerText.includes('must be at least 2 characters')",
     );
-    click(&mut dash, input);
+    dash.click(input);
     type_text(&mut dash, "o");
-    click(&mut dash, "document.querySelector('#person .submit')");
+    dash.click("document.querySelector('#person .submit')");
     let text = log_until(log, "the person's answer", |t| {
         t.contains("> **human** answered") && t.trim_end().ends_with(support::FOOTER)
     });
@@ -551,7 +524,7 @@ fn answer_in_the_dashboard(base: &str, log: &Log, title: &str) {
         "await daebug.ask('Deploy?', { choices: ['Yes', 'No'] })",
     );
     let no = "[...document.querySelectorAll('#person .card button')].find((b) => b.textContent === 'No')";
-    click(&mut dash, no);
+    dash.click(no);
     let text = log_until(log, "the ask's answer", |t| {
         t.contains("> **human** answered \"Deploy?\"") && t.trim_end().ends_with(support::FOOTER)
     });
@@ -656,7 +629,7 @@ fn a_panel_that_fails_to_render_says_so_and_close_removes_one() {
     );
     assert!(reply.contains("\"pending\""), "{reply}");
     start_block(&log, "await f.result");
-    click(&mut tab, &in_panel("#city"));
+    tab.click(&in_panel("#city"));
     type_text(&mut tab, "Oslo");
     press(&mut tab, "Enter", 13);
     let text = log_until(&log, "the form's answer", |t| {
