@@ -170,17 +170,21 @@ function hooks(self) {
     // Held through the task's microtasks (8 turns of the queue: a chain of
     // awaits), then cleared before the task ends: a context never leaks
     // into the next task unless that task is one of those followed.
+    // One chain of turns at a time: a hold while it runs starts its
+    // count again (a request answered costs no new chain).
     const HOPS = 8;
+    let turns = 0;
+    let chained = false;
+    const tick = () => {
+      if (++turns < HOPS) return micro(tick);
+      chained = false;
+      current = null;
+    };
     const hold = (c) => {
       current = c;
-      const mine = ++epoch;
-      let n = 0;
-      const tick = () => {
-        if (epoch !== mine) return;
-        if (++n < HOPS) micro(tick);
-        else current = null;
-      };
-      micro(tick);
+      ++epoch;
+      turns = 0;
+      if (!chained) (chained = true), micro(tick);
     };
     // A person's input holds for the rest of its task: its dispatch runs
     // every listener (with microtask turns between them); a task of its
@@ -197,6 +201,9 @@ function hooks(self) {
     };
     return { now: () => current, hold, holdTask, run: (c, f) => (hold(c), f()) };
   })();
+  // A task of daebug's own, out of the way of the page's (the timer as it
+  // was, before it carries causes).
+  const later = ((own) => (f) => own.call(globalThis, f, 0))(globalThis.setTimeout);
   // The timers a page or worker starts carry the context they were started
   // in, or are the cause themselves (Node's carry theirs already).
   const timer = (name, what) => {
@@ -490,11 +497,11 @@ function hooks(self) {
       const chunks = [];
       const pump = () =>
         reader.read().then(({ done, value }) => {
-          if (done) {
-            const text = new TextDecoder().decode(concat(chunks, p.size));
-            p.text = scrub(text);
-            return;
-          }
+          // A large one decoded and redacted in a task of its own, after
+          // the page's own read of its copy has had its turn.
+          const decode = () => (p.text = scrub(new TextDecoder().decode(concat(chunks, p.size))));
+          if (done && p.size <= 64 * 1024) return void decode();
+          if (done) return new Promise((ok) => later(() => (decode(), ok())));
           p.size += value.byteLength;
           if (p.size > 1024 * 1024) {
             p.omitted = "over 1 MiB";
@@ -533,12 +540,16 @@ function hooks(self) {
             .catch(() => {});
         }
       } catch {}
-      let args = arguments;
+      let stitched = null;
       try {
-        const stitched = r && stitch(r, input, init);
-        if (stitched) args = stitched;
+        stitched = r && stitch(r, input, init);
       } catch {}
-      const p = fetch0.apply(this, args);
+      // With the arguments as given (no `arguments` object made).
+      const p = stitched
+        ? fetch0.apply(this, stitched)
+        : arguments.length < 2
+          ? fetch0.call(this, input)
+          : fetch0.call(this, input, init);
       if (!r) return p;
       // The caller gets the chained promise: its rejection stays the
       // caller's to handle (an unhandled one is still reported as such).
@@ -569,8 +580,9 @@ function hooks(self) {
   // (a header of daebug's would need a CORS preflight the request did not,
   // and could make it fail). The arguments to call `fetch` with, or null.
   function stitch(r, input, init) {
+    if (!sameOrigin(r[1]) || (init && init.mode === "no-cors")) return null;
     const stem = ownStem();
-    if (!stem || !sameOrigin(r[1]) || (init && init.mode === "no-cors")) return null;
+    if (!stem) return null;
     const req = typeof Request === "function" && input instanceof Request ? input : null;
     if (req && (req.body || req.mode === "no-cors")) return null;
     const h = new Headers((init && init.headers) || (req && req.headers) || undefined);
@@ -590,13 +602,17 @@ function hooks(self) {
     const kit = globalThis[Symbol.for("daebug.toolkit")];
     return (kit && kit.realm && kit.realm.stem) || "";
   };
-  const sameOrigin = (url) => {
+  // `url` is absolute (see `absolute`): its origin is its start. A
+  // document's or worker's origin never changes: read once.
+  const origin = (() => {
     try {
-      return !!globalThis.location && new URL(url).origin === globalThis.location.origin;
+      const o = globalThis.location && globalThis.location.origin;
+      return o && o !== "null" ? o : "";
     } catch {
-      return false;
+      return "";
     }
-  };
+  })();
+  const sameOrigin = (url) => !!origin && (url === origin || url.startsWith(origin + "/"));
   const XHR = globalThis.XMLHttpRequest;
   if (typeof XHR === "function") {
     const { open, send, abort, setRequestHeader } = XHR.prototype;
@@ -1014,10 +1030,14 @@ function hooks(self) {
 
 // A request's URL made absolute against the realm's own (Node's are).
 function absolute(url) {
+  const s = String(url);
+  // Already absolute (a scheme, and for http(s) a lowercase one as the
+  // browser writes it): as it is, without parsing it again.
+  if (/^(https?:\/\/[^/?#A-Z]*[/?#]|data:|blob:)/.test(s)) return s;
   try {
-    return new URL(String(url), globalThis.location ? globalThis.location.href : undefined).href;
+    return new URL(s, globalThis.location ? globalThis.location.href : undefined).href;
   } catch {
-    return String(url);
+    return s;
   }
 }
 
