@@ -143,7 +143,7 @@
   }
 
   // A worker's tab id: asked at once of whoever started it (above), the
-  // answer awaited before the adapter starts (a millisecond, or 1.5 s when
+  // answer awaited before the adapter starts (a millisecond, or 5 s when
   // no page with daebug answers). "" in a page, or when the worker's URL
   // has it already (a page's older loader put it in the fragment).
   function askTab() {
@@ -161,7 +161,9 @@
         learnt = tab;
         done(tab);
       };
-      timer = setTimeout(() => end(""), 1500);
+      // Long enough for a page that is itself still starting (a reload
+      // on a busy machine) to answer.
+      timer = setTimeout(() => end(""), 5000);
       try {
         const ask = Math.random().toString(36).slice(2);
         channel = new BroadcastChannel(TABS);
