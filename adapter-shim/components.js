@@ -386,19 +386,6 @@ function components(kit, hooks) {
     const text = map.sourcesContent?.[hit[0]]?.split("\n")[hit[1]]?.slice(hit[2]) ?? null;
     return { file, line: hit[1] + 1, column: hit[2] + 1, text };
   }
-  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  function vlq(segment) {
-    const out = [];
-    let value = 0;
-    let shift = 0;
-    for (const ch of segment) {
-      const d = B64.indexOf(ch);
-      value += (d & 31) << shift;
-      if (d & 32) shift += 5;
-      else out.push(value & 1 ? -(value >>> 1) : value >>> 1), (value = 0), (shift = 0);
-    }
-    return out;
-  }
   // [source, line, column] (0-based) of the last segment at or before the
   // generated `line` (1-based) and `column` (0-based). The running values
   // at each line's start are found once per map (a bundle's map is large).

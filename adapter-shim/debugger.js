@@ -520,19 +520,6 @@ function debugging(kit, hooks) {
     }
     return null;
   }
-  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  function vlq(segment) {
-    const out = [];
-    let value = 0;
-    let shift = 0;
-    for (const ch of segment) {
-      const d = B64.indexOf(ch);
-      value += (d & 31) << shift;
-      if (d & 32) shift += 5;
-      else out.push(value & 1 ? -(value >>> 1) : value >>> 1), (value = 0), (shift = 0);
-    }
-    return out;
-  }
   // The first generated [line, column] of `source`'s line `line` (from
   // `column`), or of the next line that has code within 5 lines.
   function reverse(map, source, line, column) {

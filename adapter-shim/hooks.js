@@ -525,6 +525,8 @@ function hooks(self) {
   const fetch0 = globalThis.fetch;
   if (typeof fetch0 === "function") {
     globalThis.fetch = function (input, init) {
+      // No hub (the adapter did not start): the page's own fetch, as is.
+      if (stopped) return arguments.length < 2 ? fetch0.call(this, input) : fetch0.call(this, input, init);
       let r;
       try {
         const req = typeof Request === "function" && input instanceof Request ? input : null;
@@ -618,6 +620,7 @@ function hooks(self) {
     const { open, send, abort, setRequestHeader } = XHR.prototype;
     const calls = new WeakMap();
     XHR.prototype.open = function (method, url) {
+      if (stopped) return open.apply(this, arguments);
       let c = calls.get(this);
       if (!c) {
         calls.set(this, (c = {}));
@@ -647,7 +650,7 @@ function hooks(self) {
       return setRequestHeader.apply(this, arguments);
     };
     XHR.prototype.send = function (body) {
-      const c = calls.get(this);
+      const c = stopped ? null : calls.get(this);
       if (c) {
         try {
           c.r = started(c.m, c.u, c.h);
@@ -672,6 +675,7 @@ function hooks(self) {
   if (nav && typeof nav.sendBeacon === "function") {
     const beacon = nav.sendBeacon;
     nav.sendBeacon = function sendBeacon(url, data) {
+      if (stopped) return beacon.apply(this, arguments);
       let r;
       try {
         r = started("POST", url, null);
@@ -712,6 +716,7 @@ function hooks(self) {
   })();
   const socketOf = new WeakMap();
   function watchSocket(s, kind) {
+    if (stopped) return;
     const u = new URL(s.url);
     if (u.host === hub && u.pathname === "/ws") return;
     const r = started(kind === "WS" ? "WS" : "GET", s.url, null);
@@ -744,17 +749,29 @@ function hooks(self) {
   }
   // A frame: kept on its socket's record; listed for a running job when
   // its code sent it, or it came on a socket the job opened.
+  // Every frame is counted and kept as it came (text within 1 MiB, else
+  // its size); its digest is made only for a line or a view of it.
   function frame(r, dir, data) {
     r.counts[dir === "↑" ? 0 : 1]++;
-    const p = side(null);
-    if (typeof data === "string") (p.size = data.length), data.length > 1024 * 1024 ? (p.omitted = "over 1 MiB") : (p.text = scrub(data));
-    else (p.size = (data && (data.size || data.byteLength)) || 0), (p.omitted = "not text"), (p.type = "binary");
-    const d = bodyDigest(p);
-    const f = [r.kind, r[1], performance.now(), performance.now(), 0, "", d.text, "", ""];
-    f.frame = dir;
-    if (r.frames.push({ dir: dir === "↑" ? "sent" : "received", at: new Date().toISOString(), ...bodyView(p) }) > 100) r.frames.shift();
+    const text = typeof data === "string" && data.length <= 1024 * 1024;
+    const size = typeof data === "string" ? data.length : (data && (data.size || data.byteLength)) || 0;
+    const kept = { dir: dir === "↑" ? "sent" : "received", at: Date.now(), data: text ? data : null, size };
+    if (r.frames.push(kept) > 100) r.frames.shift();
     const c = dir === "↑" ? causes.now() || jobNow : r.cause;
-    if (listed && c && c === jobNow) listed.length < 1000 ? listed.push(f) : unlisted++;
+    if (!listed || !c || c !== jobNow) return;
+    if (listed.length >= 1000) return void unlisted++;
+    const f = [r.kind, r[1], performance.now(), performance.now(), 0, "", bodyDigest(frameSide(kept)).text, "", ""];
+    f.frame = dir;
+    listed.push(f);
+  }
+  // A kept frame's body, redacted, as a request's side.
+  function frameSide(k) {
+    const p = side(null);
+    p.size = k.size;
+    if (k.data !== null) p.text = scrub(k.data);
+    else if (typeof k.size === "number" && k.size > 1024 * 1024) p.omitted = "over 1 MiB";
+    else (p.omitted = "not text"), (p.type = "binary");
+    return p;
   }
   // The page's dev server, heard on its HMR socket (docs/log-format.md,
   // "Hot updates"): Vite's (subprotocol `vite-hmr`), Next's
@@ -763,18 +780,21 @@ function hooks(self) {
   // an `Error build` event.
   const servers = new WeakMap();
   function devServer(s, data) {
-    if (typeof data !== "string" || data.length > 1024 * 1024 || data[0] !== "{") return;
-    const path = new URL(s.url).pathname;
-    const kind = s.protocol === "vite-hmr" ? "vite" : path.endsWith("/_next/webpack-hmr") ? "next" : path === "/ws" ? "webpack" : "";
-    if (!kind) return;
+    // Which dev server, if any, decided at its first message.
+    let seen = servers.get(s);
+    if (!seen) {
+      const path = new URL(s.url).pathname;
+      const kind = s.protocol === "vite-hmr" ? "vite" : path.endsWith("/_next/webpack-hmr") ? "next" : path === "/ws" ? "webpack" : "";
+      servers.set(s, (seen = { kind }));
+    }
+    const kind = seen.kind;
+    if (!kind || typeof data !== "string" || data.length > 1024 * 1024 || data[0] !== "{") return;
     let m;
     try {
       m = JSON.parse(data);
     } catch {
       return;
     }
-    const seen = servers.get(s) || {};
-    servers.set(s, seen);
     const plain = (t) => String(t == null ? "" : t).replace(/\u001b\[[0-9;]*m/g, "");
     if (kind === "vite") {
       if (m.type === "update" && Array.isArray(m.updates)) {
@@ -884,7 +904,7 @@ function hooks(self) {
     ...(r.cause && (r.cause.why || r.cause.job) ? { cause: r.cause.why || `from the block at ${r.cause.at}` } : {}),
     request: bodyView(r.request),
     response: bodyView(r.response),
-    ...(r.frames ? { frames: r.frames.slice() } : {}),
+    ...(r.frames ? { frames: r.frames.map((k) => ({ dir: k.dir, at: new Date(k.at).toISOString(), ...bodyView(frameSide(k)) })) } : {}),
   });
   const network = {
     // The last record whose URL has `urlPart` (any when none).
@@ -1026,6 +1046,22 @@ function hooks(self) {
       if (sink) sink(m, shown, trace);
     },
   };
+}
+
+// A source map's VLQ segment as its numbers (components.js and debugger.js
+// map places through source maps).
+const VLQ_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+function vlq(segment) {
+  const out = [];
+  let value = 0;
+  let shift = 0;
+  for (const ch of segment) {
+    const d = VLQ_DIGITS.indexOf(ch);
+    value += (d & 31) << shift;
+    if (d & 32) shift += 5;
+    else out.push(value & 1 ? -(value >>> 1) : value >>> 1), (value = 0), (shift = 0);
+  }
+  return out;
 }
 
 // A request's URL made absolute against the realm's own (Node's are).

@@ -11,7 +11,7 @@ mod support;
 use std::path::Path;
 
 use support::node::{node, NodeProcess};
-use support::{log_in, wait_for, write_files, Running, TempDir, World, Write};
+use support::{log_in, write_files, TempDir, World, Write};
 
 /// Never to be seen in any file the hub writes.
 const SECRET: &str = "s3cr3t-TOKEN-planted-7c1e-a91f";
@@ -153,13 +153,7 @@ server.listen(0, "127.0.0.1", () => console.log("listening on " + server.address
 "#
     );
     write_files(&root.path().join("app"), &[("server.js", &app)]);
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = support::base_of(&hub.line_with("serving"));
-    wait_for(
-        &root.path().join("debug/daebug-node.mjs"),
-        "the Node loader",
-        |t| t.contains(&base),
-    );
+    let (_hub, _) = support::node::node_hub(&root);
     let p = NodeProcess::start(
         &node(22),
         root.path(),

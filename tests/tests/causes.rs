@@ -10,7 +10,7 @@
 mod support;
 
 use std::io::{Read, Write as _};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 
 use support::cdp::DevtoolsBrowser;
 use support::{
@@ -40,27 +40,32 @@ fn run(log: &Log, code: &str) -> String {
     text[text.rfind("> **agent** to ").expect("a reply")..].to_string()
 }
 
-/// A server on loopback that answers each request after `ms`, with CORS
-/// allowed: a request still on its way when its block ends.
-fn slow_server(ms: u64) -> u16 {
+/// A server on loopback that gives each connection to `serve` on a thread
+/// of its own; its port.
+fn serve_each(serve: fn(TcpStream)) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf);
-                // The answer this server exists to delay.
-                std::thread::sleep(std::time::Duration::from_millis(ms));
-                let _ = s.write_all(
-                    b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Type: text/plain\r\n\
-                      Content-Length: 4\r\nConnection: close\r\n\r\nslow",
-                );
-            });
+        for stream in listener.incoming().map_while(Result::ok) {
+            std::thread::spawn(move || serve(stream));
         }
     });
     port
+}
+
+/// A server on loopback that answers each request after 800 ms, with
+/// CORS allowed: a request still on its way when its block ends.
+fn slow_server() -> u16 {
+    serve_each(|mut s| {
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf);
+        // The answer this server exists to delay.
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        let _ = s.write_all(
+            b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Type: text/plain\r\n\
+              Content-Length: 4\r\nConnection: close\r\n\r\nslow",
+        );
+    })
 }
 
 #[test]
@@ -127,7 +132,7 @@ fn each_request_names_what_caused_it() {
 
     // Still on its way when the block ends: pending in the summary, its
     // outcome logged when it comes.
-    let port = slow_server(800);
+    let port = slow_server();
     let reply = run(
         &log,
         &format!("fetch('http://127.0.0.1:{port}/slow');\n'sent'"),
@@ -173,50 +178,34 @@ fn each_request_names_what_caused_it() {
 /// A WebSocket server on loopback that echoes one frame, then drops the
 /// connection without a close frame (the page sees 1006).
 fn echo_once_server() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            std::thread::spawn(move || {
-                let Ok(mut ws) = tungstenite::accept(stream) else {
-                    return;
-                };
-                if let Ok(m) = ws.read() {
-                    let _ = ws.send(m);
-                }
-                // Wait for the page's next word (never sent), so the drop
-                // below comes after the block ended.
-                let _ = ws
-                    .get_mut()
-                    .set_read_timeout(Some(std::time::Duration::from_millis(600)));
-                let _ = ws.read();
-            });
+    serve_each(|stream| {
+        let Ok(mut ws) = tungstenite::accept(stream) else {
+            return;
+        };
+        if let Ok(m) = ws.read() {
+            let _ = ws.send(m);
         }
-    });
-    port
+        // Wait for the page's next word (never sent), so the drop
+        // below comes after the block ended.
+        let _ = ws
+            .get_mut()
+            .set_read_timeout(Some(std::time::Duration::from_millis(600)));
+        let _ = ws.read();
+    })
 }
 
 /// An event stream on loopback (CORS allowed) that sends one message.
 fn event_stream_server() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf);
-                let _ = s.write_all(
-                    b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Type: text/event-stream\r\n\r\n\
-                      data: {\"price\":3}\n\n",
-                );
-                let _ = s.flush();
-                let _ = s.read(&mut buf);
-            });
-        }
-    });
-    port
+    serve_each(|mut s| {
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf);
+        let _ = s.write_all(
+            b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Type: text/event-stream\r\n\r\n\
+              data: {\"price\":3}\n\n",
+        );
+        let _ = s.flush();
+        let _ = s.read(&mut buf);
+    })
 }
 
 #[test]

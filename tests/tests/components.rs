@@ -633,13 +633,7 @@ fn a_node_process_has_component_and_says_why_it_cannot() {
         &root.path().join("app"),
         &[("idle.js", "setInterval(() => {}, 1000);\n")],
     );
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = base_of(&hub.line_with("serving"));
-    wait_for(
-        &root.path().join("debug/daebug-node.mjs"),
-        "the Node loader",
-        |t| t.contains(&base),
-    );
+    let (_hub, _) = support::node::node_hub(&root);
     let _idle = NodeProcess::start(
         &node(22),
         root.path(),

@@ -101,13 +101,7 @@ fn node_logpoints_monitor_and_scopes_never_pause_the_process() {
             ("dist/total.mjs.map", TOTAL_MAP),
         ],
     );
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = base_of(&hub.line_with("serving"));
-    wait_for(
-        &root.path().join("debug/daebug-node.mjs"),
-        "the Node loader",
-        |t| t.contains(&base),
-    );
+    let (hub, _) = support::node::node_hub(&root);
     let server = NodeProcess::start(
         &node(22),
         root.path(),

@@ -10,9 +10,7 @@
 mod support;
 
 use support::node::{node, NodeProcess};
-use support::{
-    base_of, log_in, wait_for, write_files, Engine, Log, Running, TempDir, World, Write,
-};
+use support::{log_in, wait_for, write_files, Engine, Log, TempDir, World, Write};
 
 /// The app: a global `cart` whose methods its button and timers call, a
 /// class, and a module (`/src/store.js`) that exports an object, a class
@@ -333,13 +331,7 @@ fn node_22() {
             ),
         ],
     );
-    let mut hub = Running::start(&["--port", "0"], &root);
-    let base = base_of(&hub.line_with("serving"));
-    wait_for(
-        &root.path().join("debug/daebug-node.mjs"),
-        "the Node loader",
-        |t| t.contains(&base),
-    );
+    let (_hub, _) = support::node::node_hub(&root);
     let _app = NodeProcess::start(
         &node(22),
         root.path(),

@@ -26,13 +26,7 @@ impl World {
     fn new(files: &[(&str, &str)]) -> World {
         let root = TempDir::new("served");
         write_files(&root.path().join("app"), files);
-        let mut hub = Running::start(&["--port", "0"], &root);
-        let base = support::base_of(&hub.line_with("serving"));
-        wait_for(
-            &root.path().join("debug/daebug-node.mjs"),
-            "the Node loader",
-            |t| t.contains(&base),
-        );
+        let (hub, _) = support::node::node_hub(&root);
         World { root, _hub: hub }
     }
 

@@ -187,3 +187,16 @@ pub fn install_express(app: &Path) -> Option<()> {
         }
     }
 }
+
+/// A hub on `root` (`--port 0`) once it has written the Node loader
+/// there (`debug/daebug-node.mjs`, with its URL): the hub and its base URL.
+pub fn node_hub(root: &super::TempDir) -> (super::Running, String) {
+    let mut hub = super::Running::start(&["--port", "0"], root);
+    let base = super::base_of(&hub.line_with("serving"));
+    super::wait_for(
+        &root.path().join("debug/daebug-node.mjs"),
+        "the Node loader",
+        |t| t.contains(&base),
+    );
+    (hub, base)
+}
