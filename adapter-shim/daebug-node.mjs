@@ -17,6 +17,8 @@ import vm from "node:vm";
 
 // The hub writes the adapter's URL here (`?token=` included).
 const SELF = "__DAEBUG_SELF__";
+// The scripts of package managers, as `process.argv[1]` names them.
+const LAUNCHERS = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg", "npm-cli.js", "npx-cli.js", "pnpm.cjs", "pnpm.mjs", "yarn.js", "yarn.cjs"]);
 // How long the log may take to get the last word of a process that ends.
 const LAST_WORD_MS = 3000;
 
@@ -26,6 +28,10 @@ function start() {
   const started = Symbol.for("daebug.adapter");
   if (globalThis[started]) return;
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : path.join(process.cwd(), "[eval]");
+  // A package manager's own process (the `npm` of `npm run dev`) only
+  // starts the app's: it is no realm; what it runs is (docs/zero-edits.md,
+  // "One command").
+  if (LAUNCHERS.has(path.basename(entry))) return;
   const major = Number(process.versions.node.split(".")[0]);
   // `in`, not `typeof`: Node makes its WebSocket on first use (some 20 ms),
   // which waits until the program's first turn is done.

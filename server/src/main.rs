@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     runtime.block_on(async move {
         match command {
             Command::Serve(args) => match cmd::serve::serve(args, false).await {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(status) => ExitCode::from(status),
                 Err(e) => {
                     eprintln!("daebug: {e:#}");
                     ExitCode::FAILURE

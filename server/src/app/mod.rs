@@ -82,6 +82,8 @@ struct Wiring {
     /// The one shutdown token: every task and connection watches it.
     shutdown: CancellationToken,
     doors: crate::doors::Doors,
+    /// Told once the hub serves, its files in `debug/` written.
+    serving: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Hub {
@@ -166,8 +168,23 @@ impl Hub {
                 events,
                 shutdown,
                 doors,
+                serving: None,
             },
         })
+    }
+
+    /// Resolves once the hub serves: `debug/.hub` and the Node loader
+    /// written (a command run beside the hub needs the loader first,
+    /// `cmd/beside.rs`). Dropped unresolved when the hub fails to start.
+    pub fn serving(&mut self) -> tokio::sync::oneshot::Receiver<()> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.wiring.serving = Some(tx);
+        rx
+    }
+
+    /// Where the hub writes the Node loader (`debug/daebug-node.mjs`).
+    pub fn node_loader(&self) -> PathBuf {
+        self.root.join("debug").join(node_loader::FILE_NAME)
     }
 
     /// What the doors (HTTP API, MCP...) ask this hub, once it runs.
@@ -334,6 +351,9 @@ impl Hub {
             tracing::warn!("cannot write daebug.test's Node runner into debug/: {e}");
         }
         tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
+        if let Some(serving) = self.wiring.serving.take() {
+            let _ = serving.send(());
+        }
         let serve = {
             let shutdown = shutdown.clone();
             axum::serve(

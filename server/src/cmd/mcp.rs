@@ -73,7 +73,7 @@ pub async fn mcp(args: McpArgs) -> ExitCode {
         Err(ClientError::NoHub(why)) => {
             eprintln!("daebug mcp: starting a hub in-process ({why})");
             match serve(hub, true).await {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(status) => ExitCode::from(status),
                 Err(e) => {
                     eprintln!("daebug: {e:#}");
                     ExitCode::FAILURE

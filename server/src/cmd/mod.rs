@@ -5,6 +5,7 @@
 //! ([`daebug::doors::door::Door`], attached over its HTTP API) and exit
 //! with the block's outcome (docs/doors.md).
 
+pub mod beside;
 pub mod check;
 pub mod eval;
 pub mod list;

@@ -75,7 +75,7 @@ async fn loader(root: &Path) -> Result<PathBuf, String> {
 /// user's own options kept after it (once: a `daebug run` inside another
 /// adds nothing). A URL, not a path: percent-encoded, it has no space or
 /// quote for Node's splitting of the variable to trip on.
-fn node_options(loader: &Path, existing: Option<&OsStr>) -> OsString {
+pub(super) fn node_options(loader: &Path, existing: Option<&OsStr>) -> OsString {
     let import = format!("--import={}", file_url(loader));
     let mut options = OsString::new();
     match existing.filter(|e| !e.is_empty()) {

@@ -13,7 +13,7 @@ use daebug::hub::names;
 use daebug::HubConfig;
 use tokio_util::sync::CancellationToken;
 
-use super::{restart_command, shutdown_signal, DEFAULT_PORT};
+use super::{beside, restart_command, shutdown_signal, DEFAULT_PORT};
 
 /// The hub's flags (`daebug` and `daebug serve`).
 #[derive(Debug, Clone, Args)]
@@ -58,13 +58,24 @@ pub struct ServeArgs {
     /// paths (docs/proxy.md).
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
+
+    /// The app's own command (after `--`, e.g. `-- npm run dev`), run by
+    /// the hub once it serves, with the Node loader in `NODE_OPTIONS`: the
+    /// hub stops when it ends and exits with its status
+    /// (docs/zero-edits.md, "One command").
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// Starts the hub and serves until Ctrl-C or SIGTERM; with `mcp`, serves
-/// MCP on stdin/stdout too, until stdin closes.
-pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
+/// MCP on stdin/stdout too, until stdin closes. With a command after
+/// `--`, serves while it runs (`cmd/beside.rs`). The status to exit with.
+pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
     if !(cli.timeout.is_finite() && cli.timeout > 0.0 && cli.timeout <= 86_400.0) {
         anyhow::bail!("--timeout must be a number of seconds between 0 and 86400");
+    }
+    if mcp && !cli.command.is_empty() {
+        anyhow::bail!("daebug mcp runs no command: start `daebug --root DIR -- <command>` in a terminal, then `daebug mcp` attaches to it");
     }
     let host = cli.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = cli.port.unwrap_or(DEFAULT_PORT);
@@ -92,7 +103,11 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
         ..HubConfig::new(cli.root.clone(), port)
     };
 
-    let shutdown = shutdown_signal()?;
+    // Listening from the start: a signal while the hub starts is not lost.
+    let (shutdown, beside) = match cli.command.is_empty() {
+        true => (Some(shutdown_signal()?), None),
+        false => (None, Some(beside::Signals::listen()?)),
+    };
     let hub = match Hub::bind(config).await {
         Ok(h) => h,
         Err(e) => {
@@ -137,13 +152,17 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
         hub.dashboard_url()
     ));
 
+    let Some(shutdown) = shutdown else {
+        let signals = beside.expect("listened for the command");
+        return Ok(beside::serve_beside(hub, &cli.command, signals).await);
+    };
     if mcp {
         serve_stdio(hub, shutdown).await?;
         // A read of stdin may still be pending on a blocking thread.
         std::process::exit(0);
     }
     hub.run(shutdown).await?;
-    Ok(())
+    Ok(0)
 }
 
 /// `daebug mcp` in-process: serves `hub` as usual (pages, logs) and the
