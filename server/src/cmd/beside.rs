@@ -110,19 +110,27 @@ pub async fn serve_beside(mut hub: Hub, command: &[OsString], mut signals: Signa
 
     let mut cmd = Command::new(program);
     cmd.args(args);
-    match with_loader(&loader) {
+    let realms = match with_loader(&loader) {
         Some(options) => {
             cmd.env("NODE_OPTIONS", options);
-            println!("running {name} (each Node process it starts is a realm; the hub stops when it ends)");
+            true
         }
-        None => eprintln!(
-            "daebug: {} is missing; running {name} without daebug in its Node processes",
-            loader.display()
-        ),
-    }
+        None => {
+            eprintln!(
+                "daebug: {} is missing; running {name} without daebug in its Node processes",
+                loader.display()
+            );
+            false
+        }
+    };
     die_with_hub(&mut cmd);
     let mut child = match cmd.spawn() {
-        Ok(child) => child,
+        Ok(child) => {
+            if realms {
+                println!("running {name}: each Node process it starts is a realm; the hub stops when it ends");
+            }
+            child
+        }
         Err(e) => {
             eprintln!("daebug: cannot run {name}: {e}");
             stop.cancel();

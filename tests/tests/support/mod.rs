@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cdp;
+pub mod fresh_app;
 pub mod node;
 pub mod pixels;
 
