@@ -138,12 +138,14 @@ pub async fn serve_beside(mut hub: Hub, command: &[OsString], mut signals: Signa
             return EXIT_CANNOT_RUN;
         }
     };
-    let status = wait(&mut child, &mut signals, &mut served).await;
+    let (status, hub_gone) = wait(&mut child, &mut signals, &mut served).await;
     stop.cancel();
-    match served.await {
-        Ok(Err(e)) => tracing::warn!("the hub stopped with an error: {e}"),
-        Err(e) => tracing::warn!("the hub's task failed: {e}"),
-        Ok(Ok(())) => {}
+    if !hub_gone {
+        match served.await {
+            Ok(Err(e)) => tracing::warn!("the hub stopped with an error: {e}"),
+            Err(e) => tracing::warn!("the hub's task failed: {e}"),
+            Ok(Ok(())) => {}
+        }
     }
     match status {
         Ok(status) => {
@@ -160,12 +162,13 @@ pub async fn serve_beside(mut hub: Hub, command: &[OsString], mut signals: Signa
 
 /// Waits for the child, passing each signal on; kills it once it has had
 /// [`GRACE`] since the first. A hub that stops on its own (its serving
-/// failed) ends the child the same way.
+/// failed) ends the child the same way. The child's status, and whether
+/// the hub's task has ended (it is not awaited twice).
 async fn wait(
     child: &mut tokio::process::Child,
     signals: &mut Signals,
     served: &mut tokio::task::JoinHandle<Result<(), daebug::app::HubError>>,
-) -> std::io::Result<ExitStatus> {
+) -> (std::io::Result<ExitStatus>, bool) {
     let mut deadline: Option<tokio::time::Instant> = None;
     let mut hub_gone = false;
     loop {
@@ -176,7 +179,7 @@ async fn wait(
             }
         };
         tokio::select! {
-            status = child.wait() => return status,
+            status = child.wait() => return (status, hub_gone),
             signal = signals.next() => {
                 pass_on(child, signal);
                 deadline.get_or_insert_with(|| tokio::time::Instant::now() + GRACE);
