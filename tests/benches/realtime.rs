@@ -81,6 +81,10 @@ const NOTES: &str = "\
   (`wchar`): the log's write (the same reply on every path), the job to the page, and the door's answer.
   For comparison, chrome-devtools-mcp's `evaluate_script` was measured on this machine at 210 ms by default and
   4.5 ms in its `--slim` mode (not run by this bench).
+- *Zero edits* (`-- zero_edits`): each way is timed from the spawn of its command to `1+1`'s reply on disk in the realm's log
+  (appended as soon as `debug.md` lists the realm, as an agent watching it would), in one headless Chromium already open
+  that goes to the app's URL once it answers; everything is stopped and `debug/` removed between runs. chrome-devtools-mcp
+  is timed the same way, from its spawn to its first `evaluate_script` answer (it launches a Chromium of its own).
 ";
 
 /// A scenario adds its rows to the table.
