@@ -27,11 +27,12 @@
   const serviceWorker = typeof ServiceWorkerGlobalScope === "function" && globalThis instanceof ServiceWorkerGlobalScope;
   passTabToWorkers();
   const tab = serviceWorker ? Promise.resolve(scopeId()) : askTab();
+  const listening = serviceWorker ? listenNow() : (run) => run();
   globalThis[started] = /* daebug:glue */ import(new URL("./daebug_adapter.js", self))
     .then(async (glue) => {
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
       const id = await tab;
-      glue.start(id ? self + "#daebug-tab=" + id : self);
+      listening(() => glue.start(id ? self + "#daebug-tab=" + id : self));
       addTests();
       addNetwork();
       addWatching();
@@ -42,6 +43,38 @@
       // hub is down: its console stays as without daebug.
       if (!serviceWorker) early.originals.warn.call(console, "daebug: the adapter did not start:", e);
     });
+
+  // A service worker takes a global event's listener only while its
+  // script first runs (Chrome warns of one added later): the adapter's
+  // `error`, `unhandledrejection` and `securitypolicyviolation` listeners,
+  // added once its WebAssembly is loaded, are called by ones added now.
+  // Returns: run `start` with those three kinds held here.
+  function listenNow() {
+    const held = new Map(["error", "unhandledrejection", "securitypolicyviolation"].map((k) => [k, []]));
+    for (const [k, fs] of held) {
+      addEventListener(k, function (e) {
+        for (const f of fs) {
+          try {
+            typeof f === "function" ? f.call(this, e) : f.handleEvent(e);
+          } catch {}
+        }
+      }, true);
+    }
+    return (start) => {
+      const own = Object.getOwnPropertyDescriptor(globalThis, "addEventListener");
+      const add = globalThis.addEventListener;
+      globalThis.addEventListener = function (type, f, options) {
+        if (this === globalThis && held.has(type) && f) return void held.get(type).push(f);
+        return add.call(this, type, f, options);
+      };
+      try {
+        return start();
+      } finally {
+        if (own) Object.defineProperty(globalThis, "addEventListener", own);
+        else delete globalThis.addEventListener;
+      }
+    };
+  }
 
   // A service worker's identity is its scope, not a tab (it serves many,
   // and none may be open when the browser starts it): 4 hex digits of an

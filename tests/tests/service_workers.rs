@@ -20,6 +20,7 @@ importScripts("rel.js");
 self.strict = (function () { return this === undefined; })();
 self.heard = 0;
 self.addEventListener("message", (e) => { self.heard += 1; e.source && e.source.postMessage("classic heard " + e.data); });
+self.addEventListener("fetch", (e) => e.respondWith(fetch(e.request)));
 "#;
 const REL_CLASSIC: &str = "self.relClassic = 'relative importScripts ok';\n";
 /// A module service worker with a relative static import.
@@ -46,6 +47,10 @@ fn files() -> Vec<(&'static str, String)> {
         ("/index.html", PAGE.to_string()),
         ("/c/classic-sw.js", CLASSIC.to_string()),
         ("/c/rel.js", REL_CLASSIC.to_string()),
+        (
+            "/c/page.html",
+            "<!doctype html><title>in scope</title>".to_string(),
+        ),
         ("/m/module-sw.js", MODULE.to_string()),
         ("/m/dep.js", DEP.to_string()),
     ]
@@ -108,6 +113,25 @@ fn a_service_worker_the_hub_serves_is_a_realm_that_comes_back() {
     let mut chromium = DevtoolsBrowser::open(&format!("{base}/index.html"));
     chromium.wait_until("both service workers active", "window.up");
     let (classic, _module) = both_are_realms(root.path(), &base);
+    // A navigation it passes on (`fetch(event.request)`) goes as it came.
+    let title = chromium.eval(
+        "new Promise((done) => { const f = document.createElement('iframe'); f.src = '/c/page.html'; \
+         f.onload = () => done(f.contentDocument.title); document.body.append(f); })",
+    );
+    assert_eq!(title, json!("in scope"));
+    // Its page gone (it would start the worker again with its requests).
+    chromium.eval("document.querySelector('iframe').remove(), true");
+    // An error its handler throws is in its log (its listeners are the
+    // ones it had as it first ran).
+    let text = classic.exchange(
+        Write::Append,
+        "\n```js\nsetTimeout(() => { throw new Error('thrown in the worker'); }); 'set'\n```\n",
+        1,
+    );
+    assert!(text.contains("\"set\""), "{text}");
+    wait_for(&classic.path, "the worker's error", |t| {
+        t.contains("thrown in the worker") && t.contains("Error")
+    });
 
     chromium.call("ServiceWorker.enable", json!({}));
     chromium.call("ServiceWorker.stopAllWorkers", json!({}));
