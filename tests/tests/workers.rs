@@ -213,11 +213,16 @@ fn with_the_hub_down_the_workers_start_and_talk_to_their_page() {
     workers_start_with_the_hub_down(Engine::Chromium);
 }
 
-/// (Not WebKit: its MiniBrowser printed nothing of a page from
-/// `serve_files` here, not even the dead hub's error; not looked into.)
 #[test]
 fn in_firefox_with_the_hub_down_the_workers_start() {
     workers_start_with_the_hub_down(Engine::Firefox);
+}
+
+/// (MiniBrowser printed no console message in a `--private` window,
+/// which ignores its command line's settings: `support::launch`.)
+#[test]
+fn in_webkit_with_the_hub_down_the_workers_start() {
+    workers_start_with_the_hub_down(Engine::WebKit);
 }
 
 fn workers_start_with_the_hub_down(engine: Engine) {
