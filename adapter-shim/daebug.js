@@ -47,9 +47,11 @@
   // A service worker takes a global event's listener only while its
   // script first runs (Chrome warns of one added later): the adapter's
   // `error`, `unhandledrejection` and `securitypolicyviolation` listeners,
-  // added once its WebAssembly is loaded, are called by ones added now.
-  // Returns: run `start` with those three kinds held here.
+  // added once its WebAssembly is loaded, are called by ones added now;
+  // `pagehide` and `pageshow` (a page's, never a worker's) are not added.
+  // Returns: run `start` with those kinds held here.
   function listenNow() {
+    const pageOnly = ["pagehide", "pageshow"];
     const held = new Map(["error", "unhandledrejection", "securitypolicyviolation"].map((k) => [k, []]));
     for (const [k, fs] of held) {
       addEventListener(k, function (e) {
@@ -65,6 +67,7 @@
       const add = globalThis.addEventListener;
       globalThis.addEventListener = function (type, f, options) {
         if (this === globalThis && held.has(type) && f) return void held.get(type).push(f);
+        if (this === globalThis && pageOnly.includes(type)) return;
         return add.call(this, type, f, options);
       };
       try {

@@ -27,6 +27,7 @@ const REL_CLASSIC: &str = "self.relClassic = 'relative importScripts ok';\n";
 const MODULE: &str = r#"import { dep } from "./dep.js";
 self.dep = dep;
 self.meta = import.meta.url;
+self.addEventListener("message", (e) => e.source.postMessage("module heard " + e.data));
 "#;
 const DEP: &str = "export const dep = 'relative import ok';\n";
 
@@ -177,6 +178,38 @@ fn a_service_worker_the_hub_serves_is_a_realm_that_comes_back() {
     );
     assert!(body.starts_with(MODULE), "{body}");
     assert!(body.contains("\n;import \"/daebug-sw.js\";"), "{body}");
+}
+
+/// With the hub gone (the page stays open), the browser starts both again
+/// from its cache when a message comes: each runs and answers as before,
+/// and daebug says nothing in their console (docs/zero-edits.md, "With
+/// the hub down").
+#[test]
+fn with_the_hub_gone_a_service_worker_starts_from_its_cache_as_before() {
+    let root = TempDir::new("sw-gone");
+    let files = files();
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (&p[1..], t.as_str())).collect();
+    support::write_files(root.path(), &files);
+    let mut hub = Running::start(&["--port", "0"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let mut chromium = DevtoolsBrowser::open(&format!("{base}/index.html"));
+    chromium.wait_until("both service workers active", "window.up");
+    both_are_realms(root.path(), &base);
+    // Stopped first: a running worker's socket would say the hub left.
+    chromium.call("ServiceWorker.enable", json!({}));
+    chromium.call("ServiceWorker.stopAllWorkers", json!({}));
+    assert!(hub.terminate().success());
+    let before = chromium.console().lines().count();
+    for (scope, said) in [("/c/", "classic heard wake"), ("/m/", "module heard wake")] {
+        let heard = chromium.eval(&format!(
+            "new Promise((done) => {{ navigator.serviceWorker.onmessage = (e) => done(e.data); \
+             navigator.serviceWorker.getRegistration('{scope}').then((r) => r.active.postMessage('wake')); }})"
+        ));
+        assert_eq!(heard, json!(said));
+    }
+    let console = chromium.console();
+    let since: Vec<&str> = console.lines().skip(before).collect();
+    assert!(!since.iter().any(|l| l.contains("daebug")), "{console}");
 }
 
 /// Through --proxy, an app's own server's service workers are realms too.
