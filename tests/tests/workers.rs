@@ -312,3 +312,44 @@ new Worker("/w/classic.js", {{ name: "classic" }}).onmessage = said;
         ])
     );
 }
+
+/// A `data:` worker is no realm without its line (its URL is its text, and
+/// its origin `null`: docs/zero-edits.md, "`data:` workers"); with the
+/// README's line first and `--allow-origin null`, it is one, its URL as
+/// the page made it.
+#[test]
+fn a_data_worker_with_its_line_is_a_realm_when_null_is_admitted() {
+    let root = TempDir::new("workers-data");
+    let mut hub = Running::start(&["--port", "0", "--allow-origin", "null"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let source = format!(
+        "import(\"{base}/daebug.js\").catch(() => {{}});\nself.onmessage = (e) => postMessage('data ' + e.data);\n"
+    );
+    let html = format!(
+        r#"<!doctype html><html><head><title>Data</title></head><body><script>
+window.url = "data:text/javascript," + encodeURIComponent({source});
+new Worker(window.url, {{ type: "module", name: "dataw" }});
+</script></body></html>"#,
+        source = serde_json::to_string(&source).expect("json")
+    );
+    support::write_files(root.path(), &[("index.html", &html)]);
+    let _browser = Browser::open(&format!("{base}/index.html"));
+    let worker = log_in(root.path(), "dataw-");
+    let found = unquote(&ask(&worker, "location.href"));
+    assert!(found.starts_with("data:text/javascript,"), "{found}");
+    assert_eq!(
+        found,
+        format!("data:text/javascript,{}", urlencoding_component(&source))
+    );
+}
+
+/// `encodeURIComponent`'s encoding.
+fn urlencoding_component(text: &str) -> String {
+    let keep = |b: u8| b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b);
+    text.bytes()
+        .map(|b| match keep(b) {
+            true => (b as char).to_string(),
+            false => format!("%{b:02X}"),
+        })
+        .collect()
+}
