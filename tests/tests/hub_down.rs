@@ -6,8 +6,9 @@
 //! worker) pointing at a hub that is not running, once with no line of
 //! daebug at all, and comparing what the app itself says (its console, its
 //! output and exit status). In Chromium, Firefox and WebKit, and for Node:
-//! `node --import` the loader and `daebug run`. The Vite plugin with no
-//! hub is `npm_package.rs`'s (it needs `npm install vite`).
+//! `node --import` the loader and `daebug run`; and Vite with the plugin
+//! and no hub it can start (skipped, saying why, when npm cannot install
+//! Vite).
 
 mod support;
 
@@ -255,4 +256,135 @@ impl Tap for Command {
         f(self);
         self
     }
+}
+
+/// Vite serving `dir` with `config` until dropped: its `Local:` URL and
+/// its output so far.
+struct Vite {
+    child: std::process::Child,
+    out: std::path::PathBuf,
+}
+
+impl Vite {
+    fn start(dir: &Path, config: &str, env: &[(&str, &str)]) -> (Vite, String) {
+        use std::os::unix::process::CommandExt;
+        let out = dir.join(format!("{config}.out"));
+        let file = std::fs::File::create(&out).expect("vite's output file");
+        let child = Command::new(dir.join("node_modules/.bin/vite"))
+            .args(["--config", config, "--port", "0", "--host", "127.0.0.1"])
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .env_remove("FORCE_COLOR")
+            // No binary to start a hub with: the platform package is not
+            // installed, and no other is named.
+            .env_remove("DAEBUG_BINARY")
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .stdout(file.try_clone().expect("clone"))
+            .stderr(file)
+            .process_group(0)
+            .spawn()
+            .expect("start vite");
+        let vite = Vite { child, out };
+        let end = Instant::now() + DEADLINE * 3;
+        let url = loop {
+            let text = vite.output();
+            if let Some(url) = text
+                .split("Local:")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+            {
+                break url.trim_end_matches('/').to_string();
+            }
+            assert!(Instant::now() < end, "vite did not start:\n{text}");
+            // Vite's output has no event to block on: the poll interval.
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        (vite, url)
+    }
+
+    fn output(&self) -> String {
+        std::fs::read_to_string(&self.out).unwrap_or_default()
+    }
+}
+
+impl Drop for Vite {
+    fn drop(&mut self) {
+        // Its process group (see `process_group(0)`), by its id.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+/// `daebug/vite` when no hub runs and none can start (no binary): one
+/// warning, and every page and module Vite serves is what it serves
+/// without the plugin.
+#[test]
+fn vite_with_the_plugin_and_no_hub_serves_as_without_it() {
+    let app = TempDir::new("hub-down-vite");
+    let with =
+        "import daebug from 'daebug/vite';\nexport default { plugins: [daebug({ port: 0 })] };\n";
+    write_files(
+        app.path(),
+        &[
+            ("package.json", r#"{"name":"app","private":true,"type":"module"}"#),
+            ("index.html", "<!doctype html><html><head><title>Shop</title></head><body><script type=\"module\" src=\"/main.js\"></script></body></html>"),
+            ("main.js", "document.body.append('ready');\n"),
+            ("plain.config.mjs", "export default {};\n"),
+            ("daebug.config.mjs", with),
+        ],
+    );
+    let installed = Command::new("npm")
+        .args([
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "install",
+            "vite@7.1.12",
+        ])
+        .current_dir(app.path())
+        .output();
+    match installed {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            eprintln!(
+                "skipped: npm install vite: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: no npm: {e}");
+            return;
+        }
+    }
+    // The package as npm would install it (its platform binary aside:
+    // none here, so no hub can start).
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../npm/daebug");
+    let installed = app.path().join("node_modules/daebug");
+    for file in ["package.json", "index.js", "vite.js"] {
+        std::fs::create_dir_all(&installed).expect("mkdir");
+        std::fs::copy(package.join(file), installed.join(file)).expect("copy the package");
+    }
+    let served = |url: &str| {
+        ["/", "/index.html", "/main.js"]
+            .map(|path| support::http(url, "GET", path, &["Accept: text/html,*/*"], ""))
+    };
+    let (plain, url) = Vite::start(app.path(), "plain.config.mjs", &[]);
+    let without = served(&url);
+    drop(plain);
+    let (vite, url) = Vite::start(app.path(), "daebug.config.mjs", &[]);
+    let with = served(&url);
+    assert_eq!(
+        with, without,
+        "what Vite serves, with the plugin and no hub"
+    );
+    assert!(without[0].1.contains("<title>Shop</title>"), "{without:?}");
+    let out = vite.output();
+    let ours: Vec<&str> = out.lines().filter(|l| l.contains("daebug")).collect();
+    assert_eq!(ours.len(), 1, "{out}");
+    assert!(ours[0].contains("daebug: no hub ("), "{out}");
+    assert!(!app.path().join("debug.md").exists());
 }
