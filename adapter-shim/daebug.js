@@ -8,10 +8,27 @@
 // to this file) takes over; all formatting and sending lives in the adapter.
 (() => {
   const started = Symbol.for("daebug.adapter");
-  if (globalThis[started]) return;
   // The hub writes this file's own URL here (query included): a classic
   // script has no import.meta.
   const self = "__DAEBUG_SELF__";
+  // Loaded once. A loader the browser bridge put in first (docs/zero-edits.md,
+  // "Attach to a browser", marked by `daebug.attach`) takes the URL of the
+  // page's own tag, or a worker's own line, when it has options, as long
+  // as it has not started: `?name=` names the realm as without the bridge.
+  const named = Symbol.for("daebug.named");
+  const mark = Symbol.for("daebug.attach");
+  const attached = globalThis[mark] === true;
+  delete globalThis[mark];
+  if (globalThis[started]) {
+    try {
+      if (!attached && self.includes("?")) globalThis[named]?.(self);
+    } catch {}
+    return;
+  }
+  let given = self;
+  globalThis[named] = (url) => {
+    given = url;
+  };
   const early = (globalThis[Symbol.for("daebug.early")] = hooks(self));
   // Workers and their tab ids (`passTabToWorkers`): the channel's name,
   // the workers started here whose loaders have not asked yet (for 30 s at
@@ -32,7 +49,13 @@
     .then(async (glue) => {
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
       const id = await tab;
-      listening(() => glue.start(id ? self + "#daebug-tab=" + id : self));
+      // Put in by the bridge ahead of the page: the page's own tag, if it
+      // has one, has run once the document is parsed.
+      if (attached && typeof document !== "undefined" && document.readyState === "loading") {
+        await new Promise((done) => document.addEventListener("DOMContentLoaded", done, { once: true }));
+      }
+      globalThis[named] = () => {};
+      listening(() => glue.start(id ? given + "#daebug-tab=" + id : given));
       addTests();
       addNetwork();
       addWatching();

@@ -42,6 +42,9 @@ mod page_cost;
 #[path = "realtime/proxy.rs"]
 mod proxy;
 
+#[path = "realtime/attach.rs"]
+mod attach;
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -94,7 +97,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 22] = [
+    let scenarios: [(&str, Scenario); 23] = [
         ("latency", latency),
         ("where_the_time_goes", stages::where_the_time_goes),
         ("doors", doors::doors),
@@ -113,6 +116,7 @@ fn main() {
         ("proxy_cost", proxy::proxy_cost),
         ("pictures", pictures),
         ("bridge", bridge::bridge),
+        ("attach", attach::attach),
         ("node", node_realms::node_realms),
         ("node_console", node_realms::node_console),
         ("tests_in_realm", testing::tests_in_realm),

@@ -235,6 +235,24 @@ impl Hub {
         }))
     }
 
+    /// What the browser bridge puts into the pages and workers it reaches
+    /// (`--match`, else the origins the hub admits; docs/zero-edits.md,
+    /// "Attach to a browser"): the loader as this hub serves it.
+    fn injection(&self) -> crate::cdp::inject::Injection {
+        let guard = Guard::new(self.addr, &self.config.allow_origins);
+        let admit: crate::cdp::reach::Admit = Box::new(move |origin| {
+            let header = axum::http::HeaderValue::from_str(origin).ok();
+            header.is_some_and(|h| guard.origin_allowed(Some(&h)))
+        });
+        let reach = crate::cdp::reach::Reach::new(
+            self.config.cdp_match.clone(),
+            self.config.allow_origins.clone(),
+            admit,
+        );
+        let loader = crate::http::assets::loader_at(&self.script_url());
+        crate::cdp::inject::Injection::new(reach, &loader)
+    }
+
     /// The line to paste into a page: a classic script, which runs as
     /// the parser reaches it, so capture starts before the page's own
     /// scripts (a module script would wait for the whole document).
@@ -285,13 +303,12 @@ impl Hub {
     fn directory(&self, debug: &Path, tracker: &TaskTracker) -> Result<Directory, HubError> {
         let dir_tx = self.wiring.dir_tx.clone();
         let shutdown = self.wiring.shutdown.clone();
-        let adapter = self.script_url();
         let cdp = self.config.cdp.clone().map(|endpoint| {
             let to = dir_tx.clone();
             let report: crate::cdp::Report = Box::new(move |stem, line| {
                 let _ = to.send(messages::DirMsg::Browser { stem, line });
             });
-            crate::cdp::spawn(endpoint, adapter, report, shutdown.clone(), tracker)
+            crate::cdp::spawn(endpoint, self.injection(), report, shutdown.clone(), tracker)
         });
         let settings = LogSettings {
             dir: debug.to_path_buf(),

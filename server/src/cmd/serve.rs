@@ -52,6 +52,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     pub cdp: Option<String>,
 
+    /// With `--cdp`: put the adapter only into the pages (and their
+    /// workers) whose URL starts with this (`*` stands for any run of
+    /// characters, `http://localhost:*/`); its origin is admitted like
+    /// `--allow-origin`. Repeatable. Without it, every page of an origin
+    /// the hub admits (docs/zero-edits.md, "Attach to a browser").
+    #[arg(long = "match", value_name = "URL")]
+    pub matches: Vec<String>,
+
     /// Serve an app's dev server (`http://localhost:5173`, or `5173`) on the hub's
     /// port, the tag added to its pages and everything else passed
     /// through, WebSockets (HMR) included; the hub keeps only its own
@@ -65,6 +73,9 @@ pub struct ServeArgs {
 pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
     if !(cli.timeout.is_finite() && cli.timeout > 0.0 && cli.timeout <= 86_400.0) {
         anyhow::bail!("--timeout must be a number of seconds between 0 and 86400");
+    }
+    if cli.cdp.is_none() && !cli.matches.is_empty() {
+        anyhow::bail!("--match needs the browser bridge: --cdp <a Chromium's DevTools URL> (or `daebug attach`)");
     }
     let host = cli.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = cli.port.unwrap_or(DEFAULT_PORT);
@@ -81,13 +92,17 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
         Some(Ok(upstream)) => Some(upstream),
         None => None,
     };
+    // A page matched by name is one the person asked to connect.
+    let mut allow_origins = cli.allow_origin.clone();
+    allow_origins.extend(daebug::cdp::reach::named_origins(&cli.matches));
     let config = HubConfig {
         addr: SocketAddr::new(host, port),
-        allow_origins: cli.allow_origin.clone(),
+        allow_origins,
         default_timeout: Duration::from_secs_f64(cli.timeout),
         token: token.clone(),
         restart_command: restart_command(),
         cdp: cli.cdp.clone(),
+        cdp_match: cli.matches.clone(),
         proxy: proxy.clone(),
         ..HubConfig::new(cli.root.clone(), port)
     };
@@ -121,6 +136,15 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
             "listening beyond loopback: realms must present this token (it is in the line below)"
                 .into(),
         );
+    }
+    if let Some(cdp) = &cli.cdp {
+        let which = match cli.matches.is_empty() {
+            true => "every page of a loopback (or --allow-origin) origin".to_string(),
+            false => format!("the pages at {}", cli.matches.join(", ")),
+        };
+        say(format!(
+            "attaching to the browser at {cdp}: {which} and their workers get daebug, no tag needed"
+        ));
     }
     match &proxy {
         Some(upstream) => say(format!(

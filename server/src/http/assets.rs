@@ -244,8 +244,13 @@ pub fn loader(state: &HttpState, headers: &HeaderMap, uri: &axum::http::Uri) -> 
         })
         .unwrap_or_default();
     let path = uri.path_and_query().map_or("/daebug.js", |p| p.as_str());
-    let url = format!("http://{host}{path}");
-    let quoted = serde_json::to_string(&url).unwrap_or_else(|_| "\"\"".into());
+    loader_at(&format!("http://{host}{path}"))
+}
+
+/// The loader as served from `url` (the browser bridge evaluates it in
+/// the documents and workers it reaches: `cdp/reach.rs`).
+pub fn loader_at(url: &str) -> String {
+    let quoted = serde_json::to_string(url).unwrap_or_else(|_| "\"\"".into());
     let shim = std::str::from_utf8(ADAPTER_FILES[0].body).unwrap_or_default();
     with_hooks(shim).replacen(SELF_PLACEHOLDER, &quoted, 1)
 }
