@@ -19,7 +19,8 @@
 //! - [`door`]: [`door::Door`], the one façade every door asks a hub
 //!   through, in-process ([`Doors`]) or attached ([`attached`]).
 //! - [`reading`]: a log read as a budget of tokens (tail, cursor, digest).
-//! - [`mcp`]: the MCP tools over a [`door::Door`], at `/mcp` and over stdio.
+//! - [`mcp`]: the MCP tools over a [`door::Door`], at `/mcp` and over stdio;
+//!   [`mcp_tools`] what an agent reads of them before a call.
 //! - [`attached`]: the same tools' calls over a running hub's HTTP API
 //!   (`daebug mcp` attached to it).
 
@@ -31,6 +32,7 @@ pub mod door;
 pub mod json;
 pub mod log_html;
 pub mod mcp;
+pub mod mcp_tools;
 pub mod person;
 pub mod reading;
 pub mod run_tests;
