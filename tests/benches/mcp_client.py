@@ -1,13 +1,16 @@
 """The MCP bench's client: the official Python SDK (`pip install mcp`), the
 client most agents' tools use. Run by `tests/benches/realtime/mcp.rs`.
 
-Usage: mcp_client.py --realm STEM --n N [--http URL] [--stdio CMD ARG...]
-       [--peer CMD ARG... --peer-tool NAME --peer-args JSON]
+Usage: mcp_client.py --realm STEM --n N [--warm W] [--texts] [--http URL]
+       [--stdio CMD ARG...] [--peer CMD ARG... --peer-tool NAME --peer-args JSON]
 
 Every side is connected first and stays alive; then the calls take turns
 (list_realms, eval of 1+1 on each daebug transport, the peer's call), N
-rounds after a warm-up. Prints one JSON object: per side and tool the
-median and p99 in ms, and the characters of a reply.
+rounds after W of warm-up (5 by default); then, once on each daebug side,
+an eval of 5,000 console.log calls under a budget. Prints one JSON object:
+per side and tool the median and p99 in ms and the characters of a reply
+(and with --texts, the reply's text), plus `tools_list`: the characters of
+each side's tools/list JSON.
 """
 
 import argparse
@@ -37,6 +40,8 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--realm", required=True)
     ap.add_argument("--n", type=int, default=30)
+    ap.add_argument("--warm", type=int, default=5)
+    ap.add_argument("--texts", action="store_true")
     ap.add_argument("--http")
     ap.add_argument("--stdio")
     ap.add_argument("--peer")
@@ -75,22 +80,41 @@ async def main() -> None:
             calls.append(("peer", a.peer_tool, peer, a.peer_tool, json.loads(a.peer_args)))
 
         times = {(s, t): [] for s, t, *_ in calls}
-        chars = {}
-        for round_ in range(5 + a.n):
+        texts = {}
+        for round_ in range(a.warm + a.n):
             for side, tool, client, name, args in calls:
                 start = time.perf_counter()
                 result = await client.call_tool(name, args)
                 took = time.perf_counter() - start
                 if result.is_error:
                     raise SystemExit(f"{side} {tool}: {text_of(result)}")
-                if round_ >= 5:
+                if round_ >= a.warm:
                     times[(side, tool)].append(took)
-                chars[(side, tool)] = len(text_of(result))
-        out = {}
+                texts[(side, tool)] = text_of(result)
+        # Once: a flood of a few distinct messages, under a budget (the
+        # realm's rate limit would drop a second one within the second).
+        flood = ("for (let i = 0; i < 5000; i++) "
+                 "console.log(`cart ${i % 3}: 3 items, total 42.00 EUR`); 'done'")
+        for side, client in sides.items():
+            start = time.perf_counter()
+            result = await client.call_tool(
+                "eval", {"realm": a.realm, "code": flood, "budget": 150})
+            took = time.perf_counter() - start
+            if result.is_error:
+                raise SystemExit(f"{side} eval_flood_budget: {text_of(result)}")
+            times[(side, "eval_flood_budget")] = [took]
+            texts[(side, "eval_flood_budget")] = text_of(result)
+        out = {"tools_list": {}}
         for (side, tool), t in times.items():
-            out.setdefault(side, {})[tool] = summary(t) | {
-                "chars": chars[(side, tool)]
-            }
+            text = texts[(side, tool)]
+            out.setdefault(side, {})[tool] = summary(t) | {"chars": len(text)} | (
+                {"text": text} if a.texts else {})
+        everyone = dict(sides) | ({"peer": peer} if a.peer else {})
+        for side, client in everyone.items():
+            tools = (await client.list_tools()).tools
+            listed = [t.model_dump(by_alias=True, exclude_none=True) for t in tools]
+            out["tools_list"][side] = len(
+                json.dumps(listed, separators=(",", ":"), ensure_ascii=False))
         print(json.dumps(out))
 
 

@@ -29,10 +29,11 @@ use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use super::digest::{reply_digest, tokens};
 use super::door::Door;
-use super::mcp_tools::{self as words, EVAL, LIST_REALMS, READ_LOG, RUN_TESTS};
 use super::json::{DoorError, EvalRequest, RealmInfo, Timeout};
-use super::reading::{digest, tokens, LogQuery, LogRead, DEFAULT_TAIL};
+use super::mcp_tools::{self as words, EVAL, LIST_REALMS, READ_LOG, RUN_TESTS};
+use super::reading::{LogQuery, LogRead, DEFAULT_TAIL};
 use super::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
 use super::Doors;
 use crate::engine::picture;
@@ -157,12 +158,8 @@ impl<D: Door> McpServer<D> {
             Ok(reply) => reply,
             Err(e) => return error_result(&e),
         };
-        let stem = reply
-            .log
-            .trim_start_matches("debug/")
-            .trim_end_matches(".md");
         let text = match args.budget.filter(|&b| tokens(&reply.text) > b) {
-            Some(budget) => digest(&reply.text, budget, stem),
+            Some(budget) => reply_digest(&reply, budget),
             None => reply.text.clone(),
         };
         // Why the log does not show it yet (a full disk), after the reply.
@@ -472,12 +469,18 @@ mod tests {
     fn tools_list_fits_the_peers_size() {
         let tools = server().tool_router.list_all();
         let json = serde_json::to_string(&tools).expect("JSON");
-        assert!(json.chars().count() <= 1_014, "{} characters: {json}", json.len());
+        assert!(
+            json.chars().count() <= 1_014,
+            "{} characters: {json}",
+            json.len()
+        );
         for kind in ["page", "iframe", "worker", "node"] {
             assert!(LIST_REALMS.contains(kind), "{kind}");
             assert!(words::INSTRUCTIONS.to_lowercase().contains(kind), "{kind}");
         }
-        for shared in ["budget", "digest", "since", "cursor", "timeout", "lang", "is_error"] {
+        for shared in [
+            "budget", "digest", "since", "cursor", "timeout", "lang", "is_error",
+        ] {
             assert!(words::INSTRUCTIONS.contains(shared), "{shared}");
         }
     }
