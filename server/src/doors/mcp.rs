@@ -38,6 +38,7 @@ use super::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
 use super::Doors;
 use crate::engine::picture;
 use crate::http::guard::Guard;
+use crate::hub::timing;
 
 /// The door's name: the agent a block sent through MCP is written as.
 pub const DOOR: &str = "mcp";
@@ -140,50 +141,21 @@ impl<D: Door> McpServer<D> {
 
     #[tool(description = LIST_REALMS, input_schema = words::list_realms_schema())]
     async fn list_realms(&self) -> CallToolResult {
-        match self.door.realms().await {
+        let moments = ToolMoments::enter();
+        let result = match self.door.realms().await {
             Ok(realms) => text_result(realm_lines(&realms), false),
             Err(e) => error_result(&e),
-        }
+        };
+        moments.left("list_realms");
+        result
     }
 
     #[tool(description = EVAL, input_schema = words::eval_schema())]
     async fn eval(&self, Parameters(args): Parameters<EvalArgs>) -> CallToolResult {
-        let req = EvalRequest {
-            code: args.code,
-            lang: args.lang,
-            timeout: args.timeout.map(Timeout::from),
-            agent: Some(DOOR.to_string()),
-        };
-        let reply = match self.door.eval(&args.realm, req).await {
-            Ok(reply) => reply,
-            Err(e) => return error_result(&e),
-        };
-        let text = match args.budget.filter(|&b| tokens(&reply.text) > b) {
-            Some(budget) => reply_digest(&reply, budget),
-            None => reply.text.clone(),
-        };
-        // Why the log does not show it yet (a full disk), after the reply.
-        let text = match &reply.log_error {
-            Some(e) => format!("{text}\n> **hub** {e}\n"),
-            None => text,
-        };
-        // The pictures the reply links, as image content after its text.
-        let mut content = vec![ContentBlock::text(text)];
-        // (A copied value's file is linked in the text, not an image.)
-        for path in reply
-            .images
-            .iter()
-            .filter(|p| picture::mime_of(p).starts_with("image/"))
-        {
-            if let Some(bytes) = self.door.picture(path).await {
-                let data = base64_simd::STANDARD.encode_to_string(&bytes);
-                content.push(ContentBlock::image(data, picture::mime_of(path)));
-            }
-        }
-        match reply.ok {
-            true => CallToolResult::success(content),
-            false => CallToolResult::error(content),
-        }
+        let moments = ToolMoments::enter();
+        let result = self.run_eval(args).await;
+        moments.left("eval");
+        result
     }
 
     #[tool(description = RUN_TESTS, input_schema = words::run_tests_schema())]
@@ -230,6 +202,70 @@ impl<D: Door> McpServer<D> {
                 result
             }
             Err(e) => error_result(&e),
+        }
+    }
+}
+
+impl<D: Door> McpServer<D> {
+    /// `eval`: the block through the door, its reply (or a digest of it
+    /// over the budget) and its pictures.
+    async fn run_eval(&self, args: EvalArgs) -> CallToolResult {
+        let req = EvalRequest {
+            code: args.code,
+            lang: args.lang,
+            timeout: args.timeout.map(Timeout::from),
+            agent: Some(DOOR.to_string()),
+        };
+        let mut reply = match self.door.eval(&args.realm, req).await {
+            Ok(reply) => reply,
+            Err(e) => return error_result(&e),
+        };
+        let text = match args.budget.filter(|&b| tokens(&reply.text) > b) {
+            Some(budget) => reply_digest(&reply, budget),
+            None => std::mem::take(&mut reply.text),
+        };
+        // Why the log does not show it yet (a full disk), after the reply.
+        let text = match &reply.log_error {
+            Some(e) => format!("{text}\n> **hub** {e}\n"),
+            None => text,
+        };
+        // The pictures the reply links, as image content after its text.
+        let mut content = vec![ContentBlock::text(text)];
+        // (A copied value's file is linked in the text, not an image.)
+        for path in reply
+            .images
+            .iter()
+            .filter(|p| picture::mime_of(p).starts_with("image/"))
+        {
+            if let Some(bytes) = self.door.picture(path).await {
+                let data = base64_simd::STANDARD.encode_to_string(&bytes);
+                content.push(ContentBlock::image(data, picture::mime_of(path)));
+            }
+        }
+        match reply.ok {
+            true => CallToolResult::success(content),
+            false => CallToolResult::error(content),
+        }
+    }
+}
+
+/// With `RUST_LOG=daebug::timing=debug`, when a tool call was entered
+/// and left (wall-clock µs), for the bench's where-the-time-goes rows
+/// (`hub/timing.rs` logs the job's own moments).
+struct ToolMoments(Option<u64>);
+
+impl ToolMoments {
+    fn enter() -> ToolMoments {
+        ToolMoments(timing::on().then(timing::wall_us))
+    }
+
+    fn left(self, tool: &str) {
+        if let Some(entered) = self.0 {
+            tracing::debug!(
+                target: "daebug::timing",
+                "timing door=mcp tool={tool} entered={entered} left={}",
+                timing::wall_us()
+            );
         }
     }
 }
