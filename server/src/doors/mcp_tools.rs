@@ -30,10 +30,10 @@ lines, and the file with the whole text. read_log: the last 200 lines by default
 the last `tail` lines; every read ends with a cursor: pass it as `since` to read only \
 what was added after it. run_tests: is_error when a test failed.";
 
-pub const LIST_REALMS: &str =
-    "Connected realms (page, iframe, worker, node): stem kind state url.";
+pub const LIST_REALMS: &str = "Connected realms (page, iframe, worker, node): stem kind state url.";
 
-pub const EVAL: &str = "Run JS in a realm like its devtools console; returns the reply its log shows.";
+pub const EVAL: &str =
+    "Run JS in a realm like its devtools console; returns the reply its log shows.";
 
 pub const READ_LOG: &str =
     "A realm's log: last 200 lines, tail N, or what came since a read's cursor.";
