@@ -574,6 +574,26 @@ fn read_log_spends_a_budget_of_tokens() {
     assert!(digest.contains("× tick"), "{digest}");
     assert!(digest.contains("not shown"), "{digest}");
     assert!(digest.contains(&format!("debug/{stem}.md")), "{digest}");
+    // The HTTP API reads the log the same way: a digest within the budget
+    // that counts by kind what the log shows and what it only counts.
+    let (status, body) = support::http(
+        &world.base,
+        "GET",
+        &format!("/api/realms/{stem}/log?tail=400&budget=150&format=json"),
+        &[],
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    let read: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(read["digest"], true, "{read}");
+    let text = read["text"].as_str().unwrap_or("");
+    assert!(text.starts_with("(digest: "), "{text}");
+    assert!(text.chars().count().div_ceil(4) <= 150, "{text}");
+    assert!(
+        text.contains(" shown (") && text.contains(" console.log"),
+        "{text}"
+    );
+    assert!(text.contains(" not shown, only counted"), "{text}");
     drop(client);
 }
 
