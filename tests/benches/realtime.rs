@@ -80,7 +80,7 @@ const NOTES: &str = "\
   *Bytes the hub writes a call* is everything the hub passed to `write` calls from the call's start to the next call's
   (`wchar`): the log's write (the same reply on every path), the job to the page, and the door's answer.
   For comparison, chrome-devtools-mcp's `evaluate_script` was measured on this machine at 210 ms by default and
-  4.5 ms in its `--slim` mode (not run by this bench).
+  4.5 ms in its `--slim` mode (its `evaluate` is measured beside daebug by `-- mcp_python`).
 ";
 
 /// A scenario adds its rows to the table.

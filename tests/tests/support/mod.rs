@@ -4,6 +4,7 @@
 pub mod cdp;
 pub mod node;
 pub mod pixels;
+pub mod python;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
