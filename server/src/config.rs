@@ -37,6 +37,11 @@ pub struct HubConfig {
     /// A Chromium's DevTools endpoint (`--cdp http://127.0.0.1:9222` or
     /// its `ws://` URL): the browser bridge attaches to it (`src/cdp/`).
     pub cdp: Option<String>,
+    /// `--match URL` (repeatable): the bridge puts the adapter only into
+    /// documents whose URL starts with one of these (`*` any run of
+    /// characters); none: every document of an origin the hub admits
+    /// (`cdp/reach.rs`).
+    pub cdp_match: Vec<String>,
     /// An app's dev server (`--proxy http://localhost:5173`): served on
     /// the hub's port with the tag in its pages (`http/proxy.rs`).
     pub proxy: Option<crate::http::proxy::Upstream>,
@@ -56,6 +61,7 @@ impl HubConfig {
             restart_command: "daebug".into(),
             max_frame: MAX_FRAME,
             cdp: None,
+            cdp_match: Vec::new(),
             proxy: None,
         }
     }

@@ -49,6 +49,13 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             },
+            Command::Attach(args) => match cmd::attach::attach(args).await {
+                Ok(status) => ExitCode::from(status),
+                Err(e) => {
+                    eprintln!("daebug: {e:#}");
+                    ExitCode::FAILURE
+                }
+            },
             Command::Mcp(args) => cmd::mcp::mcp(args).await,
             other => ExitCode::from(cmd::run_client(other).await),
         }

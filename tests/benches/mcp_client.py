@@ -1,13 +1,17 @@
 """The MCP bench's client: the official Python SDK (`pip install mcp`), the
 client most agents' tools use. Run by `tests/benches/realtime/mcp.rs`.
 
-Usage: mcp_client.py --realm STEM --n N [--http URL] [--stdio CMD ARG...]
-       [--peer CMD ARG... --peer-tool NAME --peer-args JSON]
+Usage: mcp_client.py --realm STEM --n N [--warm W] [--texts] [--http URL]
+       [--stdio CMD ARG...] [--peer CMD ARG... --peer-tool NAME --peer-args JSON]
 
 Every side is connected first and stays alive; then the calls take turns
 (list_realms, eval of 1+1 on each daebug transport, the peer's call), N
-rounds after a warm-up. Prints one JSON object: per side and tool the
-median and p99 in ms, and the characters of a reply.
+rounds after W of warm-up (5 by default); then, once on each daebug side,
+an eval of 5,000 console.log calls under a budget. Prints one JSON object:
+per side and tool the median and p99 in ms and the characters of a reply
+(and with --texts, the reply's text), `tools_list`: the characters of
+each side's tools/list JSON, and `walls`: every call's side, tool, start
+and end on the wall clock (µs), in order.
 """
 
 import argparse
@@ -15,7 +19,9 @@ import asyncio
 import json
 import shlex
 import statistics
+import subprocess
 import time
+import urllib.request
 from contextlib import AsyncExitStack
 
 from mcp import Client, StdioServerParameters
@@ -33,10 +39,54 @@ def summary(times):
     }
 
 
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"}}}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+
+
+def size_of(tools) -> int:
+    """Characters of a tools/list's `tools`, as compact JSON."""
+    return len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False))
+
+
+def tools_list_http(url: str) -> int:
+    """tools/list as the server sends it, over streamable HTTP (stateless)."""
+    req = urllib.request.Request(url, data=json.dumps(TOOLS_LIST).encode(), headers={
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream"})
+    with urllib.request.urlopen(req) as res:
+        return size_of(json.loads(res.read())["result"]["tools"])
+
+
+def tools_list_stdio(cmd: str) -> int:
+    """tools/list as the server sends it, over stdio of a fresh process."""
+    p = subprocess.Popen(shlex.split(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        def answer(id_):
+            while True:
+                m = json.loads(p.stdout.readline())
+                if m.get("id") == id_:
+                    return m
+        for m in (INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                  TOOLS_LIST):
+            p.stdin.write(json.dumps(m) + "\n")
+            p.stdin.flush()
+            if m is INITIALIZE:
+                answer(1)
+        return size_of(answer(2)["result"]["tools"])
+    finally:
+        p.kill()
+        p.wait()
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--realm", required=True)
     ap.add_argument("--n", type=int, default=30)
+    ap.add_argument("--warm", type=int, default=5)
+    ap.add_argument("--texts", action="store_true")
     ap.add_argument("--http")
     ap.add_argument("--stdio")
     ap.add_argument("--peer")
@@ -75,22 +125,50 @@ async def main() -> None:
             calls.append(("peer", a.peer_tool, peer, a.peer_tool, json.loads(a.peer_args)))
 
         times = {(s, t): [] for s, t, *_ in calls}
-        chars = {}
-        for round_ in range(5 + a.n):
+        texts = {}
+        # Every call's start and end on the wall clock (µs), in order, to
+        # set against the hub's timing lines.
+        walls = []
+        for round_ in range(a.warm + a.n):
             for side, tool, client, name, args in calls:
+                wall = time.time_ns() // 1000
                 start = time.perf_counter()
                 result = await client.call_tool(name, args)
                 took = time.perf_counter() - start
                 if result.is_error:
                     raise SystemExit(f"{side} {tool}: {text_of(result)}")
-                if round_ >= 5:
+                if round_ >= a.warm:
                     times[(side, tool)].append(took)
-                chars[(side, tool)] = len(text_of(result))
-        out = {}
+                texts[(side, tool)] = text_of(result)
+                walls.append([side, tool, wall, wall + round(took * 1e6)])
+        # Once: a flood of a few distinct messages, under a budget (the
+        # realm's rate limit would drop a second one within the second).
+        flood = ("for (let i = 0; i < 5000; i++) "
+                 "console.log(`cart ${i % 3}: 3 items, total 42.00 EUR`); 'done'")
+        for side, client in sides.items():
+            start = time.perf_counter()
+            wall = time.time_ns() // 1000
+            result = await client.call_tool(
+                "eval", {"realm": a.realm, "code": flood, "budget": 150})
+            took = time.perf_counter() - start
+            walls.append([side, "eval_flood_budget", wall, wall + round(took * 1e6)])
+            if result.is_error:
+                raise SystemExit(f"{side} eval_flood_budget: {text_of(result)}")
+            times[(side, "eval_flood_budget")] = [took]
+            texts[(side, "eval_flood_budget")] = text_of(result)
+        out = {"tools_list": {}, "walls": walls}
         for (side, tool), t in times.items():
-            out.setdefault(side, {})[tool] = summary(t) | {
-                "chars": chars[(side, tool)]
-            }
+            text = texts[(side, tool)]
+            out.setdefault(side, {})[tool] = summary(t) | {"chars": len(text)} | (
+                {"text": text} if a.texts else {})
+        # tools/list as each server sends it (the SDK's models would drop
+        # the fields they do not know).
+        if a.http:
+            out["tools_list"]["http"] = tools_list_http(a.http)
+        if a.stdio:
+            out["tools_list"]["stdio"] = tools_list_stdio(a.stdio)
+        if a.peer:
+            out["tools_list"]["peer"] = tools_list_stdio(a.peer)
         print(json.dumps(out))
 
 

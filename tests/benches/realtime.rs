@@ -42,6 +42,9 @@ mod page_cost;
 #[path = "realtime/proxy.rs"]
 mod proxy;
 
+#[path = "realtime/attach.rs"]
+mod attach;
+
 #[path = "realtime/zero_edits.rs"]
 mod zero_edits;
 
@@ -80,7 +83,7 @@ const NOTES: &str = "\
   *Bytes the hub writes a call* is everything the hub passed to `write` calls from the call's start to the next call's
   (`wchar`): the log's write (the same reply on every path), the job to the page, and the door's answer.
   For comparison, chrome-devtools-mcp's `evaluate_script` was measured on this machine at 210 ms by default and
-  4.5 ms in its `--slim` mode (not run by this bench).
+  4.5 ms in its `--slim` mode (its `evaluate` is measured beside daebug by `-- mcp_python`).
 - *Zero edits* (`-- zero_edits`): each way is timed from the spawn of its command to `1+1`'s reply on disk in the realm's log
   (appended as soon as `debug.md` lists the realm, as an agent watching it would), in one headless Chromium already open
   that goes to the app's URL once it answers; everything is stopped and `debug/` removed between runs. chrome-devtools-mcp
@@ -101,7 +104,7 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 23] = [
+    let scenarios: [(&str, Scenario); 24] = [
         ("latency", latency),
         ("where_the_time_goes", stages::where_the_time_goes),
         ("doors", doors::doors),
@@ -121,6 +124,7 @@ fn main() {
         ("zero_edits", zero_edits::zero_edits),
         ("pictures", pictures),
         ("bridge", bridge::bridge),
+        ("attach", attach::attach),
         ("node", node_realms::node_realms),
         ("node_console", node_realms::node_console),
         ("tests_in_realm", testing::tests_in_realm),

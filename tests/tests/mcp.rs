@@ -1,6 +1,9 @@
 //! The MCP door with real parts: the SDK's own client over streamable
 //! HTTP at `/mcp` of a running hub, and over stdio of `daebug mcp`, each
-//! with a headless Chromium page whose log records what the tools did.
+//! with a headless Chromium page whose log records what the tools did;
+//! the official Python SDK on both transports; a single result answered
+//! as plain JSON; an eval's flood of console calls as a digest within its
+//! budget.
 
 mod support;
 
@@ -65,12 +68,19 @@ fn is_error(result: &CallToolResult) -> bool {
 
 /// A raw POST to `/mcp`, as a page's `fetch` would send it with `origin`.
 fn post_with_origin(base: &str, origin: &str) -> String {
-    let addr = base.trim_start_matches("http://");
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    post_mcp(base, &format!("Origin: {origin}\r\n"), body)
+}
+
+/// A raw POST of `body` to `/mcp` with `headers` (each ending `\r\n`),
+/// accepting JSON or an event stream as the spec has clients do: the
+/// whole answer, head and body.
+fn post_mcp(base: &str, headers: &str, body: &str) -> String {
+    let addr = base.trim_start_matches("http://");
     let mut tcp = std::net::TcpStream::connect(addr).expect("connect");
     write!(
         tcp,
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\n\
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{headers}\
          Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -92,6 +102,23 @@ fn mcp_over_streamable_http() {
     let refused = post_with_origin(&world.base, "https://evil.example");
     assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
     assert!(refused.contains("refused Origin"), "{refused}");
+
+    // A single result, to a client that accepts JSON or an event stream,
+    // is plain JSON: no stream to frame it in, no session to keep.
+    let one = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"eval","arguments":{"realm":"realm","code":"1+1"}}}"#;
+    let answer = post_mcp(&world.base, "", one);
+    let (head, body) = answer.split_once("\r\n\r\n").expect("head and body");
+    assert!(head.starts_with("HTTP/1.1 200"), "{answer}");
+    let head = head.to_ascii_lowercase();
+    assert!(
+        head.contains("\r\ncontent-type: application/json\r\n"),
+        "{answer}"
+    );
+    assert!(!head.contains("mcp-session-id"), "{answer}");
+    let json: serde_json::Value = serde_json::from_str(body).expect("one JSON body");
+    assert_eq!(json["id"], 3, "{json}");
+    let text = json["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(text.contains("```JSON\n2\n```"), "{json}");
 
     let rt = runtime();
     let client = http_client(&rt, &world.base);
@@ -547,5 +574,175 @@ fn read_log_spends_a_budget_of_tokens() {
     assert!(digest.contains("× tick"), "{digest}");
     assert!(digest.contains("not shown"), "{digest}");
     assert!(digest.contains(&format!("debug/{stem}.md")), "{digest}");
+    // The HTTP API reads the log the same way: a digest within the budget
+    // that counts by kind what the log shows and what it only counts.
+    let (status, body) = support::http(
+        &world.base,
+        "GET",
+        &format!("/api/realms/{stem}/log?tail=400&budget=150&format=json"),
+        &[],
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    let read: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(read["digest"], true, "{read}");
+    let text = read["text"].as_str().unwrap_or("");
+    assert!(text.starts_with("(digest: "), "{text}");
+    assert!(text.chars().count().div_ceil(4) <= 150, "{text}");
+    assert!(
+        text.contains(" shown (") && text.contains(" console.log"),
+        "{text}"
+    );
+    assert!(text.contains(" not shown, only counted"), "{text}");
     drop(client);
+}
+
+/// The flood's code: 5,000 `console.log` calls of three messages, then a
+/// value.
+const FLOOD: &str =
+    "for (let i = 0; i < 5000; i++) console.log(`cart ${i % 3}: 3 items, total 42.00 EUR`); 'done'";
+
+/// An `eval` whose reply is over its `budget` comes as a digest within
+/// it: every event counted (those the realm sent by kind, and those it
+/// only counted), the distinct messages with their repeats, the outcome,
+/// and where the whole reply is; the log keeps the reply itself.
+#[test]
+fn an_eval_over_its_budget_is_a_digest_of_its_events() {
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("realm-");
+    let stem = log.stem.clone();
+    let rt = runtime();
+    let client = http_client(&rt, &world.base);
+    let budget = 150;
+    let result = rt.block_on(call(
+        &client,
+        "eval",
+        serde_json::json!({"realm": stem, "code": FLOOD, "budget": budget}),
+    ));
+    assert!(!is_error(&result), "{}", text_of(&result));
+    let digest = text_of(&result);
+    assert!(
+        digest.chars().count().div_ceil(4) <= budget,
+        "{} characters:\n{digest}",
+        digest.chars().count()
+    );
+    assert!(digest.starts_with("(digest of a reply of "), "{digest}");
+    assert!(digest.contains("value: done"), "{digest}");
+    // The realm sent 50 (its cap for a block), of 5,000.
+    assert!(
+        digest.contains("5,000 events: 50 sent (50 console.log); 4,950 not sent, only counted"),
+        "{digest}"
+    );
+    assert!(
+        digest.contains("3 distinct messages of those sent:"),
+        "{digest}"
+    );
+    for n in 0..3 {
+        assert!(
+            digest.contains(&format!("× cart {n}: 3 items, total 42.00 EUR")),
+            "{digest}"
+        );
+    }
+    let text = log.text();
+    let header = digest
+        .split_once(", the reply `")
+        .and_then(|(_, h)| h.split_once("`)"))
+        .map(|(h, _)| h)
+        .unwrap_or_else(|| panic!("no reply header: {digest}"));
+    assert!(
+        header.starts_with(&format!("> **{stem}** to mcp at ")),
+        "{digest}"
+    );
+    assert!(text.contains(header), "{header:?} is not in\n{text}");
+    assert!(digest.contains(&format!("debug/{stem}.md")), "{digest}");
+    // Within its budget, the reply as the log has it.
+    let whole = rt.block_on(call(
+        &client,
+        "eval",
+        serde_json::json!({"realm": stem, "code": "'done'", "budget": budget}),
+    ));
+    let whole = text_of(&whole);
+    assert!(
+        whole.starts_with(&format!("> **{stem}** to mcp at ")),
+        "{whole}"
+    );
+    let text = wait_for(&log.path, "the second reply", |t| t.contains(&whole));
+    assert!(text.contains(&whole), "{whole}");
+    drop(client);
+}
+
+/// The official Python SDK's client (`tests/benches/mcp_client.py`, the
+/// bench's) on both transports at once, streamable HTTP at `/mcp` and
+/// stdio of `daebug mcp --attach`: the tools answer it, a flood under a
+/// budget comes as a digest either way, and `tools/list` is as small as
+/// chrome-devtools-mcp `--slim`'s.
+#[test]
+fn the_python_sdk_on_both_transports() {
+    let python = support::python::python_sdk().unwrap_or_else(|why| panic!("{why}"));
+    let world = World::new(&[("index.html", PAGE)], "index.html");
+    let log = world.log("realm-");
+    let stem = log.stem.clone();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mcp_client.py");
+    let stdio = format!(
+        "{} mcp --attach --root {}",
+        daebug_bin().display(),
+        world.root.path().display()
+    );
+    let out = std::process::Command::new(python)
+        .arg(&script)
+        .args(["--realm", &stem, "--n", "1", "--warm", "0", "--texts"])
+        .args(["--http", &format!("{}/mcp", world.base)])
+        .args(["--stdio", &stdio])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the Python client");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+    for side in ["http", "stdio"] {
+        let text = |tool: &str| {
+            report[side][tool]["text"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        };
+        assert!(text("list_realms").contains(&stem), "{side}: {report}");
+        assert!(text("eval").contains("```JSON\n2\n```"), "{side}: {report}");
+        // The realm's rate limit is per second: the second side's flood
+        // may find it spent, every event counted and none sent, and its
+        // reply then fits the budget as it is.
+        let flood = text("eval_flood_budget");
+        assert!(flood.chars().count().div_ceil(4) <= 150, "{side}: {flood}");
+        match flood.starts_with("(digest of a reply of ") {
+            true => assert!(
+                flood.contains("5,000 events: ") && flood.contains(" not sent, only counted"),
+                "{side}: {flood}"
+            ),
+            false => assert!(
+                side == "stdio"
+                    && flood.contains("5,000 background events dropped at the 100/s limit"),
+                "{side}: {flood}"
+            ),
+        }
+        if side == "http" {
+            assert!(
+                flood.contains("3 distinct messages of those sent:"),
+                "{flood}"
+            );
+        }
+        let listed = report["tools_list"][side]
+            .as_u64()
+            .expect("tools/list size");
+        assert!(listed <= 1_014, "{side}: tools/list is {listed} characters");
+    }
+    let text = log.text();
+    // Each side: `1+1`, the large value twice, the flood.
+    assert_eq!(
+        text.matches(&format!("> **mcp** to {stem} at ")).count(),
+        2 * 4,
+        "{text}"
+    );
 }

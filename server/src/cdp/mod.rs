@@ -12,6 +12,8 @@
 //! - `inspect.rs`: `getEventListeners` and `queryObjects`, answered in
 //!   the page itself, and the debugger's commands of a page or a worker
 //!   (logpoints, `monitor`, `daebug.scopes`).
+//! - `reach.rs` (pure) and `inject.rs`: attach with no tag: the adapter
+//!   put into the pages and workers the bridge reaches (`--match`).
 //! - this file: the task: find the browser's WebSocket, attach to every
 //!   page, frame and worker (auto-attach, flattened sessions), learn each
 //!   place's stem from the adapter's marker, hand lines on; reconnect
@@ -22,11 +24,15 @@
 //! the adapters said that this handle carries to every log task).
 
 pub mod connection;
+pub mod inject;
 pub mod inspect;
 pub mod lines;
+pub mod reach;
 pub mod shot;
 pub mod targets;
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -37,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 use crate::hub::browser_seen::Said;
 use connection::{CdpCommands, CdpEvent};
 use daebug_protocol::Inspect;
+use inject::Injection;
 use lines::{BrowserLine, Place};
 use targets::{wanted, Targets, MARKER};
 
@@ -148,13 +155,13 @@ impl CdpHandle {
 /// Starts the bridge; it runs until `shutdown`.
 pub fn spawn(
     endpoint: String,
-    adapter: String,
+    injection: Injection,
     report: Report,
     shutdown: CancellationToken,
     tracker: &tokio_util::task::TaskTracker,
 ) -> CdpHandle {
     let (requests, rx) = mpsc::unbounded_channel();
-    tracker.spawn(run(endpoint, adapter, report, rx, shutdown));
+    tracker.spawn(run(endpoint, Arc::new(injection), report, rx, shutdown));
     CdpHandle {
         requests,
         said: Said::default(),
@@ -164,7 +171,7 @@ pub fn spawn(
 /// Runs the bridge until `shutdown`.
 async fn run(
     endpoint: String,
-    adapter: String,
+    injection: Arc<Injection>,
     report: Report,
     mut requests: mpsc::UnboundedReceiver<Request>,
     shutdown: CancellationToken,
@@ -193,7 +200,7 @@ async fn run(
         match connected {
             Ok((commands, events)) => {
                 warned = false;
-                Bridge::new(commands, &report, &adapter)
+                Bridge::new(commands, &report, injection.clone())
                     .serve(events, &mut requests, &shutdown)
                     .await;
                 if shutdown.is_cancelled() {
@@ -243,9 +250,14 @@ async fn websocket_url(endpoint: &str) -> Result<String, String> {
 struct Bridge<'a> {
     commands: CdpCommands,
     report: &'a Report,
-    /// The hub's `daebug.js` (absolute, with the token): loaded into each
-    /// dedicated worker of a loopback origin as it starts.
-    adapter: &'a str,
+    /// The adapter put into the pages and workers the bridge reaches
+    /// (`inject.rs`).
+    injection: Arc<Injection>,
+    /// Each page's target id and URL (as last navigated), by session.
+    pages_at: HashMap<String, (String, String)>,
+    /// Workers stopped before their first script for the loader, by
+    /// session: the breakpoint's id.
+    held: Arc<Mutex<HashMap<String, String>>>,
     targets: Targets,
     /// Lines waiting for their place's stem, by session and place.
     waiting: Vec<(String, Place, BrowserLine)>,
@@ -256,11 +268,13 @@ struct Bridge<'a> {
 }
 
 impl<'a> Bridge<'a> {
-    fn new(commands: CdpCommands, report: &'a Report, adapter: &'a str) -> Self {
+    fn new(commands: CdpCommands, report: &'a Report, injection: Arc<Injection>) -> Self {
         Bridge {
             commands,
             report,
-            adapter,
+            injection,
+            pages_at: HashMap::new(),
+            held: Arc::default(),
             targets: Targets::default(),
             waiting: Vec::new(),
             lookups: JoinSet::new(),
@@ -323,33 +337,58 @@ impl<'a> Bridge<'a> {
                     return;
                 }
                 self.targets.attached(&session, kind, epoch_ms());
-                // A dedicated worker gets the adapter's loader as it starts,
-                // so it is a realm with no line of its own (README, "A
-                // worker: no edit"), its URL untouched. Not paused to get
-                // it first (`waitForDebuggerOnStart`): the loader starts the
-                // adapter after the worker's first run anyway, and a target
-                // left waiting would be an app broken. Only a loopback
-                // origin's (a dev server's): another site's worker in the
-                // same browser is not the app's.
                 let url = e
                     .params
                     .pointer("/targetInfo/url")
                     .and_then(Value::as_str)
-                    .unwrap_or("");
-                let load =
-                    (kind == "worker" && is_loopback(url)).then(|| worker_loader(self.adapter));
+                    .unwrap_or("")
+                    .to_string();
+                let waiting = e
+                    .params
+                    .get("waitingForDebugger")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let injection = self.injection.clone();
+                // The adapter, with no tag (docs/zero-edits.md, "Attach to
+                // a browser"): a page gets the script for its new
+                // documents (it checks each document's URL itself); a
+                // worker is reached by its own URL or its page's.
+                let page = kind != "worker" && !inject::is_browsers_own(&url);
+                if kind == "page" {
+                    let id = e
+                        .params
+                        .pointer("/targetInfo/targetId")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    self.pages_at.insert(session.clone(), (id, url.clone()));
+                }
+                let parent = e
+                    .session
+                    .as_ref()
+                    .and_then(|p| self.pages_at.get(p))
+                    .map(|(_, u)| u.as_str());
+                let worker = kind == "worker"
+                    && (injection.reach.reaches(&url)
+                        || parent.is_some_and(|p| injection.reach.reaches(p)));
+                let held = self.held.clone();
                 tokio::spawn(async move {
                     let s = Some(session.as_str());
+                    if page {
+                        inject::page(&commands, &injection, &session, &url).await;
+                    }
                     let _ = commands.call("Runtime.enable", json!({}), s).await;
                     let _ = commands.call("Log.enable", json!({}), s).await;
                     // Its workers and out-of-process frames.
                     let _ = commands
                         .call("Target.setAutoAttach", auto_attach(), s)
                         .await;
-                    if let Some(expression) = load {
-                        let _ = commands
-                            .call("Runtime.evaluate", json!({ "expression": expression }), s)
-                            .await;
+                    if worker {
+                        if let Some(bp) =
+                            inject::worker(&commands, &injection, &session, waiting).await
+                        {
+                            held.lock().expect("held").insert(session.clone(), bp);
+                        }
                     }
                     let _ = commands
                         .call("Runtime.runIfWaitingForDebugger", json!({}), s)
@@ -359,6 +398,8 @@ impl<'a> Bridge<'a> {
             "Target.detachedFromTarget" => {
                 if let Some(s) = e.params.get("sessionId").and_then(Value::as_str) {
                     self.targets.detached(s);
+                    self.pages_at.remove(s);
+                    self.held.lock().expect("held").remove(s);
                     self.waiting.retain(|(w, _, _)| w != s);
                 }
             }
@@ -376,10 +417,29 @@ impl<'a> Bridge<'a> {
             "Debugger.paused" => {
                 if let Some(s) = e.session {
                     let commands = self.commands.clone();
+                    // A worker held before its first script: the loader
+                    // goes in first (`inject.rs`).
+                    let held = match e.params.get("reason").and_then(Value::as_str) {
+                        Some("instrumentation") => self.held.lock().expect("held").remove(&s),
+                        _ => None,
+                    };
+                    let injection = self.injection.clone();
                     tokio::spawn(async move {
-                        let _ = commands.call("Debugger.resume", json!({}), Some(&s)).await;
+                        match held {
+                            Some(bp) => {
+                                inject::paused(&commands, &injection, &s, &bp, &e.params).await
+                            }
+                            None => {
+                                let _ = commands.call("Debugger.resume", json!({}), Some(&s)).await;
+                            }
+                        }
                     });
                 }
+            }
+            // A tab going elsewhere: its CSP bypassed only where the
+            // bridge reaches (`inject.rs`).
+            "Page.frameStartedNavigating" | "Page.frameNavigated" => {
+                self.on_navigation(e.session, &e.params);
             }
             "Runtime.executionContextsCleared" => {
                 if let Some(s) = e.session.as_deref() {
@@ -404,6 +464,33 @@ impl<'a> Bridge<'a> {
                     None => self.wait_for_stem(session, place, line),
                 }
             }
+        }
+    }
+
+    /// A page's main frame going to (or arriving at) a URL: kept for its
+    /// workers, and its CSP bypass turned on or off for it.
+    fn on_navigation(&mut self, session: Option<String>, params: &Value) {
+        let Some(session) = session else { return };
+        let Some((id, at)) = self.pages_at.get_mut(&session) else {
+            return;
+        };
+        let (frame, url, parent) = match params.get("frame") {
+            Some(f) => (f.get("id"), f.get("url"), f.get("parentId")),
+            None => (params.get("frameId"), params.get("url"), None),
+        };
+        let (Some(frame), Some(url)) = (frame.and_then(Value::as_str), url.and_then(Value::as_str))
+        else {
+            return;
+        };
+        if frame != id.as_str() || parent.is_some() || at == url {
+            return;
+        }
+        let was = self.injection.reach.reaches(at);
+        let now = self.injection.reach.reaches(url);
+        *at = url.to_string();
+        if was != now {
+            let commands = self.commands.clone();
+            tokio::spawn(async move { inject::bypass_csp(&commands, &session, now).await });
         }
     }
 
@@ -527,65 +614,10 @@ fn epoch_ms() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
+/// Every target, flattened; a new one waits until the bridge has put the
+/// adapter in (a worker stops before its first script, `inject.rs`) and
+/// lets it run (`Runtime.runIfWaitingForDebugger`, also after a failure:
+/// nothing is left waiting).
 fn auto_attach() -> Value {
-    json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true })
-}
-
-/// Whether a worker's script URL (`blob:` included) is of a loopback
-/// origin: `localhost`, `127.0.0.1` or `[::1]`, any port.
-fn is_loopback(url: &str) -> bool {
-    let url = url.strip_prefix("blob:").unwrap_or(url);
-    let Some(rest) = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.split(':').next().unwrap_or(""),
-    };
-    let host = host.to_ascii_lowercase();
-    host == "localhost" || host == "::1" || host.starts_with("127.") || host.ends_with(".localhost")
-}
-
-/// What a dedicated worker evaluates as it starts: the loader,
-/// imported (a classic worker may `import()` too), its failure caught, so
-/// a hub that is down changes nothing; once in a realm, whatever else
-/// loads it.
-fn worker_loader(adapter: &str) -> String {
-    let url = serde_json::to_string(adapter).unwrap_or_else(|_| "\"\"".into());
-    format!("import({url}).catch(() => {{}}); undefined")
-}
-
-#[cfg(test)]
-mod worker_tests {
-    use super::*;
-
-    #[test]
-    fn workers_of_loopback_origins_get_the_loader() {
-        for url in [
-            "http://localhost:5173/src/w.js",
-            "http://127.0.0.1:8302/w.js?x#y",
-            "http://[::1]:3000/w.js",
-            "blob:http://localhost:5173/0b6c7f0e-1",
-            "http://app.localhost/w.js",
-        ] {
-            assert!(is_loopback(url), "{url}");
-        }
-        for url in [
-            "https://mail.example.com/w.js",
-            "http://localhost.example.com/w.js",
-            "data:text/javascript,1",
-            "blob:https://example.com/1",
-            "",
-        ] {
-            assert!(!is_loopback(url), "{url}");
-        }
-        assert_eq!(
-            worker_loader("http://127.0.0.1:8302/daebug.js?token=a\"b"),
-            r#"import("http://127.0.0.1:8302/daebug.js?token=a\"b").catch(() => {}); undefined"#
-        );
-    }
+    json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
 }

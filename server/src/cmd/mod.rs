@@ -5,6 +5,7 @@
 //! ([`daebug::doors::door::Door`], attached over its HTTP API) and exit
 //! with the block's outcome (docs/doors.md).
 
+pub mod attach;
 pub mod beside;
 pub mod check;
 pub mod eval;
@@ -49,6 +50,11 @@ pub struct Cli {
 pub enum Command {
     /// Start the hub (the same as `daebug` alone).
     Serve(ServeArgs),
+    /// Start the hub attached to a Chromium you already have (started with
+    /// `--remote-debugging-port=9222`): its pages (or those `--match`
+    /// names) and their workers become realms with no tag, through
+    /// DevTools. The same as `daebug --cdp URL`.
+    Attach(attach::AttachArgs),
     /// Serve the hub's MCP tools on stdin/stdout (for an agent's MCP client
     /// config); everything else goes to stderr.
     ///
@@ -201,7 +207,9 @@ pub struct HubArgs {
 /// Runs a client command; its exit status.
 pub async fn run_client(command: Command) -> u8 {
     let result = match command {
-        Command::Serve(_) | Command::Mcp(_) => unreachable!("the hub's commands are not clients"),
+        Command::Serve(_) | Command::Attach(_) | Command::Mcp(_) => {
+            unreachable!("the hub's commands are not clients")
+        }
         Command::List { hub, json } => list::list(&hub, json).await,
         Command::Eval {
             hub,

@@ -52,6 +52,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     pub cdp: Option<String>,
 
+    /// With `--cdp`: put the adapter only into the pages (and their
+    /// workers) whose URL starts with this (`*` stands for any run of
+    /// characters, `http://localhost:*/`); its origin is admitted like
+    /// `--allow-origin`. Repeatable. Without it, every page of an origin
+    /// the hub admits (docs/zero-edits.md, "Attach to a browser").
+    #[arg(long = "match", value_name = "URL")]
+    pub matches: Vec<String>,
+
     /// Serve an app's dev server (`http://localhost:5173`, or `5173`) on the hub's
     /// port, the tag added to its pages and everything else passed
     /// through, WebSockets (HMR) included; the hub keeps only its own
@@ -77,6 +85,9 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
     if mcp && !cli.command.is_empty() {
         anyhow::bail!("daebug mcp runs no command: start `daebug --root DIR -- <command>` in a terminal, then `daebug mcp` attaches to it");
     }
+    if cli.cdp.is_none() && !cli.matches.is_empty() {
+        anyhow::bail!("--match needs the browser bridge: --cdp <a Chromium's DevTools URL> (or `daebug attach`)");
+    }
     let host = cli.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = cli.port.unwrap_or(DEFAULT_PORT);
     let mut token = cli.token.clone();
@@ -92,13 +103,17 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
         Some(Ok(upstream)) => Some(upstream),
         None => None,
     };
+    // A page matched by name is one the person asked to connect.
+    let mut allow_origins = cli.allow_origin.clone();
+    allow_origins.extend(daebug::cdp::reach::named_origins(&cli.matches));
     let config = HubConfig {
         addr: SocketAddr::new(host, port),
-        allow_origins: cli.allow_origin.clone(),
+        allow_origins,
         default_timeout: Duration::from_secs_f64(cli.timeout),
         token: token.clone(),
         restart_command: restart_command(),
         cdp: cli.cdp.clone(),
+        cdp_match: cli.matches.clone(),
         proxy: proxy.clone(),
         ..HubConfig::new(cli.root.clone(), port)
     };
@@ -116,9 +131,14 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
         }
     };
     // `daebug mcp` speaks MCP on stdout: everything else goes to stderr.
-    let say = |line: String| match mcp {
-        true => eprintln!("{line}"),
-        false => println!("{line}"),
+    // A closed stdout (`daebug … | head -1`) is no reason to stop serving:
+    // the lines are best effort, never a panic.
+    let say = |line: String| {
+        use std::io::Write;
+        let _ = match mcp {
+            true => writeln!(std::io::stderr(), "{line}"),
+            false => writeln!(std::io::stdout(), "{line}"),
+        };
     };
     say(format!(
         "daebug {} serving {} at {}/",
@@ -131,6 +151,15 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
             "listening beyond loopback: realms must present this token (it is in the line below)"
                 .into(),
         );
+    }
+    if let Some(cdp) = &cli.cdp {
+        let which = match cli.matches.is_empty() {
+            true => "every page of a loopback (or --allow-origin) origin".to_string(),
+            false => format!("the pages at {}", cli.matches.join(", ")),
+        };
+        say(format!(
+            "attaching to the browser at {cdp}: {which} and their workers get daebug, no tag needed"
+        ));
     }
     match &proxy {
         Some(upstream) => say(format!(

@@ -18,8 +18,10 @@
 //!   the hub's change events.
 //! - [`door`]: [`door::Door`], the one façade every door asks a hub
 //!   through, in-process ([`Doors`]) or attached ([`attached`]).
-//! - [`reading`]: a log read as a budget of tokens (tail, cursor, digest).
-//! - [`mcp`]: the MCP tools over a [`door::Door`], at `/mcp` and over stdio.
+//! - [`reading`]: a log read as a budget of tokens (tail, cursor), and
+//!   [`digest`] a text over its budget, summarised.
+//! - [`mcp`]: the MCP tools over a [`door::Door`], at `/mcp` and over stdio;
+//!   [`mcp_tools`] what an agent reads of them before a call.
 //! - [`attached`]: the same tools' calls over a running hub's HTTP API
 //!   (`daebug mcp` attached to it).
 
@@ -27,10 +29,12 @@ pub mod api;
 pub mod attached;
 pub mod client;
 pub mod dashboard;
+pub mod digest;
 pub mod door;
 pub mod json;
 pub mod log_html;
 pub mod mcp;
+pub mod mcp_tools;
 pub mod person;
 pub mod reading;
 pub mod run_tests;

@@ -2,7 +2,7 @@
 //! "Reading a log"): the last lines by default, only what was added since
 //! a cursor, and a digest when the text is over a budget. Pure: the log's
 //! text and how much of its history was moved to history files in; the
-//! slice, the cursor and the digest out.
+//! slice, the cursor and the digest (`digest.rs`) out.
 //!
 //! A cursor names a place in the log's whole history, history files
 //! included: `<offset>.<hash>`, the byte offset counted from the start of
@@ -13,21 +13,14 @@
 //! end. A save that rewrote the log from an older read shifts text: the
 //! cursor is found again by its hash, nearest its offset first.
 
-use std::fmt::Write as _;
-
-use crate::engine::markdown::{blocks, exec_info, Block};
+use super::digest::{digest, tokens};
+use crate::engine::markdown::{blocks, Block};
 use crate::engine::template::FOOTER;
 
 /// Lines `read_log` returns when asked for no `tail` and no `since`.
 pub const DEFAULT_TAIL: usize = 200;
 /// Bytes before a cursor that its hash covers.
 const CURSOR_CONTEXT: usize = 64;
-/// Distinct console messages a digest lists at most.
-const DIGEST_MESSAGES: usize = 20;
-/// Lines a digest shows from the start and from the end.
-const DIGEST_LINES: usize = 8;
-/// Characters of one line a digest shows.
-const DIGEST_LINE_CHARS: usize = 160;
 
 /// What is asked of a log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -117,11 +110,6 @@ pub fn read(log: LogText<'_>, query: &LogQuery, default_tail: Option<usize>) -> 
         digest,
         note,
     }
-}
-
-/// Tokens, as estimated: characters ÷ 4.
-pub fn tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
 }
 
 /// Where the hub may still rewrite the log: the running block's executing
@@ -226,143 +214,6 @@ fn tail_start(text: &str, n: usize) -> usize {
     text.len() - super::last_lines(text, n).len()
 }
 
-/// A digest of `text` for an agent over its budget: counts, the distinct
-/// console messages with their repeats, the first and last lines, and
-/// where the whole text is; shorter lists until it fits the budget (the
-/// counts and where the text is always stay).
-pub fn digest(text: &str, budget: usize, stem: &str) -> String {
-    let sizes = [
-        (DIGEST_MESSAGES, DIGEST_LINES),
-        (10, 4),
-        (5, 2),
-        (3, 1),
-        (1, 0),
-        (0, 0),
-    ];
-    let mut out = String::new();
-    for (messages, lines) in sizes {
-        out = digest_of(text, budget, stem, messages, lines);
-        if tokens(&out) <= budget {
-            break;
-        }
-    }
-    out
-}
-
-fn digest_of(text: &str, budget: usize, stem: &str, most: usize, show: usize) -> String {
-    let lines = text.lines().count();
-    let mut blocks_run = 0;
-    let mut replies = 0;
-    let mut errors = 0;
-    let mut background = 0;
-    let mut events = 0;
-    let mut not_shown: u64 = 0;
-    let mut messages: Vec<(String, usize)> = Vec::new();
-    let reply = format!("> **{stem}** to ");
-    let background_header = format!("> **{stem}** background at ");
-    for b in blocks(text, 0) {
-        match b {
-            Block::Fence(f) => {
-                let info = f.info;
-                let body = &text[f.body_start..f.body_end];
-                if exec_info(info).is_some() {
-                    blocks_run += 1;
-                } else if is_event(info) {
-                    events += 1;
-                    let first = body.lines().next().unwrap_or("").trim();
-                    let message: String = first.chars().take(DIGEST_LINE_CHARS).collect();
-                    match messages.iter_mut().find(|(m, _)| *m == message) {
-                        Some((_, n)) => *n += 1,
-                        None => messages.push((message, 1)),
-                    }
-                }
-            }
-            Block::Line(l) => {
-                if l.text.starts_with(&reply) {
-                    replies += 1;
-                    if l.text.contains("(**ERROR**") || l.text.contains("(**TIMEOUT**") {
-                        errors += 1;
-                    }
-                } else if l.text.starts_with(&background_header) {
-                    background += 1;
-                } else if l.text.starts_with("... (") {
-                    not_shown += counts_in_note(l.text);
-                }
-            }
-        }
-    }
-    messages.sort_by_key(|m| std::cmp::Reverse(m.1));
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "(digest: {lines} lines, {} tokens, over the budget of {budget}; the whole text is in debug/{stem}.md)",
-        tokens(text)
-    );
-    let _ = writeln!(
-        out,
-        "{blocks_run} blocks run, {replies} replies ({errors} failed or timed out), {background} background blocks, {events} events shown, {not_shown} not shown"
-    );
-    if !messages.is_empty() && most > 0 {
-        let _ = writeln!(out, "distinct events, most repeated first:");
-        for (m, n) in messages.iter().take(most) {
-            let _ = writeln!(out, "  {n}× {m}");
-        }
-        if messages.len() > most {
-            let _ = writeln!(out, "  … and {} more", messages.len() - most);
-        }
-    }
-    let all: Vec<&str> = text.lines().collect();
-    let cut = |l: &&str| -> String { l.chars().take(DIGEST_LINE_CHARS).collect() };
-    if show == 0 {
-        return out;
-    }
-    if all.len() <= 2 * show {
-        let _ = writeln!(out, "lines:");
-        all.iter().for_each(|l| {
-            let _ = writeln!(out, "  {}", cut(l));
-        });
-    } else {
-        let _ = writeln!(out, "first lines:");
-        all[..show].iter().for_each(|l| {
-            let _ = writeln!(out, "  {}", cut(l));
-        });
-        let _ = writeln!(out, "last lines:");
-        all[all.len() - show..].iter().for_each(|l| {
-            let _ = writeln!(out, "  {}", cut(l));
-        });
-    }
-    out
-}
-
-/// The events a flood note leaves out: "... (12 more background events
-/// omitted; 1,300 background events dropped at the 100/s limit) ..." is
-/// 1,312 (the rate in it, a number followed by `/s`, is none of them).
-fn counts_in_note(note: &str) -> u64 {
-    let mut total = 0;
-    let mut rest = note;
-    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
-        let len = rest[at..]
-            .find(|c: char| !c.is_ascii_digit() && c != ',')
-            .unwrap_or(rest.len() - at);
-        let number = rest[at..at + len].trim_end_matches(',');
-        rest = &rest[at + number.len()..];
-        if !rest.starts_with("/s") {
-            total += number.replace(',', "").parse::<u64>().unwrap_or(0);
-        }
-    }
-    total
-}
-
-/// Whether a fence's info string is a captured event's (`Text
-/// console.log`, `Error window.onerror`, …).
-fn is_event(info: &str) -> bool {
-    let mut words = info.split_whitespace();
-    matches!(
-        (words.next(), words.next()),
-        (Some("Text" | "Error" | "JSON"), Some(_))
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,16 +312,6 @@ mod tests {
         assert_eq!(r.note, None);
     }
 
-    #[test]
-    fn a_flood_note_counts_the_events_not_the_rate() {
-        let note = "... (12 more background events omitted; 1,300 background events dropped at the 100/s limit) ...";
-        assert_eq!(counts_in_note(note), 1_312);
-        assert_eq!(
-            counts_in_note("... (3 background events dropped at the 100/s limit) ..."),
-            3
-        );
-    }
-
     /// A CRLF log: the footer goes, the line before it stays whole.
     #[test]
     fn a_crlf_log_reads_since_a_cursor_without_its_footer() {
@@ -527,9 +368,9 @@ mod tests {
             tokens(&r.text),
             r.text
         );
-        assert!(r.text.contains("5000× tick"), "{}", r.text);
-        assert!(r.text.contains("1× boom"), "{}", r.text);
-        assert!(r.text.contains("4000 not shown"), "{}", r.text);
+        assert!(r.text.contains("5000× tick  (console.log)"), "{}", r.text);
+        assert!(r.text.contains("1× boom  (console.error)"), "{}", r.text);
+        assert!(r.text.contains("4,000 not shown"), "{}", r.text);
         assert!(r.text.contains("500 background blocks"), "{}", r.text);
         assert!(r.text.contains(&format!("debug/{STEM}.md")));
         // Under the budget: the text itself.

@@ -3,7 +3,9 @@
 //! job's reply written logs the wall-clock microseconds at which its log
 //! task heard of it (the file change, or a door's submission), sent the
 //! job, got the result, had the reply written, and (a door's call) gave
-//! the door its answer. Off (the default), it costs one check an event.
+//! the door its answer (and `doors/mcp.rs`, when an in-process MCP tool
+//! call was entered and left). Off (the default), it costs one check an
+//! event.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -28,11 +30,13 @@ struct Moments {
     answered: Option<u64>,
 }
 
-fn on() -> bool {
+/// Whether the timing lines are asked for.
+pub fn on() -> bool {
     tracing::enabled!(target: "daebug::timing", tracing::Level::DEBUG)
 }
 
-fn wall_us() -> u64 {
+/// Now on the wall clock, in µs (the bench sets the lines against its own).
+pub fn wall_us() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as u64)

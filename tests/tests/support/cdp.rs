@@ -101,6 +101,29 @@ impl DevtoolsBrowser {
         format!("http://{}", self.addr)
     }
 
+    /// Opens `url` in a new tab of the same browser (DevTools'
+    /// `PUT /json/new`), as a person would; this connection stays on its
+    /// page.
+    pub fn open_tab(&self, url: &str) {
+        let mut stream = TcpStream::connect(&self.addr).expect("connect to DevTools");
+        stream
+            .set_read_timeout(Some(DEADLINE))
+            .expect("read timeout");
+        write!(
+            stream,
+            "PUT /json/new?{url} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\n\r\n",
+            self.addr
+        )
+        .expect("write");
+        let mut answer = [0u8; 64];
+        let n = stream.read(&mut answer).expect("DevTools' answer");
+        let status = String::from_utf8_lossy(&answer[..n]);
+        assert!(
+            status.starts_with("HTTP/1.1 200"),
+            "PUT /json/new: {status}"
+        );
+    }
+
     /// Loads `url` in the page.
     pub fn navigate(&mut self, url: &str) {
         self.call("Page.navigate", json!({ "url": url }));
