@@ -10,7 +10,7 @@
 //! ```text
 //! core.handle_*(…)                 // what happened
 //! while let Some(input) = core.poll_input() {
-//!     run input through the file:  // engine.handle on its text
+//!     run input through the file:  // core.transact(text, base, input, now)
 //!         before the write: core.handle_decided(effects) → send what
 //!         poll_send gives, then write
 //!     core.handle_applied(effects) → perform them, send what poll_send gives
@@ -40,8 +40,9 @@ use daebug_protocol::{
 use crate::delivery::{ConnId, Delivered, Delivery, Early, JobMsg};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
-use crate::engine::{ClockTime, Config, Effect, Input, LogEngine, Millis};
+use crate::engine::{ClockTime, Config, Effect, Input, LogEngine, Millis, Now, Output};
 use crate::intake::{Deferral, Health, Intake};
+use crate::machine::{LogMachine, Snapshot};
 use crate::presence::{kind_name, Presence, Said};
 use crate::unwritten::Unwritten;
 
@@ -79,7 +80,8 @@ pub struct ToRealm {
 /// See the module docs.
 #[derive(Debug)]
 pub struct LogCore {
-    pub engine: LogEngine,
+    /// Private: every input reaches it through [`LogMachine::transact`].
+    engine: LogEngine,
     delivery: Delivery,
     presence: Presence,
     intake: Intake,
@@ -108,6 +110,11 @@ impl LogCore {
     /// The realm's kind, as its last hello said.
     pub fn kind(&self) -> RealmKind {
         self.presence.kind()
+    }
+
+    /// The job running now, if any.
+    pub fn running(&self) -> Option<JobId> {
+        self.engine.running()
     }
 
     /// The connection serving the log, if one does.
@@ -341,14 +348,14 @@ impl LogCore {
     /// input keeps the copy that is ahead.
     pub fn handle_unwritten(
         &mut self,
-        engine: LogEngine,
+        ran: Snapshot,
         base: usize,
         text: String,
         effects: &[Effect],
         why: String,
     ) {
         if self.unwritten.is_none() {
-            self.unwritten = Some(Unwritten::new(engine, base, text, effects, why));
+            self.unwritten = Some(Unwritten::new(ran.0, base, text, effects, why));
         }
     }
 
@@ -489,6 +496,38 @@ impl LogCore {
     }
 }
 
+/// The core is the machine a log's transaction runs: its engine takes the
+/// text, behind it.
+impl LogMachine for LogCore {
+    fn transact(&mut self, window: &str, base: usize, input: Input, now: Now) -> Output {
+        self.engine.transact(window, base, input, now)
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        self.engine.snapshot()
+    }
+
+    fn restore(&mut self, snapshot: Snapshot) {
+        self.engine.restore(snapshot)
+    }
+
+    fn horizon(&self, window: &str, base: usize) -> Option<usize> {
+        self.engine.horizon(window, base)
+    }
+
+    fn history_cut(&self, window: &str, base: usize) -> Option<usize> {
+        self.engine.history_cut(window, base)
+    }
+
+    fn moved_history(&mut self, cut: usize, head: usize) {
+        self.engine.moved_history(cut, head)
+    }
+
+    fn skip_jobs_through(&mut self, job: JobId) {
+        self.engine.skip_jobs_through(job)
+    }
+}
+
 /// The whole per-log behaviour without tokio or a file: the log is a
 /// string, the transaction loop the one the log task runs, time is moved
 /// by hand.
@@ -554,7 +593,7 @@ mod tests {
                     mono: Millis(self.ms),
                     clock: self.wall(),
                 };
-                let out = self.core.engine.handle(&self.text, input, now);
+                let out = self.core.transact(&self.text, 0, input, now);
                 if !out.edits.is_empty() {
                     assert_eq!(
                         self.core.handle_decided(&out.effects, self.now()),
@@ -676,8 +715,9 @@ mod tests {
         let now = desk.now();
         desk.core.handle_input(Input::FileChanged, now);
         let input = desk.core.poll_input().expect("the change");
-        let out = desk.core.engine.handle(
+        let out = desk.core.transact(
             &desk.text,
+            0,
             input,
             Now {
                 mono: Millis(0),
@@ -797,7 +837,7 @@ mod tests {
                 "in flight: {in_flight}\n{}",
                 desk.text
             );
-            assert_eq!(desk.core.engine.running().is_some(), !lost);
+            assert_eq!(desk.core.running().is_some(), !lost);
             if !lost {
                 desk.realm(2, result(job, "5"));
                 assert!(desk.text.contains("\n5\n"), "{}", desk.text);

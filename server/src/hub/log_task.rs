@@ -710,13 +710,10 @@ impl LogTask {
                         run.error
                     );
                     let UnwrittenRun {
-                        engine,
-                        text,
-                        effects,
-                        ..
+                        ran, text, effects, ..
                     } = *run;
                     self.core
-                        .handle_unwritten(engine, text.base, text.text, &effects, why);
+                        .handle_unwritten(ran, text.base, text.text, &effects, why);
                     break;
                 }
             }
@@ -756,7 +753,7 @@ impl LogTask {
         let (link, timing) = (&self.link, &mut self.timing);
         let effects = self.file.transact(
             &mut self.core,
-            |core| &mut core.engine,
+            |core| core,
             input,
             || clock.now(),
             |core, effects| {
@@ -1115,7 +1112,7 @@ mod tests {
         let HubMsg::Job { job: first, .. } = first else {
             return Some(format!("expected a job, got {first:?}"));
         };
-        if task.core.engine.running().is_some() {
+        if task.core.running().is_some() {
             return None;
         }
         // The agent's write completes, with the block's code changed.
@@ -1131,7 +1128,7 @@ mod tests {
         let cancelled = msgs
             .iter()
             .any(|m| matches!(m, HubMsg::Cancel { job } if *job == first));
-        let running = task.core.engine.running();
+        let running = task.core.running();
         Some(match (lent, cancelled, running) {
             (false, true, Some(j)) if j != first => String::new(),
             _ => format!("first sent: {first}; then {msgs:?}; the log runs {running:?}"),
@@ -1180,10 +1177,10 @@ mod tests {
         f.write_all(b"\n```js\nawait new Promise(() => {})\n```\n\n> **agent** to shop-3f2a at 12:00:00\n\n```js\n2+2\n```\n")
             .unwrap();
         task.feed(Input::FileChanged);
-        let first = task.core.engine.running().expect("the first block runs");
+        let first = task.core.running().expect("the first block runs");
         tokio::time::advance(Duration::from_millis(20)).await;
         task.feed(Input::Tick);
-        let second = task.core.engine.running().expect("the next request runs");
+        let second = task.core.running().expect("the next request runs");
         assert_ne!(first, second);
         let mut msgs = Vec::new();
         while let Ok(m) = rx.try_recv() {
