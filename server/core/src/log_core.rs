@@ -29,7 +29,6 @@
 //! before the connection gets its jobs ([`LogCore::handle_attached`]).
 
 use std::collections::VecDeque;
-use std::time::Instant;
 
 use daebug_protocol::person::{PersonNews, Waiting};
 use daebug_protocol::{
@@ -40,7 +39,7 @@ use daebug_protocol::{
 use crate::delivery::{ConnId, Delivered, Delivery, Early, JobMsg};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
-use crate::engine::{ClockTime, Config, Effect, Input, LogEngine, Millis, Now, Output};
+use crate::engine::{Config, Effect, Input, LogEngine, Millis, Now, Output};
 use crate::intake::{Deferral, Health, Intake};
 use crate::machine::{LogMachine, Snapshot};
 use crate::presence::{kind_name, Presence, Said};
@@ -138,13 +137,14 @@ impl LogCore {
     /// a fan-out's answers, a note of the hub). A hub note about the
     /// realm's connection goes after what the realm sent before it, and so
     /// does a block the agent appended or a door sent: what the realm
-    /// logged before it was written stands above it, not after its reply.
-    pub fn handle_input(&mut self, input: Input, now: Instant) {
+    /// logged before it was written stands above it, not after its reply;
+    /// the hub's stop line comes last.
+    pub fn handle_input(&mut self, input: Input, now: Now) {
         if matches!(
             input,
-            Input::HubNote { .. } | Input::FileChanged | Input::Submit { .. }
+            Input::HubNote { .. } | Input::FileChanged | Input::Submit { .. } | Input::HubStopped
         ) {
-            self.intake.flush_background(now);
+            self.intake.flush_background(now.mono);
         }
         self.intake.handle_input(input);
     }
@@ -174,9 +174,9 @@ impl LogCore {
 
     /// The second half of [`LogCore::handle_attach`]: the connection gets
     /// its jobs. `in_flight`: the jobs the realm says it still runs.
-    pub fn handle_attached(&mut self, conn: ConnId, in_flight: &[JobId], now: Instant) {
+    pub fn handle_attached(&mut self, conn: ConnId, in_flight: &[JobId], now: Now) {
         let running = self.engine.running();
-        self.delivery.handle_attach(conn, in_flight, running, now);
+        self.delivery.handle_attach(conn, in_flight, running, now.mono);
         self.deliver();
         let back = self.presence.back();
         self.say(back);
@@ -184,11 +184,11 @@ impl LogCore {
 
     /// A connection closed. Whether it served the log (the shell forgets
     /// its sender then).
-    pub fn handle_detach(&mut self, conn: ConnId, now: Instant, wall: ClockTime) -> bool {
+    pub fn handle_detach(&mut self, conn: ConnId, now: Now) -> bool {
         if !self.delivery.handle_detach(conn) {
             return false;
         }
-        let said = self.presence.handle_dropped(now, wall);
+        let said = self.presence.handle_dropped(now);
         self.say(said);
         true
     }
@@ -201,18 +201,12 @@ impl LogCore {
     }
 
     /// A realm's message, in the wire's type (its stacks already mapped
-    /// by the shell). `now`: monotonic; `wall`: the hub's clock time.
-    pub fn handle_realm(
-        &mut self,
-        conn: ConnId,
-        msg: RealmMsg,
-        now: Instant,
-        wall: ClockTime,
-    ) -> Option<Aside> {
+    /// by the shell).
+    pub fn handle_realm(&mut self, conn: ConnId, msg: RealmMsg, now: Now) -> Option<Aside> {
         match msg {
-            RealmMsg::Started { job } => self.job_news(Input::Started { job }, now, wall),
-            RealmMsg::Progress(p) => self.job_news(Input::Progress(p), now, wall),
-            RealmMsg::Result(r) => self.job_news(Input::Result(r), now, wall),
+            RealmMsg::Started { job } => self.job_news(Input::Started { job }, now),
+            RealmMsg::Progress(p) => self.job_news(Input::Progress(p), now),
+            RealmMsg::Result(r) => self.job_news(Input::Result(r), now),
             RealmMsg::Background {
                 events,
                 dropped,
@@ -224,7 +218,7 @@ impl LogCore {
                     Some(url) => format!("the page navigated to {url}"),
                     None => "the page was closed".into(),
                 };
-                self.job_news(Input::Left { what }, now, wall)
+                self.job_news(Input::Left { what }, now)
             }
             // A picture comes before its job's result (one channel).
             RealmMsg::Image(image) => return Some(Aside::Image(image)),
@@ -239,18 +233,18 @@ impl LogCore {
                 }
             }
             RealmMsg::Exiting { code } => {
-                self.handle_exiting(conn, &format!("code {code}"), now, wall)
+                self.handle_exiting(conn, &format!("code {code}"), now)
             }
             RealmMsg::Flush { seq } => {
                 // Inputs before it are queued in order; what is held for a
                 // write of many goes now.
-                self.intake.flush_background(now);
+                self.intake.flush_background(now.mono);
                 return Some(Aside::Flush(seq));
             }
             RealmMsg::Person { json } => {
                 match serde_json::from_str::<daebug_protocol::person::PersonNews>(&json) {
                     Ok(PersonNews::Answered { title, value }) if self.presence.serves(conn) => {
-                        self.job_news(Input::Human { title, value }, now, wall)
+                        self.job_news(Input::Human { title, value }, now)
                     }
                     Ok(PersonNews::Answered { .. }) => {}
                     Ok(PersonNews::Waiting { waits }) => return Some(Aside::Waiting(waits)),
@@ -270,9 +264,9 @@ impl LogCore {
         events: Vec<BackgroundEvent>,
         dropped: u32,
         limited: u32,
-        now: Instant,
+        now: Now,
     ) {
-        self.intake.handle_background(events, dropped, limited, now);
+        self.intake.handle_background(events, dropped, limited, now.mono);
     }
 
     /// Pictures the hub saved for a job (or could not).
@@ -283,29 +277,46 @@ impl LogCore {
     /// A Node process said it ends (`how`: its code): a job it was running
     /// is lost with it, and the log says it exited, now (a `closed` line
     /// never follows: its socket's close is that same end).
-    pub fn handle_exiting(&mut self, conn: ConnId, how: &str, now: Instant, wall: ClockTime) {
+    pub fn handle_exiting(&mut self, conn: ConnId, how: &str, now: Now) {
         let Some((left, line)) = self.presence.handle_exiting(conn, how) else {
             return;
         };
-        self.job_news(Input::Left { what: left }, now, wall);
+        self.job_news(Input::Left { what: left }, now);
         self.say(line);
     }
 
-    /// The `closed` grace may have run out ([`LogCore::closing_at`]).
-    pub fn handle_closing_due(&mut self, now: Instant) {
-        if let Some(said) = self.presence.poll_closed(now) {
+    /// The time [`LogCore::poll_timeout`] gave came (or passed): what is
+    /// due then is queued (a deferred input's retry, the held background
+    /// events, the `closed` line, the engine's tick).
+    pub fn handle_timeout(&mut self, now: Now) {
+        let due = |at: Option<Millis>| at.is_some_and(|at| at <= now.mono);
+        self.intake.handle_retry(now.mono);
+        if due(self.intake.background_due(now.mono)) {
+            self.intake.flush_background(now.mono);
+        }
+        if let Some(said) = self.presence.poll_closed(now.mono) {
             self.say(said);
+        }
+        if due(self.wake_at()) {
+            self.intake.handle_input(Input::Tick);
         }
     }
 
-    /// The held background events are due ([`LogCore::background_due`]).
-    pub fn handle_background_due(&mut self, now: Instant) {
-        self.intake.flush_background(now);
-    }
-
-    /// The retry time of a deferred input came.
-    pub fn handle_retry(&mut self, now: Instant) {
-        self.intake.handle_retry(now);
+    /// When the core next needs [`LogCore::handle_timeout`]: the earliest
+    /// of its parts' deadlines.
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        // Held background events with no write before them are due at
+        // once: any time passed counts as now.
+        let background = self.intake.background_due(Millis(0));
+        [
+            self.intake.retry_at(),
+            background,
+            self.presence.deadline(),
+            self.wake_at(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next input to run through the file, if one may run now.
@@ -318,10 +329,10 @@ impl LogCore {
     /// of the write ([`Early::Go`]; send what [`LogCore::poll_send`] gives
     /// before writing), or the run must be redone with ids past one
     /// already sent ([`Early::SkipPast`]).
-    pub fn handle_decided(&mut self, effects: &[Effect], now: Instant) -> Early {
+    pub fn handle_decided(&mut self, effects: &[Effect], now: Now) -> Early {
         let early = self
             .delivery
-            .handle_decided(JobMsg::dispatched(effects), now);
+            .handle_decided(JobMsg::dispatched(effects), now.mono);
         if early == Early::Go {
             self.deliver();
         }
@@ -331,8 +342,8 @@ impl LogCore {
     /// The input is applied (its write stood, or there was none) with
     /// these effects; the shell performs them, then what
     /// [`LogCore::poll_send`] gives.
-    pub fn handle_applied(&mut self, effects: &[Effect], now: Instant) -> Health {
-        self.delivery.handle_written(effects, now);
+    pub fn handle_applied(&mut self, effects: &[Effect], now: Now) -> Health {
+        self.delivery.handle_written(effects, now.mono);
         self.deliver();
         let health = self.intake.handle_applied();
         if health == Health::Recovered {
@@ -400,35 +411,20 @@ impl LogCore {
         self.intake.waiting()
     }
 
-    /// When the engine wants its next tick (in hub milliseconds); none
-    /// while inputs wait (the retry drives then).
-    pub fn wake_at(&self) -> Option<Millis> {
+    /// When the engine wants its next tick; none while inputs wait (the
+    /// retry drives then).
+    fn wake_at(&self) -> Option<Millis> {
         match self.intake.is_empty() {
             true => self.engine.next_wake(),
             false => None,
         }
     }
 
-    /// When to try a deferred input again.
-    pub fn retry_at(&self) -> Option<Instant> {
-        self.intake.retry_at()
-    }
-
-    /// When the held background events are due.
-    pub fn background_due(&self, now: Instant) -> Option<Instant> {
-        self.intake.background_due(now)
-    }
-
-    /// When the `closed` line is due.
-    pub fn closing_at(&self) -> Option<Instant> {
-        self.presence.deadline()
-    }
-
     /// A message of the realm about this log's jobs: what it sent before
     /// goes first; a result settles delivery's job; the document's leaving
     /// ends the connection's service.
-    fn job_news(&mut self, input: Input, now: Instant, wall: ClockTime) {
-        self.intake.flush_background(now);
+    fn job_news(&mut self, input: Input, now: Now) {
+        self.intake.flush_background(now.mono);
         if let Input::Result(JobResult { job, .. }) = &input {
             self.delivery.handle_result(*job);
         }
@@ -437,7 +433,7 @@ impl LogCore {
         // The document is gone: nothing more goes to its connection; a
         // job waits for the next document.
         if left && served {
-            let said = self.presence.handle_left(now, wall);
+            let said = self.presence.handle_left(now);
             self.say(said);
         }
     }
@@ -533,10 +529,8 @@ impl LogMachine for LogCore {
 /// by hand.
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::engine::{apply, template, Now};
+    use crate::engine::{apply, template, ClockTime};
     use crate::presence::DROPPED_GRACE;
     use daebug_protocol::{EventType, Level, Value};
 
@@ -547,7 +541,6 @@ mod tests {
     struct Desk {
         text: String,
         core: LogCore,
-        t0: Instant,
         ms: u64,
         sent: Vec<ToRealm>,
         /// Which connections take messages (the others fail).
@@ -559,7 +552,6 @@ mod tests {
             let mut desk = Desk {
                 text: template::new_log(STEM),
                 core: LogCore::new(STEM, RealmKind::Page, Config::default()),
-                t0: Instant::now(),
                 ms: 0,
                 sent: Vec::new(),
                 open: Vec::new(),
@@ -569,16 +561,22 @@ mod tests {
             desk
         }
 
-        fn now(&self) -> Instant {
-            self.t0 + Duration::from_millis(self.ms)
+        fn now(&self) -> Now {
+            Now {
+                mono: Millis(self.ms),
+                clock: ClockTime {
+                    hour: 12,
+                    minute: 0,
+                    second: (self.ms / 1000 % 60) as u8,
+                },
+            }
         }
 
-        fn wall(&self) -> ClockTime {
-            ClockTime {
-                hour: 12,
-                minute: 0,
-                second: (self.ms / 1000 % 60) as u8,
-            }
+        /// The shell's one timer: what is due at the desk's time.
+        fn timeout(&mut self) {
+            let now = self.now();
+            self.core.handle_timeout(now);
+            self.drain();
         }
 
         fn advance(&mut self, ms: u64) {
@@ -589,10 +587,7 @@ mod tests {
         fn drain(&mut self) {
             self.send_out();
             while let Some(input) = self.core.poll_input() {
-                let now = Now {
-                    mono: Millis(self.ms),
-                    clock: self.wall(),
-                };
+                let now = self.now();
                 let out = self.core.transact(&self.text, 0, input, now);
                 if !out.edits.is_empty() {
                     assert_eq!(
@@ -634,8 +629,8 @@ mod tests {
         }
 
         fn realm(&mut self, conn: ConnId, msg: RealmMsg) -> Option<Aside> {
-            let (now, wall) = (self.now(), self.wall());
-            let aside = self.core.handle_realm(conn, msg, now, wall);
+            let now = self.now();
+            let aside = self.core.handle_realm(conn, msg, now);
             self.drain();
             aside
         }
@@ -715,15 +710,7 @@ mod tests {
         let now = desk.now();
         desk.core.handle_input(Input::FileChanged, now);
         let input = desk.core.poll_input().expect("the change");
-        let out = desk.core.transact(
-            &desk.text,
-            0,
-            input,
-            Now {
-                mono: Millis(0),
-                clock: desk.wall(),
-            },
-        );
+        let out = desk.core.transact(&desk.text, 0, input, now);
         assert_eq!(desk.core.handle_decided(&out.effects, now), Early::Go);
         desk.send_out();
         assert_eq!(desk.jobs().len(), 1, "before the write");
@@ -741,11 +728,11 @@ mod tests {
         desk.attach(1, &[], None);
         desk.append(&block("3 + 3"));
         let job = desk.last_job();
-        let (now, wall) = (desk.now(), desk.wall());
+        let now = desk.now();
         desk.core
             .handle_background(vec![console("before the result")], 0, 0, now);
         assert!(desk.core.is_settled(), "held for a write of many");
-        desk.core.handle_realm(1, result(job, "6"), now, wall);
+        desk.core.handle_realm(1, result(job, "6"), now);
         let order: Vec<&str> = desk
             .core
             .waiting()
@@ -798,18 +785,13 @@ mod tests {
             desk.text
         );
         assert_eq!(desk.core.serving(), None);
-        assert!(
-            !desk.core.handle_detach(1, desk.now(), desk.wall()),
-            "already gone"
-        );
-        let due = desk.core.closing_at().expect("a closed line is due");
+        assert!(!desk.core.handle_detach(1, desk.now()), "already gone");
+        let due = desk.core.poll_timeout().expect("a closed line is due");
         desk.advance(1000);
-        desk.core.handle_closing_due(desk.now());
-        desk.drain();
+        desk.timeout();
         assert!(!desk.text.contains(" closed at "), "not before the grace");
-        desk.ms = (due - desk.t0).as_millis() as u64;
-        desk.core.handle_closing_due(desk.now());
-        desk.drain();
+        desk.ms = due.0;
+        desk.timeout();
         assert!(desk.text.contains(" closed at "), "{}", desk.text);
         desk.append(&block("4 + 4"));
         let before = desk.jobs().len();
@@ -827,7 +809,7 @@ mod tests {
             desk.attach(1, &[], None);
             desk.append(&block("await new Promise(() => {})"));
             let job = desk.last_job();
-            assert!(desk.core.handle_detach(1, desk.now(), desk.wall()));
+            assert!(desk.core.handle_detach(1, desk.now()));
             desk.drain();
             let running: &[JobId] = if in_flight { &[job] } else { &[] };
             desk.attach(2, running, Some(Lifecycle::Reloaded));
@@ -854,7 +836,7 @@ mod tests {
         desk.open.clear();
         desk.append(&block("5 + 5"));
         assert!(desk.jobs().is_empty());
-        desk.core.handle_detach(1, desk.now(), desk.wall());
+        desk.core.handle_detach(1, desk.now());
         desk.drain();
         desk.attach(2, &[], Some(Lifecycle::Reloaded));
         assert_eq!(desk.jobs().len(), 1);
@@ -892,7 +874,7 @@ mod tests {
     fn a_silent_close_waits_the_longer_grace() {
         let mut desk = Desk::new();
         desk.attach(1, &[], None);
-        assert!(desk.core.handle_detach(1, desk.now(), desk.wall()));
-        assert_eq!(desk.core.closing_at(), Some(desk.now() + DROPPED_GRACE));
+        assert!(desk.core.handle_detach(1, desk.now()));
+        assert_eq!(desk.core.poll_timeout(), Some(desk.now().mono + DROPPED_GRACE));
     }
 }

@@ -106,8 +106,6 @@ struct LogTask {
     /// Where jobs and answers go: the serving connection (the core's
     /// [`LogCore::serving`]).
     link: Option<RealmLink>,
-    /// When the engine wants its next tick (always the core's `wake_at`).
-    wake: Option<Instant>,
     /// The next look into the replaced file, and how many were done.
     rescue_at: Option<Instant>,
     rescue_step: usize,
@@ -189,7 +187,6 @@ impl LogTask {
             rescue_at: None,
             rescue_step: 0,
             link: None,
-            wake: None,
             cells: Cells::default(),
             browser: BrowserSeen::new(said),
             flushes: Vec::new(),
@@ -209,11 +206,7 @@ impl LogTask {
         self.drain();
         let shutdown = self.settings.shutdown.clone();
         loop {
-            let (wake, rescue) = (self.wake, self.rescue_at);
-            let retry = self.core.retry_at().map(Instant::from_std);
-            let closing = self.core.closing_at().map(Instant::from_std);
-            let flush = self.core.background_due(pure_now()).map(Instant::from_std);
-            let browser = self.browser.next_wake().map(Instant::from_std);
+            let next = self.next_timeout();
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
@@ -229,42 +222,15 @@ impl LogTask {
                     }
                     None => break,
                 },
-                () = sleep_until(retry), if retry.is_some() => {
-                    self.core.handle_retry(pure_now());
-                    self.drain();
-                }
-                () = sleep_until(wake), if wake.is_some() => self.feed(Input::Tick),
-                () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
-                () = sleep_until(flush), if flush.is_some() => {
-                    self.core.handle_background_due(pure_now());
-                    self.drain();
-                }
-                () = sleep_until(closing), if closing.is_some() => {
-                    self.core.handle_closing_due(pure_now());
-                    self.drain();
-                }
-                () = sleep_until(browser), if browser.is_some() => {
-                    let (lines, dropped) = self.browser.poll(Instant::now().into_std());
-                    if !lines.is_empty() || dropped > 0 {
-                        let at = wall().to_string();
-                        let mut events: Vec<BackgroundEvent> =
-                            lines.into_iter().map(|l| l.into_event(at.clone())).collect();
-                        self.load_maps_of(stacks_of(&events, None)).await;
-                        self.map_event_stacks(&mut events, None);
-                        // The bridge's lines the adapter did not report:
-                        // not the adapter's word, they settle no held line.
-                        self.core.handle_background(events, dropped, 0, pure_now());
-                    }
-                }
+                () = sleep_until(next), if next.is_some() => self.on_timeout().await,
             }
         }
         // Results that already arrived are written before the task ends.
         while let Ok(msg) = inbox.try_recv() {
             self.on(msg);
         }
-        self.core.handle_background_due(pure_now());
-        self.drain();
-        // The log's last line says the hub stopped, and when.
+        // The log's last line says the hub stopped, and when (what the
+        // realm sent before goes in first).
         if !self.fan_out {
             self.feed(Input::HubStopped);
         }
@@ -294,7 +260,7 @@ impl LogTask {
                 document,
             } => self.attach(conn, kind, tx, in_flight, document),
             LogMsg::Detach { conn } => {
-                if self.core.handle_detach(conn, pure_now(), wall()) {
+                if self.core.handle_detach(conn, self.settings.clock.now()) {
                     self.link = None;
                 }
                 self.drain();
@@ -462,7 +428,7 @@ impl LogTask {
             _ => None,
         };
         if let Some(told) = told.filter(|_| self.settings.cdp.is_some()) {
-            self.browser.handle_adapter(told, pure_now());
+            self.browser.handle_adapter(told, Instant::now().into_std());
         }
         let result = match &msg {
             RealmMsg::Result(r) => Some(r.job),
@@ -475,7 +441,7 @@ impl LogTask {
         if let Some(job) = result {
             self.timing.result(job);
         }
-        let aside = self.core.handle_realm(conn, msg, pure_now(), wall());
+        let aside = self.core.handle_realm(conn, msg, self.settings.clock.now());
         self.forget_gone_link();
         match aside {
             None => {}
@@ -639,13 +605,50 @@ impl LogTask {
         self.link = Some(RealmLink { conn, tx });
         self.core.handle_attach(conn, kind, document);
         self.drain();
-        self.core.handle_attached(conn, &in_flight, pure_now());
+        self.core.handle_attached(conn, &in_flight, self.settings.clock.now());
         self.drain();
+    }
+
+    /// The task's one timer: the earliest of the core's deadline, the next
+    /// look into a replaced file and the bridge's held lines.
+    fn next_timeout(&self) -> Option<Instant> {
+        let core = self.core.poll_timeout().map(|at| self.settings.clock.instant(at));
+        let browser = self.browser.next_wake().map(Instant::from_std);
+        [core, self.rescue_at, browser].into_iter().flatten().min()
+    }
+
+    /// The timer fired: each part does what is due.
+    async fn on_timeout(&mut self) {
+        let now = Instant::now();
+        if self.rescue_at.is_some_and(|at| at <= now) {
+            self.rescue();
+        }
+        if self.browser.next_wake().is_some_and(|at| at <= now.into_std()) {
+            self.browser_lines(now).await;
+        }
+        self.core.handle_timeout(self.settings.clock.now());
+        self.drain();
+    }
+
+    /// The bridge's lines the adapter did not report, once their wait ran
+    /// out: not the adapter's word, they settle no held line.
+    async fn browser_lines(&mut self, now: Instant) {
+        let (lines, dropped) = self.browser.poll(now.into_std());
+        if lines.is_empty() && dropped == 0 {
+            return;
+        }
+        let at = wall().to_string();
+        let mut events: Vec<BackgroundEvent> =
+            lines.into_iter().map(|l| l.into_event(at.clone())).collect();
+        self.load_maps_of(stacks_of(&events, None)).await;
+        self.map_event_stacks(&mut events, None);
+        let now = self.settings.clock.now();
+        self.core.handle_background(events, dropped, 0, now);
     }
 
     /// Tells the core of one input, then applies what it can.
     fn feed(&mut self, input: Input) {
-        self.core.handle_input(input, pure_now());
+        self.core.handle_input(input, self.settings.clock.now());
         self.drain();
     }
 
@@ -682,7 +685,8 @@ impl LogTask {
                     if archived {
                         effects.retain(|e| !matches!(e, Effect::Archive { .. }));
                     }
-                    if self.core.handle_applied(&effects, pure_now()) == Health::Recovered {
+                    let now = self.settings.clock.now();
+                    if self.core.handle_applied(&effects, now) == Health::Recovered {
                         tracing::info!(stem = %self.stem, "the log can be written again");
                         let _ = self.settings.directory.send(DirMsg::LogUnwritten {
                             stem: self.stem.clone(),
@@ -695,8 +699,8 @@ impl LogTask {
                     send_out(&mut self.core, &self.link, &mut self.timing, &self.stem);
                 }
                 Err(Later::Settling(at)) => {
-                    self.core
-                        .handle_deferred(input, Deferral::Settling(at.into_std()));
+                    let at = self.settings.clock.millis_at(at);
+                    self.core.handle_deferred(input, Deferral::Settling(at));
                     break;
                 }
                 Err(Later::Failed(e)) => {
@@ -725,13 +729,11 @@ impl LogTask {
             self.perform(answered);
         }
         self.answer_flushes();
-        let clock = self.settings.clock;
-        self.wake = self.core.wake_at().map(|at| clock.instant(at));
     }
 
     /// The input could not be applied: it waits, and is tried again soon.
     fn defer_failed(&mut self, input: Input, e: &std::io::Error) {
-        let at = (Instant::now() + RETRY_AFTER_ERROR).into_std();
+        let at = self.settings.clock.millis() + RETRY_AFTER_ERROR;
         if self.core.handle_deferred(input, Deferral::Failed(at)) == Health::Failing {
             tracing::error!(stem = %self.stem, "{}: {e}; will try again", self.file.path.display());
             let _ = self.settings.directory.send(DirMsg::LogUnwritten {
@@ -763,7 +765,7 @@ impl LogTask {
                         archived = true;
                     }
                 }
-                let early = core.handle_decided(effects, pure_now());
+                let early = core.handle_decided(effects, clock.now());
                 if early == Early::Go {
                     send_out(core, link, timing, stem);
                     wrote = true;
@@ -957,12 +959,6 @@ fn coalesce(
 }
 
 /// Sleeps until `at`; never resolves for `None` (the branch is disabled).
-/// Now, for the pure parts (`daebug-core` takes `std` instants): tokio's
-/// clock, so paused time in tests moves them too.
-fn pure_now() -> std::time::Instant {
-    Instant::now().into_std()
-}
-
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -1152,7 +1148,8 @@ mod tests {
         let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
         task.link = Some(RealmLink { conn: 1, tx });
         task.core.handle_attach(1, RealmKind::Page, None);
-        task.core.handle_attached(1, &[], pure_now());
+        task.core
+            .handle_attached(1, &[], task.settings.clock.now());
         (task, rx)
     }
 
@@ -1206,7 +1203,7 @@ mod tests {
         std::fs::write(&path, template::new_log("shop-3f2a")).unwrap();
         let (mut task, _rx) = task(path.clone(), Config::default());
         task.feed(Input::Startup);
-        let left = pure_now();
+        let left = task.settings.clock.millis();
         task.on(LogMsg::FromRealm(RealmLetter {
             conn: 1,
             msg: RealmMsg::Leaving {
@@ -1215,10 +1212,10 @@ mod tests {
             answer: mpsc::channel(1).0,
             slot: None,
         }));
-        assert_eq!(task.core.closing_at(), Some(left + LEAVING_GRACE));
+        assert_eq!(task.core.poll_timeout(), Some(left + LEAVING_GRACE));
         tokio::time::advance(Duration::from_secs(1)).await;
         task.on(LogMsg::Detach { conn: 1 });
-        assert_eq!(task.core.closing_at(), Some(left + LEAVING_GRACE));
+        assert_eq!(task.core.poll_timeout(), Some(left + LEAVING_GRACE));
         let (tx, _rx2) = mpsc::channel(16);
         task.on(LogMsg::Attach {
             conn: 2,
@@ -1227,22 +1224,20 @@ mod tests {
             in_flight: vec![],
             document: Some((Lifecycle::Reloaded, "http://h/".into())),
         });
-        assert_eq!(task.core.closing_at(), None);
+        assert_eq!(task.core.poll_timeout(), None);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** reloaded at "), "{text}");
         assert!(!text.contains(" closed at "), "{text}");
         // A silent close: the longer grace, then the line, at the time it left.
-        let gone = pure_now();
+        let gone = task.settings.clock.millis();
         task.on(LogMsg::Detach { conn: 2 });
-        assert_eq!(task.core.closing_at(), Some(gone + DROPPED_GRACE));
+        assert_eq!(task.core.poll_timeout(), Some(gone + DROPPED_GRACE));
         // Not before the grace ran out.
-        task.core.handle_closing_due(pure_now());
-        task.drain();
+        task.on_timeout().await;
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains(" closed at "), "{text}");
         tokio::time::advance(DROPPED_GRACE).await;
-        task.core.handle_closing_due(pure_now());
-        task.drain();
+        task.on_timeout().await;
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** closed at "), "{text}");
     }
