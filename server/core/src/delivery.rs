@@ -36,13 +36,34 @@ pub struct JobMsg {
 }
 
 impl JobMsg {
-    fn msg(&self) -> HubMsg {
+    /// The message the realm gets.
+    pub fn msg(&self) -> HubMsg {
         HubMsg::Job {
             job: self.job,
             code: self.code.clone(),
             timeout_ms: self.timeout_ms,
             depth: self.depth,
             full: self.full,
+        }
+    }
+
+    /// The prelude one effect runs again, if it is one.
+    pub fn prelude(effect: &Effect) -> Option<JobMsg> {
+        match effect {
+            Effect::Prelude {
+                job,
+                prepared,
+                timeout_ms,
+                depth,
+                full,
+            } => Some(JobMsg {
+                job: *job,
+                code: prepared.code.clone(),
+                timeout_ms: *timeout_ms,
+                depth: *depth,
+                full: *full,
+            }),
+            _ => None,
         }
     }
 

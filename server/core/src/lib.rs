@@ -12,6 +12,7 @@
 //! - [`flood`]: background events bounded on their way to a log.
 //! - [`presence`]: which connection serves a log, and its `closed` line.
 //! - [`intake`]: a log's inputs in the order they are applied.
+//! - [`chore`]: what the shell does once an input is applied.
 //! - [`machine`]: what a log's transaction runs an input through.
 //! - [`log_core`]: one log's behaviour, the above together: what happened
 //!   in, inputs to run through the file and messages for the realm out.
@@ -22,6 +23,7 @@
 //! under the same paths (`daebug::engine`, `daebug::hub::delivery`, …).
 
 pub mod check;
+pub mod chore;
 pub mod delivery;
 pub mod engine;
 pub mod flood;

@@ -13,7 +13,8 @@
 //!     run input through the file:  // core.transact(text, base, input, now)
 //!         before the write: core.handle_decided(effects) → send what
 //!         poll_send gives, then write
-//!     core.handle_applied(effects) → perform them, send what poll_send gives
+//!     core.handle_applied(effects) → perform what poll_chore gives,
+//!         send what poll_send gives
 //! }
 //! ```
 //!
@@ -32,10 +33,11 @@ use std::collections::VecDeque;
 
 use daebug_protocol::person::{PersonNews, Waiting};
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, InspectAsk, JobError, JobId, JobResult, Outcome, RealmImage,
-    RealmKind, RealmMsg, ScreenshotAsk,
+    BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobResult, Outcome,
+    RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk,
 };
 
+use crate::chore::Chore;
 use crate::delivery::{ConnId, Delivered, Delivery, Early, JobMsg};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
@@ -86,6 +88,12 @@ pub struct LogCore {
     intake: Intake,
     /// Sends, in order, for [`LogCore::poll_send`].
     sends: VecDeque<ToRealm>,
+    /// The shell's part of applied inputs, for [`LogCore::poll_chore`].
+    chores: VecDeque<Chore>,
+    /// The preludes of the last applied input, sent outside delivery: one
+    /// that cannot be sent is not held for the next document (its line
+    /// says it had no result).
+    preludes: Vec<JobId>,
     /// While the log cannot be written: the log as it would be.
     unwritten: Option<Unwritten>,
 }
@@ -102,6 +110,8 @@ impl LogCore {
             presence: Presence::new(kind),
             intake: Intake::default(),
             sends: VecDeque::new(),
+            chores: VecDeque::new(),
+            preludes: Vec::new(),
             unwritten: None,
         }
     }
@@ -340,11 +350,13 @@ impl LogCore {
     }
 
     /// The input is applied (its write stood, or there was none) with
-    /// these effects; the shell performs them, then what
-    /// [`LogCore::poll_send`] gives.
-    pub fn handle_applied(&mut self, effects: &[Effect], now: Now) -> Health {
-        self.delivery.handle_written(effects, now.mono);
+    /// these effects; the shell performs what [`LogCore::poll_chore`]
+    /// gives, then sends what [`LogCore::poll_send`] gives.
+    pub fn handle_applied(&mut self, effects: Vec<Effect>, now: Now) -> Health {
+        self.send_preludes(&effects);
+        self.delivery.handle_written(&effects, now.mono);
         self.deliver();
+        self.chores.extend(effects.into_iter().filter_map(Chore::of));
         let health = self.intake.handle_applied();
         if health == Health::Recovered {
             self.unwritten = None;
@@ -372,16 +384,17 @@ impl LogCore {
 
     /// While the log cannot be written: the door answers the waiting
     /// inputs give on the log as it would be, each saying why the log
-    /// does not show it yet. The shell performs them as
-    /// [`Effect::Answered`].
-    pub fn poll_unwritten_answers(&mut self, now: impl Fn() -> crate::engine::Now) -> Vec<Effect> {
+    /// does not show it yet, queued as [`Chore::Answered`].
+    pub fn handle_unwritten_answers(&mut self, now: impl Fn() -> Now) {
         let Some(u) = self.unwritten.as_mut() else {
-            return Vec::new();
+            return;
         };
-        u.poll_answers(self.intake.waiting(), now)
-            .into_iter()
-            .map(|(ticket, answer)| Effect::Answered { ticket, answer })
-            .collect()
+        let answers = u.poll_answers(self.intake.waiting(), now);
+        self.chores.extend(
+            answers
+                .into_iter()
+                .map(|(ticket, answer)| Chore::Answered { ticket, answer }),
+        );
     }
 
     /// The input could not be applied now: it waits at the front.
@@ -392,7 +405,51 @@ impl LogCore {
     /// A message from [`LogCore::poll_send`] could not be sent (the
     /// connection is busy or closing; its detach follows).
     pub fn handle_send_failed(&mut self, msg: HubMsg) {
+        if matches!(&msg, HubMsg::Job { job, .. } if self.preludes.contains(job)) {
+            return;
+        }
         self.delivery.handle_send_failed(msg);
+    }
+
+    /// The browser bridge's answer to the realm's [`Aside::Inspect`].
+    pub fn handle_inspected(&mut self, answer: InspectAnswer) {
+        self.send_to_serving(HubMsg::Inspected(answer));
+    }
+
+    /// The bridge's screenshot for [`Aside::Screenshot`] (its picture, if
+    /// any, came first with [`LogCore::handle_pictures`] and is applied).
+    pub fn handle_screenshot(&mut self, answer: ScreenshotAnswer) {
+        self.send_to_serving(HubMsg::Screenshot(answer));
+    }
+
+    /// A person's answer from the dashboard, for the realm's panel:
+    /// whether a realm serves the log to take it.
+    pub fn handle_person(&mut self, json: String) -> bool {
+        self.send_to_serving(HubMsg::Person { json })
+    }
+
+    /// Queues `msg` for the serving connection; whether one serves.
+    fn send_to_serving(&mut self, msg: HubMsg) -> bool {
+        let Some(conn) = self.presence.conn() else {
+            return false;
+        };
+        self.sends.push_back(ToRealm { conn, msg });
+        true
+    }
+
+    /// Preludes go to the document that just came, ahead of any job
+    /// delivery sends it; outside delivery (they are no block's job).
+    fn send_preludes(&mut self, effects: &[Effect]) {
+        self.preludes.clear();
+        for prelude in effects.iter().filter_map(JobMsg::prelude) {
+            self.preludes.push(prelude.job);
+            self.send_to_serving(prelude.msg());
+        }
+    }
+
+    /// The next thing for the shell to do of an applied input.
+    pub fn poll_chore(&mut self) -> Option<Chore> {
+        self.chores.pop_front()
     }
 
     /// The next message for a realm connection.
@@ -597,7 +654,8 @@ mod tests {
                     self.send_out();
                     self.text = apply(&self.text, &out.edits);
                 }
-                self.core.handle_applied(&out.effects, self.now());
+                self.core.handle_applied(out.effects, self.now());
+                while self.core.poll_chore().is_some() {}
                 self.send_out();
             }
         }
@@ -715,7 +773,7 @@ mod tests {
         desk.send_out();
         assert_eq!(desk.jobs().len(), 1, "before the write");
         desk.text = apply(&desk.text, &out.edits);
-        desk.core.handle_applied(&out.effects, now);
+        desk.core.handle_applied(out.effects, now);
         desk.send_out();
         assert_eq!(desk.jobs().len(), 1, "not sent twice");
     }
@@ -867,6 +925,56 @@ mod tests {
             desk.realm(1, RealmMsg::Screenshot(ask.clone())),
             Some(Aside::Screenshot(ask))
         );
+    }
+
+    /// Answers for the realm (a person's, the bridge's) leave through
+    /// `poll_send`, to the connection serving the log; with none, nothing.
+    #[test]
+    fn answers_for_the_realm_leave_through_poll_send() {
+        let mut desk = Desk::new();
+        assert!(!desk.core.handle_person("{}".into()), "no realm serves");
+        desk.attach(3, &[], None);
+        assert!(desk.core.handle_person("{}".into()));
+        desk.core.handle_inspected(InspectAnswer {
+            ask: 1,
+            error: None,
+        });
+        desk.core.handle_screenshot(ScreenshotAnswer {
+            ask: 2,
+            path: None,
+            width: 0,
+            height: 0,
+            error: Some("no bridge".into()),
+        });
+        desk.send_out();
+        let sent: Vec<String> = desk
+            .sent
+            .iter()
+            .map(|s| {
+                let what = match &s.msg {
+                    HubMsg::Person { .. } => "person",
+                    HubMsg::Inspected(_) => "inspected",
+                    HubMsg::Screenshot(_) => "screenshot",
+                    _ => "other",
+                };
+                format!("{}:{what}", s.conn)
+            })
+            .collect();
+        assert_eq!(sent, ["3:person", "3:inspected", "3:screenshot"]);
+    }
+
+    /// Held background events are due at once after a quiet spell; the
+    /// one timeout writes them.
+    #[test]
+    fn the_one_timeout_writes_held_events() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        let now = desk.now();
+        desk.core.handle_background(vec![console("held")], 0, 0, now);
+        assert!(desk.core.poll_timeout().is_some_and(|at| at <= now.mono));
+        desk.timeout();
+        assert!(desk.text.contains("held"), "{}", desk.text);
+        assert_eq!(desk.core.poll_timeout(), None);
     }
 
     /// A silent close: the longer grace.

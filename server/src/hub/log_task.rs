@@ -37,6 +37,7 @@ use crate::engine::picture::Picture;
 use crate::engine::{Config, Effect, Input};
 use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
+use daebug_core::chore::Chore;
 use daebug_core::intake::{Deferral, Health};
 use daebug_core::log_core::{Aside, LogCore, ToRealm};
 use daebug_protocol::door::HubEvent;
@@ -286,15 +287,11 @@ impl LogTask {
             LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
             LogMsg::Shot { ask, taken } => self.shot(ask, taken),
             LogMsg::Inspected(answer) => {
-                if let Some(link) = &self.link {
-                    let _ = link.tx.try_send(HubMsg::Inspected(answer));
-                }
+                self.core.handle_inspected(answer);
+                self.send_out();
             }
             LogMsg::Person { json, sent } => {
-                let ok = self
-                    .link
-                    .as_ref()
-                    .is_some_and(|l| l.tx.try_send(HubMsg::Person { json }).is_ok());
+                let ok = self.core.handle_person(json) && self.send_out();
                 let _ = sent.send(ok);
             }
             LogMsg::Responsive { conn, responsive } => {
@@ -404,9 +401,8 @@ impl LogTask {
             }
             Err(why) => answer.error = Some(why),
         }
-        if let Some(link) = &self.link {
-            let _ = link.tx.try_send(HubMsg::Screenshot(answer));
-        }
+        self.core.handle_screenshot(answer);
+        self.send_out();
     }
 
     /// A realm's message, in the wire's type: its stacks mapped, then to
@@ -666,7 +662,7 @@ impl LogTask {
     /// the file, in order, until one has to wait; performs their effects
     /// and sends what the core gives.
     fn drain(&mut self) {
-        send_out(&mut self.core, &self.link, &mut self.timing, &self.stem);
+        self.send_out();
         while let Some(input) = self.core.poll_input() {
             let large = self.file.is_large();
             let outcome = off_the_worker(large, || self.transaction(&input));
@@ -686,17 +682,15 @@ impl LogTask {
                         effects.retain(|e| !matches!(e, Effect::Archive { .. }));
                     }
                     let now = self.settings.clock.now();
-                    if self.core.handle_applied(&effects, now) == Health::Recovered {
+                    if self.core.handle_applied(effects, now) == Health::Recovered {
                         tracing::info!(stem = %self.stem, "the log can be written again");
                         let _ = self.settings.directory.send(DirMsg::LogUnwritten {
                             stem: self.stem.clone(),
                             why: None,
                         });
                     }
-                    for effect in effects {
-                        self.perform(effect);
-                    }
-                    send_out(&mut self.core, &self.link, &mut self.timing, &self.stem);
+                    self.perform_chores();
+                    self.send_out();
                 }
                 Err(Later::Settling(at)) => {
                     let at = self.settings.clock.millis_at(at);
@@ -725,10 +719,14 @@ impl LogTask {
         // While the log cannot be written, doors hear their replies from
         // the log as it would be.
         let clock = self.settings.clock;
-        for answered in self.core.poll_unwritten_answers(|| clock.now()) {
-            self.perform(answered);
-        }
+        self.core.handle_unwritten_answers(|| clock.now());
+        self.perform_chores();
         self.answer_flushes();
+    }
+
+    /// Sends what the core gives (see [`send_out`]); whether all of it went.
+    fn send_out(&mut self) -> bool {
+        send_out(&mut self.core, &self.link, &mut self.timing, &self.stem)
     }
 
     /// The input could not be applied: it waits, and is tried again soon.
@@ -791,49 +789,31 @@ impl LogTask {
         }
     }
 
-    fn perform(&mut self, effect: Effect) {
-        match effect {
-            // Delivery sends it (see `drain`); its stacks are mapped here.
-            Effect::Dispatch { job, prepared, .. } => {
+    /// Does what the core left to the shell of the inputs it applied.
+    fn perform_chores(&mut self) {
+        while let Some(chore) = self.core.poll_chore() {
+            self.perform(chore);
+        }
+    }
+
+    fn perform(&mut self, chore: Chore) {
+        match chore {
+            // The core sent it; its stacks are mapped here.
+            Chore::Remember { job, map } => {
                 let at = self.settings.clock.now().clock.to_string();
-                self.cells.remember(job.0, prepared.map, at);
+                self.cells.remember(job.0, map, at);
             }
-            Effect::Prelude {
-                job,
-                prepared,
-                timeout_ms,
-                depth,
-                full,
-            } => {
-                let at = self.settings.clock.now().clock.to_string();
-                self.cells.remember(job.0, prepared.map, at);
-                let msg = HubMsg::Job {
-                    job,
-                    code: prepared.code,
-                    timeout_ms,
-                    depth,
-                    full,
-                };
-                // Outside delivery: it is no block's job. Not sent when the
-                // realm is already gone again: the line says it had no result.
-                if let Some(link) = &self.link {
-                    let _ = link.tx.try_send(msg);
-                }
-            }
-            Effect::Cancel { .. } => {}
-            // `drain` re-arms the wake from the engine after every input.
-            Effect::WakeAt(_) => {}
-            Effect::Archive { path, text } => {
+            Chore::Archive { path, text } => {
                 write_archive(&self.settings.dir, &self.stem, &path, &text)
             }
-            Effect::State(state) => {
+            Chore::State(state) => {
                 let _ = self.settings.directory.send(DirMsg::LogState {
                     stem: self.stem.clone(),
                     state,
                 });
             }
-            Effect::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
-            Effect::FanOut {
+            Chore::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
+            Chore::FanOut {
                 job,
                 agent,
                 info,
@@ -849,7 +829,7 @@ impl LogTask {
                     });
                 }
             }
-            Effect::Answered { ticket, answer } => {
+            Chore::Answered { ticket, answer } => {
                 self.timing.answered(answer.job);
                 if let Some(tx) = self.submitted.remove(&ticket) {
                     let _ = tx.send(answer);
@@ -862,11 +842,18 @@ impl LogTask {
 /// Sends what the core gives to the serving connection; a message for
 /// another connection, or one the connection cannot take now (it is going
 /// away; its detach follows), goes back to the core, which holds a job
-/// (with its timeout) for the next.
-fn send_out(core: &mut LogCore, link: &Option<RealmLink>, timing: &mut JobTimes, stem: &str) {
+/// (with its timeout) for the next. Whether every message went.
+fn send_out(
+    core: &mut LogCore,
+    link: &Option<RealmLink>,
+    timing: &mut JobTimes,
+    stem: &str,
+) -> bool {
+    let mut all = true;
     while let Some(ToRealm { conn, msg }) = core.poll_send() {
         let Some(link) = link.as_ref().filter(|l| l.conn == conn) else {
             core.handle_send_failed(msg);
+            all = false;
             continue;
         };
         if let HubMsg::Job { job, .. } = &msg {
@@ -875,8 +862,10 @@ fn send_out(core: &mut LogCore, link: &Option<RealmLink>, timing: &mut JobTimes,
         if let Err(e) = link.tx.try_send(msg) {
             tracing::warn!(stem, "realm connection busy or closed; job held");
             core.handle_send_failed(e.into_inner());
+            all = false;
         }
     }
+    all
 }
 
 /// Writes a reply's full text to `debug/<rel>` (its link is in the reply).
