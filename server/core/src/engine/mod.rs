@@ -42,6 +42,7 @@ pub mod lifecycle;
 pub mod markdown;
 pub mod picture;
 pub mod prelude;
+mod background;
 mod reconcile;
 pub mod registry;
 pub mod registry_notes;
@@ -58,7 +59,7 @@ use std::ops::Range;
 
 use daebug_protocol::{BackgroundEvent, RealmKind};
 
-use crate::prepare;
+use crate::prepare::{self, Prepared};
 
 pub use effect::{Effect, LogState, Output};
 pub use input::{Input, JobError, JobId, JobProgress, JobResult, Outcome, Value};
@@ -221,6 +222,21 @@ impl Running {
     fn deadline(&self) -> Millis {
         self.started.plus(self.timeout_ms)
     }
+}
+
+/// A block about to start: what is known of it before its region is
+/// written.
+struct Starting {
+    id: JobId,
+    /// The door call waiting on it, and the chunk it sent.
+    ticket: Option<u64>,
+    chunk: Option<String>,
+    agent: String,
+    /// What the realm runs, or the error it is answered with at once.
+    prepared: Result<Prepared, JobError>,
+    code: String,
+    opener: String,
+    exec_header: String,
 }
 
 /// Where the executing region and the chunk's rest are in a [`Work`] buffer.
@@ -519,81 +535,19 @@ impl LogEngine {
                 over_rate,
             } => {
                 let drops = Drops::new(dropped, limited);
-                // A dev server's hot update is a line of its own, in
-                // its place among the events (docs/log-format.md, "Hot
-                // updates").
-                let (hot, events): (Vec<_>, Vec<_>) = events
-                    .into_iter()
-                    .partition(|e| e.source.as_deref() == Some(render::HOT_SOURCE));
-                // Each its own paragraph (a blank line between), as
-                // headers are.
-                let mut hot_lines = String::new();
-                for e in &hot {
-                    if !hot_lines.is_empty() {
-                        hot_lines.push('\n');
-                    }
-                    let line = lifecycle::hot_updated(&self.stem, &e.message, now.clock);
-                    hot_lines.push_str(&line);
-                    hot_lines.push('\n');
-                }
-                if !hot_lines.is_empty() && events.is_empty() && drops.is_none() && over_rate == 0 {
-                    self.above_footer(text, hot_lines, now, out);
-                } else if !events.is_empty() || !drops.is_none() || over_rate > 0 {
-                    let header = format!("> **{}** background at {}\n", self.stem, now.clock);
-                    if !hot_lines.is_empty() {
-                        hot_lines.push('\n');
-                    }
-                    let mut block = hot_lines + &header + &render::events(&events, drops);
-                    if over_rate > 0 {
-                        block.push_str(&render::over_rate_note(over_rate));
-                    }
-                    match &self.job {
-                        // The new document's events before the block began
-                        // in it stand with its line, above the block: the
-                        // log keeps the order things happened in.
-                        Some(j) if !j.begun && j.in_new_document => {
-                            self.line_above_running(text, block, now, out)
-                        }
-                        _ => self.above_footer(text, block, now, out),
-                    }
-                }
+                self.background(text, events, drops, over_rate, now, out)
             }
             Input::Images { job, pictures } => self.pictures.handle_saved(job, pictures),
             Input::Tick => self.tick(text, now, out),
             Input::Left { what } => self.left(text, &what, now, out),
-            Input::HubStopped => {
-                let line = format!("> **hub** stopped at {}\n", now.clock);
-                match self.job.is_some() {
-                    true => {
-                        let mut w = Work::new(text, text.len());
-                        let nl = w.nl();
-                        if !w.buf.is_empty() && !w.buf.ends_with('\n') {
-                            w.buf.push_str(nl);
-                        }
-                        w.buf.push_str(nl);
-                        w.buf.push_str(&w.eol.convert(&line));
-                        self.finish(text, w, out);
-                    }
-                    false => self.above_footer(text, line, now, out),
-                }
-            }
+            Input::HubStopped => self.hub_stopped(text, now, out),
             Input::HubNote { text: note } => {
                 let header = format!("> **{}** background at {}\n", self.stem, now.clock);
                 self.above_footer(text, format!("{header}({note})\n"), now, out);
             }
             Input::Lifecycle { what, url, at } => {
-                let at = at
-                    .as_deref()
-                    .and_then(ClockTime::parse)
-                    .unwrap_or(now.clock);
-                let line = lifecycle::line(&self.stem, what, &url, at) + "\n";
-                let reruns = !matches!(
-                    what,
-                    lifecycle::Lifecycle::Closed | lifecycle::Lifecycle::Exited
-                );
-                if let Some(lines) = self.rerun_preludes(line, reruns, now, out) {
-                    self.write_lifecycle(text, lines, now, out);
-                }
+                let at = at.as_deref().and_then(ClockTime::parse);
+                self.lifecycle(text, what, &url, at.unwrap_or(now.clock), now, out)
             }
             Input::Submit {
                 ticket,
@@ -601,15 +555,13 @@ impl LogEngine {
                 info,
                 code,
             } => {
-                self.door_calls.handle_submit(fan_out::Submission {
+                let submission = fan_out::Submission {
                     ticket,
                     agent,
                     info,
                     code,
-                });
-                if self.job.is_none() {
-                    self.idle_changed(text, now, out);
-                }
+                };
+                self.submitted(text, submission, now, out)
             }
             Input::FannedOut { job, stems } => self.fanned_out(text, job, stems, now, out),
             Input::Answer {
@@ -620,17 +572,67 @@ impl LogEngine {
             } => self.realm_answered(text, job, &stem, reply, ok, now, out),
             Input::Presence { away } => self.presence(text, away, now, out),
             Input::Human { title, value } => {
-                // In the running job's region (the block that awaits it,
-                // as a rule), else above the footer.
                 let lines = human::answer(&title, &value, now.clock);
-                match self.job.as_mut() {
-                    Some(j) => {
-                        j.lifecycle.push_str(&lines);
-                        self.update_region(text, true, now, out);
-                    }
-                    None => self.above_footer(text, lines, now, out),
-                }
+                self.human_answered(text, lines, now, out)
             }
+        }
+    }
+
+    /// The hub's stop line: after the running job's region (its reply
+    /// never comes from this hub), else above the footer.
+    fn hub_stopped(&mut self, text: &str, now: Now, out: &mut Output) {
+        let line = format!("> **hub** stopped at {}\n", now.clock);
+        if self.job.is_none() {
+            return self.above_footer(text, line, now, out);
+        }
+        let mut w = Work::new(text, text.len());
+        let nl = w.nl();
+        if !w.buf.is_empty() && !w.buf.ends_with('\n') {
+            w.buf.push_str(nl);
+        }
+        w.buf.push_str(nl);
+        w.buf.push_str(&w.eol.convert(&line));
+        self.finish(text, w, out);
+    }
+
+    /// A lifecycle line (`reloaded`, `navigated`, `closed`, …) at `at`; a
+    /// new document reruns the preludes first.
+    fn lifecycle(
+        &mut self,
+        text: &str,
+        what: lifecycle::Lifecycle,
+        url: &str,
+        at: ClockTime,
+        now: Now,
+        out: &mut Output,
+    ) {
+        let line = lifecycle::line(&self.stem, what, url, at) + "\n";
+        let reruns = !matches!(
+            what,
+            lifecycle::Lifecycle::Closed | lifecycle::Lifecycle::Exited
+        );
+        if let Some(lines) = self.rerun_preludes(line, reruns, now, out) {
+            self.write_lifecycle(text, lines, now, out);
+        }
+    }
+
+    /// A block another door sent: written when the log is idle.
+    fn submitted(&mut self, text: &str, s: fan_out::Submission, now: Now, out: &mut Output) {
+        self.door_calls.handle_submit(s);
+        if self.job.is_none() {
+            self.idle_changed(text, now, out);
+        }
+    }
+
+    /// A person's answer: in the running job's region (the block that
+    /// awaits it, as a rule), else above the footer.
+    fn human_answered(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
+        match self.job.as_mut() {
+            Some(j) => {
+                j.lifecycle.push_str(&lines);
+                self.update_region(text, true, now, out);
+            }
+            None => self.above_footer(text, lines, now, out),
         }
     }
 
@@ -1108,86 +1110,194 @@ impl LogEngine {
         self.next_job += 1;
         let (ticket, chunk) = self.door_calls.take_written().unzip();
         let code = w.buf[block.body.clone()].replace("\r\n", "\n");
-        let mut timeout_ms = match block.info.timeout {
-            Some(Ok(ms)) => ms,
-            _ => self.config.default_timeout_ms,
-        };
-        let prepared = match block.info.invalid() {
-            Some(message) => Err(JobError {
-                name: "SyntaxError".into(),
-                message,
-                stack: None,
-            }),
-            None => match &block.info.data {
-                Some(target) => {
-                    let data = agent_data::code(target, &code);
-                    self.config.preparer.prepare(&data, Lang::Js, id)
-                }
-                None => self.config.preparer.prepare(&code, block.info.lang, id),
-            },
-        };
         let opener = lines_from(&w.buf, block.start)
             .next()
             .map_or(String::new(), |l| l.text.to_string());
         let exec_header = format!("> **{}** to {agent} at {}", self.stem, now.clock);
-        let info = opener_info(&opener);
-        let prepared = match prepared {
-            Ok(p) => p,
-            Err(error) => {
-                let later = exec_blocks(&w.buf, block.next..chunk_end.max(block.next));
-                let skipped = later.len();
-                let outcome = Outcome::Error(error);
-                let verdict = Verdict::Error(0);
-                let reply = self.reply(
-                    &agent,
-                    now.clock,
-                    &verdict.suffix(),
-                    &outcome,
-                    &[],
-                    &[],
-                    Drops::default(),
-                    skipped,
-                    out,
-                );
-                if let Some(ticket) = ticket {
-                    self.door_calls.handle_started(id, ticket);
-                    self.answer(id, &reply, &verdict, &outcome, &[], out);
-                }
-                let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
-                self.ledger.push(Taken {
-                    job: Some(id),
-                    code,
-                    opener,
-                    place: Place::At(w.base + block.start),
-                    header: exec_header,
-                    state: TakenState::Replied(reply),
-                    seq: 0,
-                    chunk,
-                    released: false,
-                });
-                for mut b in later {
-                    shift_block(&mut b, inserted as isize);
-                    let mut t = reconcile::skipped(&w.buf, &b);
-                    t.place = Place::At(w.base + b.start);
-                    self.ledger.push(t);
-                }
-                self.place_footer(w, chunk_end.max(block.next) + inserted);
-                out.effects.push(Effect::State(LogState::Failed));
-                return false;
-            }
+        let starting = Starting {
+            id,
+            ticket,
+            chunk,
+            agent,
+            prepared: self.prepare_block(block, &code, id),
+            code,
+            opener,
+            exec_header,
         };
+        match starting.prepared.is_ok() {
+            true => self.run_block(w, block, chunk_end, starting, request, now, out),
+            false => self.refuse_block(w, block, chunk_end, starting, now, out),
+        }
+    }
+
+    /// What the realm runs for `block`, or the error it is answered with
+    /// at once (a bad fence option, a syntax error).
+    fn prepare_block(&self, block: &ExecBlock, code: &str, id: JobId) -> Result<Prepared, JobError> {
+        if let Some(message) = block.info.invalid() {
+            return Err(JobError {
+                name: "SyntaxError".into(),
+                message,
+                stack: None,
+            });
+        }
+        match &block.info.data {
+            Some(target) => {
+                let data = agent_data::code(target, code);
+                self.config.preparer.prepare(&data, Lang::Js, id)
+            }
+            None => self.config.preparer.prepare(code, block.info.lang, id),
+        }
+    }
+
+    /// A block answered at once with its error: the reply under it, the
+    /// chunk's later blocks skipped, the footer back after the chunk.
+    fn refuse_block(
+        &mut self,
+        w: &mut Work,
+        block: &ExecBlock,
+        chunk_end: usize,
+        s: Starting,
+        now: Now,
+        out: &mut Output,
+    ) -> bool {
+        let Err(error) = s.prepared else {
+            return false;
+        };
+        let later = exec_blocks(&w.buf, block.next..chunk_end.max(block.next));
+        let outcome = Outcome::Error(error);
+        let verdict = Verdict::Error(0);
+        let reply = self.reply(
+            &s.agent,
+            now.clock,
+            &verdict.suffix(),
+            &outcome,
+            &[],
+            &[],
+            Drops::default(),
+            later.len(),
+            out,
+        );
+        if let Some(ticket) = s.ticket {
+            self.door_calls.handle_started(s.id, ticket);
+            self.answer(s.id, &reply, &verdict, &outcome, &[], out);
+        }
+        let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
+        self.ledger.push(Taken {
+            job: Some(s.id),
+            code: s.code,
+            opener: s.opener,
+            place: Place::At(w.base + block.start),
+            header: s.exec_header,
+            state: TakenState::Replied(reply),
+            seq: 0,
+            chunk: s.chunk,
+            released: false,
+        });
+        for mut b in later {
+            shift_block(&mut b, inserted as isize);
+            let mut t = reconcile::skipped(&w.buf, &b);
+            t.place = Place::At(w.base + b.start);
+            self.ledger.push(t);
+        }
+        self.place_footer(w, chunk_end.max(block.next) + inserted);
+        out.effects.push(Effect::State(LogState::Failed));
+        false
+    }
+
+    /// A prepared block starts: taken, its executing region under it, sent
+    /// to the realm (or to every realm, from the fan-out log).
+    #[allow(clippy::too_many_arguments)]
+    fn run_block(
+        &mut self,
+        w: &mut Work,
+        block: &ExecBlock,
+        chunk_end: usize,
+        s: Starting,
+        request: (String, Option<usize>),
+        now: Now,
+        out: &mut Output,
+    ) -> bool {
+        let Ok(prepared) = s.prepared else {
+            return false;
+        };
+        let (id, code) = (s.id, s.code);
         self.ledger.push(Taken {
             job: Some(id),
             code: code.clone(),
-            opener,
+            opener: s.opener.clone(),
             place: Place::At(w.base + block.start),
-            header: exec_header.clone(),
+            header: s.exec_header.clone(),
             state: TakenState::Running,
             seq: 0,
-            chunk,
+            chunk: s.chunk,
             released: false,
         });
-        let mut job = Running {
+        let mut job = self.new_running(id, s.agent, request, s.exec_header, block, now);
+        if let Some(ticket) = s.ticket {
+            self.door_calls.handle_started(id, ticket);
+        }
+        let region = w.eol.convert(&region_text(&job));
+        let (start, inserted, sep) = insert_after_block(w, block, &region);
+        job.region_hint = Some(w.base + start);
+        job.sep = sep;
+        let rest_end = chunk_end.max(block.next) + inserted;
+        job.rest = w.buf[block.next + inserted..rest_end].to_string();
+        job.cancels = cancels_after(&w.buf, rest_end);
+        let (timeout_ms, agent) = (job.timeout_ms, job.agent.clone());
+        self.job = Some(job);
+        let depth = block.info.depth.clone().and_then(Result::ok);
+        out.effects.push(match self.config.fan_out {
+            // Each realm's log runs it (a prelude there, when it is one).
+            true => Effect::FanOut {
+                job: id,
+                agent,
+                info: opener_info(&s.opener),
+                code,
+            },
+            false => {
+                if block.info.prelude {
+                    self.preludes.remember(prelude::Prelude {
+                        job: id,
+                        code,
+                        lang: block.info.lang,
+                        timeout_ms,
+                        depth,
+                        full: block.info.full,
+                    });
+                }
+                Effect::Dispatch {
+                    job: id,
+                    prepared,
+                    timeout_ms,
+                    depth,
+                    full: block.info.full,
+                }
+            }
+        });
+        out.effects.push(Effect::State(LogState::Executing));
+        true
+    }
+
+    /// The running job of a block that starts now (its place in the text
+    /// is set once its region is written).
+    fn new_running(
+        &self,
+        id: JobId,
+        agent: String,
+        request: (String, Option<usize>),
+        exec_header: String,
+        block: &ExecBlock,
+        now: Now,
+    ) -> Running {
+        let mut timeout_ms = match block.info.timeout {
+            Some(Ok(ms)) => ms,
+            _ => self.config.default_timeout_ms,
+        };
+        if self.config.fan_out {
+            // Each realm times the block out by itself, and says so.
+            timeout_ms = timeout_ms.saturating_add(fan_out::FAN_OUT_GRACE_MS);
+        }
+        Running {
             id,
             agent,
             request_header: request.0,
@@ -1212,54 +1322,7 @@ impl LogEngine {
             begun: false,
             in_new_document: false,
             data: block.info.data.is_some(),
-        };
-        if self.config.fan_out {
-            // Each realm times the block out by itself, and says so.
-            timeout_ms = timeout_ms.saturating_add(fan_out::FAN_OUT_GRACE_MS);
-            job.timeout_ms = timeout_ms;
         }
-        if let Some(ticket) = ticket {
-            self.door_calls.handle_started(id, ticket);
-        }
-        let region = w.eol.convert(&region_text(&job));
-        let (start, inserted, sep) = insert_after_block(w, block, &region);
-        job.region_hint = Some(w.base + start);
-        job.sep = sep;
-        let rest_end = chunk_end.max(block.next) + inserted;
-        job.rest = w.buf[block.next + inserted..rest_end].to_string();
-        job.cancels = cancels_after(&w.buf, rest_end);
-        self.job = Some(job);
-        let depth = block.info.depth.clone().and_then(Result::ok);
-        if self.config.fan_out {
-            // Each realm's log runs it (a prelude there, when it is one).
-            out.effects.push(Effect::FanOut {
-                job: id,
-                agent: self.job.as_ref().map_or(String::new(), |j| j.agent.clone()),
-                info,
-                code,
-            });
-            out.effects.push(Effect::State(LogState::Executing));
-            return true;
-        }
-        if block.info.prelude {
-            self.preludes.remember(prelude::Prelude {
-                job: id,
-                code: code.clone(),
-                lang: block.info.lang,
-                timeout_ms,
-                depth,
-                full: block.info.full,
-            });
-        }
-        out.effects.push(Effect::Dispatch {
-            job: id,
-            prepared,
-            timeout_ms,
-            depth,
-            full: block.info.full,
-        });
-        out.effects.push(Effect::State(LogState::Executing));
-        true
     }
 
     /// Writes the footer at `at` (a line start, or the end of the buffer),
