@@ -16,8 +16,8 @@
 
 use std::collections::VecDeque;
 
-use daebug_protocol::{HubMsg, JobId};
 use crate::engine::Millis;
+use daebug_protocol::{HubMsg, JobId};
 
 use crate::engine::Effect;
 

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use daebug_protocol::BackgroundEvent;
 use crate::engine::Millis;
+use daebug_protocol::BackgroundEvent;
 
 pub use crate::engine::render::EVENTS_PER_SECOND;
 
@@ -48,13 +48,7 @@ pub struct BackgroundGate {
 
 impl BackgroundGate {
     /// A realm's batch of background events arrived.
-    pub fn offer(
-        &mut self,
-        events: Vec<BackgroundEvent>,
-        dropped: u32,
-        limited: u32,
-        now: Millis,
-    ) {
+    pub fn offer(&mut self, events: Vec<BackgroundEvent>, dropped: u32, limited: u32, now: Millis) {
         self.dropped = self.dropped.saturating_add(dropped);
         self.limited = self.limited.saturating_add(limited);
         for e in events {

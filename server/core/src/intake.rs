@@ -10,8 +10,8 @@
 //! newer progress report of a job replaces the one waiting behind it, as
 //! each carries all events so far).
 
-use std::collections::VecDeque;
 use crate::engine::Millis;
+use std::collections::VecDeque;
 
 use daebug_protocol::{BackgroundEvent, JobProgress};
 

@@ -186,7 +186,8 @@ impl LogCore {
     /// its jobs. `in_flight`: the jobs the realm says it still runs.
     pub fn handle_attached(&mut self, conn: ConnId, in_flight: &[JobId], now: Now) {
         let running = self.engine.running();
-        self.delivery.handle_attach(conn, in_flight, running, now.mono);
+        self.delivery
+            .handle_attach(conn, in_flight, running, now.mono);
         self.deliver();
         let back = self.presence.back();
         self.say(back);
@@ -242,9 +243,7 @@ impl LogCore {
                     self.intake.handle_input(Input::Reloading);
                 }
             }
-            RealmMsg::Exiting { code } => {
-                self.handle_exiting(conn, &format!("code {code}"), now)
-            }
+            RealmMsg::Exiting { code } => self.handle_exiting(conn, &format!("code {code}"), now),
             RealmMsg::Flush { seq } => {
                 // Inputs before it are queued in order; what is held for a
                 // write of many goes now.
@@ -276,7 +275,8 @@ impl LogCore {
         limited: u32,
         now: Now,
     ) {
-        self.intake.handle_background(events, dropped, limited, now.mono);
+        self.intake
+            .handle_background(events, dropped, limited, now.mono);
     }
 
     /// Pictures the hub saved for a job (or could not).
@@ -356,7 +356,8 @@ impl LogCore {
         self.send_preludes(&effects);
         self.delivery.handle_written(&effects, now.mono);
         self.deliver();
-        self.chores.extend(effects.into_iter().filter_map(Chore::of));
+        self.chores
+            .extend(effects.into_iter().filter_map(Chore::of));
         let health = self.intake.handle_applied();
         if health == Health::Recovered {
             self.unwritten = None;
@@ -970,7 +971,8 @@ mod tests {
         let mut desk = Desk::new();
         desk.attach(1, &[], None);
         let now = desk.now();
-        desk.core.handle_background(vec![console("held")], 0, 0, now);
+        desk.core
+            .handle_background(vec![console("held")], 0, 0, now);
         assert!(desk.core.poll_timeout().is_some_and(|at| at <= now.mono));
         desk.timeout();
         assert!(desk.text.contains("held"), "{}", desk.text);
@@ -983,6 +985,9 @@ mod tests {
         let mut desk = Desk::new();
         desk.attach(1, &[], None);
         assert!(desk.core.handle_detach(1, desk.now()));
-        assert_eq!(desk.core.poll_timeout(), Some(desk.now().mono + DROPPED_GRACE));
+        assert_eq!(
+            desk.core.poll_timeout(),
+            Some(desk.now().mono + DROPPED_GRACE)
+        );
     }
 }

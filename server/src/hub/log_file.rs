@@ -57,8 +57,8 @@ use super::window::{
 };
 use crate::engine::text::Eol;
 use crate::engine::{apply, Effect, Input, Now};
-use daebug_core::machine::{LogMachine, Snapshot};
 use crate::hub::delivery::Early;
+use daebug_core::machine::{LogMachine, Snapshot};
 
 /// How long an empty log must stay empty before the hub rewrites it.
 pub const SETTLE: Duration = Duration::from_millis(500);

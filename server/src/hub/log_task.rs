@@ -601,14 +601,18 @@ impl LogTask {
         self.link = Some(RealmLink { conn, tx });
         self.core.handle_attach(conn, kind, document);
         self.drain();
-        self.core.handle_attached(conn, &in_flight, self.settings.clock.now());
+        self.core
+            .handle_attached(conn, &in_flight, self.settings.clock.now());
         self.drain();
     }
 
     /// The task's one timer: the earliest of the core's deadline, the next
     /// look into a replaced file and the bridge's held lines.
     fn next_timeout(&self) -> Option<Instant> {
-        let core = self.core.poll_timeout().map(|at| self.settings.clock.instant(at));
+        let core = self
+            .core
+            .poll_timeout()
+            .map(|at| self.settings.clock.instant(at));
         let browser = self.browser.next_wake().map(Instant::from_std);
         [core, self.rescue_at, browser].into_iter().flatten().min()
     }
@@ -619,7 +623,11 @@ impl LogTask {
         if self.rescue_at.is_some_and(|at| at <= now) {
             self.rescue();
         }
-        if self.browser.next_wake().is_some_and(|at| at <= now.into_std()) {
+        if self
+            .browser
+            .next_wake()
+            .is_some_and(|at| at <= now.into_std())
+        {
             self.browser_lines(now).await;
         }
         self.core.handle_timeout(self.settings.clock.now());
@@ -634,8 +642,10 @@ impl LogTask {
             return;
         }
         let at = wall().to_string();
-        let mut events: Vec<BackgroundEvent> =
-            lines.into_iter().map(|l| l.into_event(at.clone())).collect();
+        let mut events: Vec<BackgroundEvent> = lines
+            .into_iter()
+            .map(|l| l.into_event(at.clone()))
+            .collect();
         self.load_maps_of(stacks_of(&events, None)).await;
         self.map_event_stacks(&mut events, None);
         let now = self.settings.clock.now();
@@ -1137,8 +1147,7 @@ mod tests {
         let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
         task.link = Some(RealmLink { conn: 1, tx });
         task.core.handle_attach(1, RealmKind::Page, None);
-        task.core
-            .handle_attached(1, &[], task.settings.clock.now());
+        task.core.handle_attached(1, &[], task.settings.clock.now());
         (task, rx)
     }
 

@@ -30,6 +30,7 @@
 //! the size of the tail, not the size of the file (docs/log-format.md).
 
 pub mod agent_data;
+mod background;
 pub mod door_calls;
 pub mod earlier;
 pub mod effect;
@@ -42,7 +43,6 @@ pub mod lifecycle;
 pub mod markdown;
 pub mod picture;
 pub mod prelude;
-mod background;
 mod reconcile;
 pub mod registry;
 pub mod registry_notes;
@@ -1132,7 +1132,12 @@ impl LogEngine {
 
     /// What the realm runs for `block`, or the error it is answered with
     /// at once (a bad fence option, a syntax error).
-    fn prepare_block(&self, block: &ExecBlock, code: &str, id: JobId) -> Result<Prepared, JobError> {
+    fn prepare_block(
+        &self,
+        block: &ExecBlock,
+        code: &str,
+        id: JobId,
+    ) -> Result<Prepared, JobError> {
         if let Some(message) = block.info.invalid() {
             return Err(JobError {
                 name: "SyntaxError".into(),
