@@ -954,21 +954,7 @@ impl LogEngine {
             let list = chunks(&w.buf, from, &self.stem);
             // A `rerun` line before any block: the blocks the last failure
             // skipped are written under it, and run as the chunk's.
-            let ask = list
-                .iter()
-                .take_while(|c| !c.runnable() && !c.draft)
-                .find_map(|c| rerun::asked(&w.buf, c));
-            if let Some((at, terminated)) = ask {
-                let text = match rerun::skipped(&self.ledger, self.reran) {
-                    Some(r) => {
-                        self.reran = Some(r.first);
-                        r.text()
-                    }
-                    None => rerun::nothing(),
-                };
-                let nl = if terminated { "" } else { w.nl() };
-                let text = format!("{nl}{}", w.eol.convert(&text));
-                w.buf.insert_str(at, &text);
+            if self.answer_rerun(w, &list) {
                 continue;
             }
             let first = list.iter().position(|c| c.draft || c.runnable());
@@ -976,25 +962,7 @@ impl LogEngine {
                 Some(c) if c.runnable() => {
                     let mut c = c.clone();
                     if let Some(f) = footer {
-                        // Accepting removes the footer: it is never above
-                        // an agent's chunk. When both the line above it and
-                        // the chunk's first line are blank, the hub's blank
-                        // line goes too, so the seam keeps one.
-                        let above_blank = lines_back(&w.buf, f.start)
-                            .next()
-                            .is_some_and(|l| l.is_blank());
-                        let below_blank = lines_from(&w.buf, f.next)
-                            .next()
-                            .is_some_and(|l| l.is_blank());
-                        let start = if above_blank && below_blank {
-                            line_start(&w.buf, f.start - 1)
-                        } else {
-                            f.start
-                        };
-                        w.buf.replace_range(start..f.next, "");
-                        let removed = f.next - start;
-                        c = shift_chunk(c, removed);
-                        self.footer_hint = None;
+                        c = self.footer_out(w, f, c);
                     }
                     if self.accept(w, c, now, out) {
                         return;
@@ -1038,6 +1006,51 @@ impl LogEngine {
                 }
             }
         }
+    }
+
+    /// A `rerun` line before any block: the blocks the last failure
+    /// skipped are written under it, and run as the chunk's. Whether one
+    /// was answered.
+    fn answer_rerun(&mut self, w: &mut Work, list: &[tail::Chunk]) -> bool {
+        let ask = list
+            .iter()
+            .take_while(|c| !c.runnable() && !c.draft)
+            .find_map(|c| rerun::asked(&w.buf, c));
+        let Some((at, terminated)) = ask else {
+            return false;
+        };
+        let text = match rerun::skipped(&self.ledger, self.reran) {
+            Some(r) => {
+                self.reran = Some(r.first);
+                r.text()
+            }
+            None => rerun::nothing(),
+        };
+        let nl = if terminated { "" } else { w.nl() };
+        let text = format!("{nl}{}", w.eol.convert(&text));
+        w.buf.insert_str(at, &text);
+        true
+    }
+
+    /// Accepting removes the footer `f`: it is never above an agent's
+    /// chunk. When both the line above it and the chunk's first line are
+    /// blank, the hub's blank line goes too, so the seam keeps one.
+    /// Returns the chunk `c` where it now stands.
+    fn footer_out(&mut self, w: &mut Work, f: tail::Span, c: tail::Chunk) -> tail::Chunk {
+        let above_blank = lines_back(&w.buf, f.start)
+            .next()
+            .is_some_and(|l| l.is_blank());
+        let below_blank = lines_from(&w.buf, f.next)
+            .next()
+            .is_some_and(|l| l.is_blank());
+        let start = if above_blank && below_blank {
+            line_start(&w.buf, f.start - 1)
+        } else {
+            f.start
+        };
+        w.buf.replace_range(start..f.next, "");
+        self.footer_hint = None;
+        shift_chunk(c, f.next - start)
     }
 
     /// Writes a submitted block as a chunk right below the footer (the
