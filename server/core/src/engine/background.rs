@@ -41,7 +41,7 @@ impl LogEngine {
             // The new document's events before the block began in it stand
             // with its line, above the block: the log keeps the order
             // things happened in.
-            Some(j) if !j.begun && j.in_new_document => {
+            Some(j) if !j.wait.begun && j.wait.in_new_document => {
                 self.line_above_running(text, block, now, out)
             }
             _ => self.above_footer(text, block, now, out),

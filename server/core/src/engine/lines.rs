@@ -48,7 +48,7 @@ impl LogEngine {
     pub(super) fn human_answered(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
         match self.job.as_mut() {
             Some(j) => {
-                j.lifecycle.push_str(&lines);
+                j.news.lifecycle.push_str(&lines);
                 self.update_region(text, true, now, out);
             }
             None => self.above_footer(text, lines, now, out),
@@ -107,13 +107,13 @@ impl LogEngine {
             out.effects.push(Effect::Answered { ticket, answer });
         }
         match self.job.as_mut() {
-            Some(j) if j.begun => {
-                j.lifecycle.push_str(&lines);
+            Some(j) if j.wait.begun => {
+                j.news.lifecycle.push_str(&lines);
                 self.update_region(text, true, now, out);
             }
             Some(_) => {
                 if let Some(j) = self.job.as_mut() {
-                    j.in_new_document = true;
+                    j.wait.in_new_document = true;
                 }
                 self.line_above_running(text, lines, now, out)
             }
@@ -146,14 +146,15 @@ impl LogEngine {
             // The block is not where the engine left it: the line goes in
             // the region, which reconcile found.
             if let Some(j) = self.job.as_mut() {
-                j.lifecycle.push_str(&lines);
+                j.news.lifecycle.push_str(&lines);
             }
             return self.update_region(text, true, now, out);
         };
         let before = (k > 0).then(|| self.ledger.get(k - 1));
         let header_at = j
+            .place
             .request_hint
-            .and_then(|h| line_is(text, h, &j.request_header))
+            .and_then(|h| line_is(text, h, &j.place.request_header))
             .map(|l| l.start);
         let first_of_chunk = header_at.is_some_and(|h| {
             h <= block_at && before.and_then(|b| b.place.at()).is_none_or(|b| b < h)
@@ -182,8 +183,8 @@ impl LogEngine {
             }
         }
         if let Some(j) = self.job.as_mut() {
-            j.region_hint = j.region_hint.map(shift);
-            j.request_hint = j.request_hint.map(shift);
+            j.place.region_hint = j.place.region_hint.map(shift);
+            j.place.request_hint = j.place.request_hint.map(shift);
         }
         self.tail_from = shift(self.tail_from);
         self.redate_waiting(&mut w, now);
@@ -195,21 +196,22 @@ impl LogEngine {
     /// than the document's line above it.
     pub(super) fn redate_waiting(&mut self, w: &mut Work, now: Now) {
         let Some(j) = self.job.as_mut() else { return };
-        let Some((who, _)) = j.exec_header.rsplit_once(" at ") else {
+        let Some((who, _)) = j.place.exec_header.rsplit_once(" at ") else {
             return;
         };
         let header = format!("{who} at {}", now.clock);
-        let Some(rel) = j.region_hint.and_then(|h| h.checked_sub(w.base)) else {
+        let Some(rel) = j.place.region_hint.and_then(|h| h.checked_sub(w.base)) else {
             return;
         };
-        if header == j.exec_header || !w.buf[rel..].starts_with(&j.exec_header) {
+        if header == j.place.exec_header || !w.buf[rel..].starts_with(&j.place.exec_header) {
             return;
         }
-        w.buf.replace_range(rel..rel + j.exec_header.len(), &header);
+        w.buf
+            .replace_range(rel..rel + j.place.exec_header.len(), &header);
         for t in self.ledger.iter_mut().filter(|t| t.job == Some(j.id)) {
             t.header = header.clone();
         }
-        j.exec_header = header;
-        j.exec_clock = now.clock;
+        j.place.exec_header = header;
+        j.place.exec_clock = now.clock;
     }
 }

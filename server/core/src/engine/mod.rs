@@ -52,6 +52,7 @@ pub mod registry_notes;
 pub mod render;
 mod reply;
 pub mod rerun;
+mod running;
 mod start;
 pub mod survey;
 pub mod tail;
@@ -165,69 +166,7 @@ pub struct LogEngine {
 }
 
 pub use door_calls::RELOAD_ANSWER_WAIT_MS;
-
-/// What the engine remembers about the running block.
-#[derive(Debug, Clone)]
-struct Running {
-    id: JobId,
-    /// Who the replies go to.
-    agent: String,
-    /// The request header line of the chunk, to find it again if the
-    /// executing region is edited away (recovery).
-    request_header: String,
-    request_hint: Option<usize>,
-    /// `> **stem** to agent at HH:MM:SS`: the executing region's first line,
-    /// unique because finished replies always carry a suffix.
-    exec_header: String,
-    exec_clock: ClockTime,
-    region_hint: Option<usize>,
-    /// Whether a blank line was inserted between the region and `rest`.
-    sep: bool,
-    /// The rest of the running chunk (its later blocks and prose) as it was
-    /// when this block started: what follows it was appended later and is a
-    /// queued chunk, not part of this one.
-    rest: String,
-    started: Millis,
-    timeout_ms: u64,
-    /// Background events of this job so far (the latest progress).
-    events: Vec<BackgroundEvent>,
-    drops: Drops,
-    /// The elapsed seconds the placeholder shows, and when it was written.
-    shown_secs: u64,
-    shown_at: Millis,
-    /// Why the realm cannot run it now (disconnected...), shown in the
-    /// placeholder so the agent knows the wait is not the code's.
-    away: Option<String>,
-    /// Since when (hub time) it has been away, for a timeout's reply.
-    away_since: Option<ClockTime>,
-    /// How many `cancel` lines stood after its chunk when it started:
-    /// one more appended while it runs cancels it (an older one was meant
-    /// for an earlier job).
-    cancels: usize,
-    /// Someone deleted the `executing (…)` line: it is back, and says why
-    /// and how to stop waiting instead.
-    line_deleted: bool,
-    /// Lifecycle lines of what happened to the realm while it ran (LF
-    /// endings): in its region, then at the end of its reply.
-    lifecycle: String,
-    /// A fan-out log's job: the realms' replies so far, in its region.
-    gathering: Option<fan_out::Gathering>,
-    /// Whether a realm said it started it ([`Input::Started`]). A new
-    /// document's line that comes before goes above the block: the block
-    /// runs in that document.
-    begun: bool,
-    /// It waited for a new document, whose line stands above it: that
-    /// document's background events before the block began go there too.
-    in_new_document: bool,
-    /// A data fence's job: its reply is the realm's note, not a value.
-    data: bool,
-}
-
-impl Running {
-    fn deadline(&self) -> Millis {
-        self.started.plus(self.timeout_ms)
-    }
-}
+use running::{JobNews, JobPlace, JobTime, JobWait, Running};
 
 /// A block about to start: what is known of it before its region is
 /// written.
@@ -354,10 +293,10 @@ impl LogEngine {
 
     /// When the engine next needs a [`Input::Tick`].
     pub fn next_wake(&self) -> Option<Millis> {
-        let job = self
-            .job
-            .as_ref()
-            .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)));
+        let job = self.job.as_ref().map(|j| {
+            j.deadline()
+                .min(j.time.shown_at.plus(PLACEHOLDER_REFRESH_MS))
+        });
         let reruns = self.preludes.deadline();
         let reload = self.door_calls.deadline();
         job.into_iter().chain(reruns).chain(reload).min()
@@ -398,7 +337,7 @@ impl LogEngine {
         match &self.job {
             Some(j) => {
                 let taken = self.ledger.iter().find(|t| t.job == Some(j.id))?;
-                Some(block(taken)?.min(at(j.region_hint?, &j.exec_header)?))
+                Some(block(taken)?.min(at(j.place.region_hint?, &j.place.exec_header)?))
             }
             None => {
                 let footer = self.footer_hint.and_then(|h| at(h, FOOTER));
@@ -449,9 +388,9 @@ impl LogEngine {
             // The running chunk's request header stays with its block.
             Some(j) => {
                 let at = self.horizon(window, base)?;
-                let request = j.request_hint.filter(|h| {
+                let request = j.place.request_hint.filter(|h| {
                     h.checked_sub(base)
-                        .and_then(|h| line_is(window, h, &j.request_header))
+                        .and_then(|h| line_is(window, h, &j.place.request_header))
                         .is_some()
                 });
                 Some(request.map_or(at, |r| r.min(at)))
@@ -482,8 +421,8 @@ impl LogEngine {
             }
         }
         if let Some(j) = self.job.as_mut() {
-            j.request_hint = j.request_hint.and_then(&by);
-            j.region_hint = j.region_hint.and_then(&by);
+            j.place.request_hint = j.place.request_hint.and_then(&by);
+            j.place.region_hint = j.place.region_hint.and_then(&by);
         }
     }
 
@@ -513,7 +452,7 @@ impl LogEngine {
             },
             Input::Started { job } => {
                 if let Some(j) = self.job.as_mut().filter(|j| j.id == job) {
-                    j.begun = true;
+                    j.wait.begun = true;
                 }
             }
             Input::Reloading => {
@@ -620,7 +559,7 @@ fn timeout_error(job: &Running, verdict: &Verdict) -> JobError {
         Verdict::Timeout(ms) | Verdict::Cancelled(ms) => format_timeout(*ms),
         _ => String::new(),
     };
-    let message = match (&job.away, job.away_since) {
+    let message = match (&job.wait.away, job.wait.away_since) {
         // The realm was gone or silent: that is the news, not the
         // code's slowness, and it is not taking the next block.
         (Some(away), Some(since)) => format!(
@@ -664,18 +603,22 @@ fn skip_note(skipped: usize) -> String {
 
 /// The executing region of a job (LF endings).
 fn region_text(job: &Running) -> String {
-    let deleted = match job.line_deleted {
+    let deleted = match job.wait.line_deleted {
         true => "; this line was deleted and is back: the block still runs, append a line `cancel` to stop waiting",
         false => "",
     };
     format!(
         "{}\n{}{}{}executing ({}s{}{deleted})\n",
-        job.exec_header,
-        render::events(&job.events, job.drops),
-        job.gathering.as_ref().map_or("", |g| g.replies.as_str()),
-        job.lifecycle,
-        job.shown_secs,
-        job.away
+        job.place.exec_header,
+        render::events(&job.news.events, job.news.drops),
+        job.news
+            .gathering
+            .as_ref()
+            .map_or("", |g| g.replies.as_str()),
+        job.news.lifecycle,
+        job.time.shown_secs,
+        job.wait
+            .away
             .as_ref()
             .map_or(String::new(), |a| format!("; {a}"))
     )

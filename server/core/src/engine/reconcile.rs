@@ -99,7 +99,7 @@ impl LogEngine {
                     };
                     let region = eol.convert(&region_text(job));
                     let (fix, sep) = under(text, &b.block, &region, eol);
-                    job.sep = sep;
+                    job.place.sep = sep;
                     fixes.push(fix);
                     out.effects.push(notice(
                         &self.stem,
@@ -155,7 +155,7 @@ impl LogEngine {
         let mut live_seen = false;
         for (block, a) in unowned {
             let header = lines_from(text, a.start).next().map_or("", |l| l.text);
-            if let Some(j) = self.job.as_ref().filter(|j| j.exec_header == header) {
+            if let Some(j) = self.job.as_ref().filter(|j| j.place.exec_header == header) {
                 if !job_matched && !live_seen {
                     // The running block was edited: its region stays.
                     live_seen = true;
@@ -571,7 +571,7 @@ impl LogEngine {
                     .next()
             });
             if let Some(at) = region {
-                j.region_hint = Some(at);
+                j.place.region_hint = Some(at);
             }
         }
         let end = consumed_end(s, matched).max(start);

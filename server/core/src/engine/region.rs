@@ -9,8 +9,8 @@ impl LogEngine {
     pub(super) fn progress(&mut self, text: &str, p: JobProgress, now: Now, out: &mut Output) {
         match self.job.as_mut() {
             Some(j) if j.id == p.job => {
-                j.events = p.events;
-                j.drops = Drops::new(p.dropped, p.limited);
+                j.news.events = p.events;
+                j.news.drops = Drops::new(p.dropped, p.limited);
                 self.update_region(text, true, now, out);
             }
             _ => out.effects.push(Effect::Notice(format!(
@@ -23,7 +23,7 @@ impl LogEngine {
     /// The realm's document is gone: the running job's reply says so now.
     pub(super) fn left(&mut self, text: &str, what: &str, now: Now, out: &mut Output) {
         let Some(j) = &self.job else { return };
-        let elapsed = now.mono.since(j.started);
+        let elapsed = now.mono.since(j.time.started);
         let error = JobError {
             name: "Error".into(),
             message: format!("{what} while this block ran, so its result is lost; append the block again to re-run it in the new document"),
@@ -45,11 +45,11 @@ impl LogEngine {
     ) {
         self.away = away.clone();
         let Some(j) = self.job.as_mut() else { return };
-        if j.away != away {
-            if j.away.is_none() {
-                j.away_since = Some(now.clock);
+        if j.wait.away != away {
+            if j.wait.away.is_none() {
+                j.wait.away_since = Some(now.clock);
             }
-            j.away = away;
+            j.wait.away = away;
             self.update_region(text, true, now, out);
         }
     }
@@ -60,7 +60,10 @@ impl LogEngine {
     pub(super) fn update_region(&mut self, text: &str, always: bool, now: Now, out: &mut Output) {
         match self.region_work(text) {
             Some((w, r)) if self.cancelled(&w, &r) => {
-                let job = self.job.as_ref().map(|j| (j.id, now.mono.since(j.started)));
+                let job = self
+                    .job
+                    .as_ref()
+                    .map(|j| (j.id, now.mono.since(j.time.started)));
                 if let Some((id, elapsed)) = job {
                     out.effects.push(Effect::Cancel { job: id });
                     let error = JobError {
@@ -75,7 +78,7 @@ impl LogEngine {
             Some((mut w, r)) => {
                 if !r.placeholder {
                     if let Some(j) = self.job.as_mut() {
-                        j.line_deleted = true;
+                        j.wait.line_deleted = true;
                     }
                 }
                 if always || !r.placeholder {
@@ -95,10 +98,10 @@ impl LogEngine {
         let Some(job) = self.job.as_mut() else {
             return false;
         };
-        if now > job.cancels {
+        if now > job.wait.cancels {
             return true;
         }
-        job.cancels = now;
+        job.wait.cancels = now;
         false
     }
 
@@ -115,10 +118,10 @@ impl LogEngine {
         }
         let Some(job) = &self.job else { return };
         if now.mono >= job.deadline() {
-            let (id, timeout_ms) = (job.id, job.timeout_ms);
+            let (id, timeout_ms) = (job.id, job.time.timeout_ms);
             out.effects.push(Effect::Cancel { job: id });
             self.complete(text, Verdict::Timeout(timeout_ms), None, now, out);
-        } else if now.mono.since(job.shown_at) >= PLACEHOLDER_REFRESH_MS {
+        } else if now.mono.since(job.time.shown_at) >= PLACEHOLDER_REFRESH_MS {
             self.update_region(text, true, now, out);
         }
     }
@@ -131,11 +134,12 @@ impl LogEngine {
         // Reconcile found the region under the job's own block (or put it
         // back there), fence-aware: the hint is where it is.
         let found = job
+            .place
             .region_hint
-            .and_then(|h| line_is(text, h, &job.exec_header))
+            .and_then(|h| line_is(text, h, &job.place.exec_header))
             .map(|l| l.start);
         if let Some(start) = found {
-            job.region_hint = Some(start);
+            job.place.region_hint = Some(start);
             let w = Work::new(text, start);
             let (end, placeholder) = survey::hub_block_extent(
                 &w.buf,
@@ -143,22 +147,22 @@ impl LogEngine {
                 true,
                 &stem,
             );
-            let after = if job.sep {
+            let after = if job.place.sep {
                 skip_one_blank(&w.buf, end)
             } else {
                 end
             };
-            let rest_end = if w.buf[after..].starts_with(&job.rest) {
+            let rest_end = if w.buf[after..].starts_with(&job.place.rest) {
                 // The rest may have ended mid-line (no final newline) and
                 // the agent continued that line: the whole line is the rest's.
-                let end = to_line_end(&w.buf, after + job.rest.len());
-                job.rest = w.buf[after..end].to_string();
+                let end = to_line_end(&w.buf, after + job.place.rest.len());
+                job.place.rest = w.buf[after..end].to_string();
                 end
             } else {
                 // The agent edited the rest of its chunk: take it as it is
                 // now, up to the next request header.
                 let e = next_request(&w.buf, after, &stem);
-                job.rest = w.buf[after..e].to_string();
+                job.place.rest = w.buf[after..e].to_string();
                 e
             };
             return Some((
@@ -176,9 +180,9 @@ impl LogEngine {
 
     pub(super) fn rewrite_region(&mut self, w: &mut Work, r: &Region, now: Now) {
         let Some(job) = self.job.as_mut() else { return };
-        if now.mono.since(job.shown_at) >= PLACEHOLDER_REFRESH_MS {
-            job.shown_secs = now.mono.since(job.started) / 1000;
-            job.shown_at = now.mono;
+        if now.mono.since(job.time.shown_at) >= PLACEHOLDER_REFRESH_MS {
+            job.time.shown_secs = now.mono.since(job.time.started) / 1000;
+            job.time.shown_at = now.mono;
         }
         let region = w.eol.convert(&region_text(job));
         w.buf.replace_range(r.start..r.end, &region);
@@ -196,11 +200,11 @@ impl LogEngine {
             ),
             stack: None,
         };
-        let elapsed = now.mono.since(job.started);
+        let elapsed = now.mono.since(job.time.started);
         let (verdict, outcome) = (Verdict::Error(elapsed), Outcome::Error(error));
         // A fan-out job keeps the replies it gathered.
         let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
-        self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
+        self.answer(job.id, &reply, &verdict, &outcome, &job.news.events, out);
         self.pending.insert(0, reply.clone());
         // The note and the footer go above the first chunk the agent added
         // after the hub's part of the log (reconcile found where that

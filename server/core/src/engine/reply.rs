@@ -15,7 +15,7 @@ impl LogEngine {
         out: &mut Output,
     ) {
         let gathering = self.job.as_mut().filter(|j| j.id == job);
-        match gathering.and_then(|j| j.gathering.as_mut()) {
+        match gathering.and_then(|j| j.news.gathering.as_mut()) {
             Some(g) => {
                 g.asked = Some(stems);
                 self.gathered(text, now, out);
@@ -43,7 +43,7 @@ impl LogEngine {
             .job
             .as_mut()
             .filter(|j| j.id == job)
-            .and_then(|j| j.gathering.as_mut())
+            .and_then(|j| j.news.gathering.as_mut())
             .is_some_and(|g| g.add(stem, &reply, ok));
         let late = match self.config.fan_out {
             true => self.ended.late_agent(job),
@@ -90,8 +90,8 @@ impl LogEngine {
                 Outcome::Error(_) => Verdict::Error(duration_ms),
             };
             if let Some(j) = self.job.as_mut() {
-                j.events = events;
-                j.drops = drops;
+                j.news.events = events;
+                j.news.drops = drops;
             }
             return self.complete(text, verdict, Some(outcome), now, out);
         }
@@ -137,7 +137,7 @@ impl LogEngine {
             // Nowhere to put it: the reply goes above the footer instead.
             let Some(job) = self.job.take() else { return };
             let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
-            self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
+            self.answer(job.id, &reply, &verdict, &outcome, &job.news.events, out);
             if written {
                 if let Some(t) = self.ledger.of_job(job.id) {
                     t.state = TakenState::Replied(reply.clone());
@@ -151,11 +151,11 @@ impl LogEngine {
         let later = exec_blocks(&w.buf, r.rest.clone());
         let ok = matches!(verdict, Verdict::Ok(_));
         let skipped = if ok { 0 } else { later.len() };
-        let reply = self.final_reply(&job, job.exec_clock, &verdict, &outcome, skipped, out);
+        let reply = self.final_reply(&job, job.place.exec_clock, &verdict, &outcome, skipped, out);
         if let Some(t) = self.ledger.of_job(job.id) {
             t.state = TakenState::Replied(reply.clone());
         }
-        self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
+        self.answer(job.id, &reply, &verdict, &outcome, &job.news.events, out);
         let reply = w.eol.convert(&reply);
         let delta = reply.len() as isize - (r.end - r.start) as isize;
         w.buf.replace_range(r.start..r.end, &reply);
@@ -179,7 +179,7 @@ impl LogEngine {
         if ok {
             if let Some(mut next) = later.into_iter().next() {
                 shift_block(&mut next, delta);
-                let request = (job.request_header, job.request_hint);
+                let request = (job.place.request_header, job.place.request_hint);
                 if !self.start_block(&mut w, &next, rest_end, job.agent, request, now, out) {
                     self.settle(&mut w, 0, now, out);
                 }
@@ -221,10 +221,10 @@ impl LogEngine {
     /// the replies so far.
     pub(super) fn gathered(&mut self, text: &str, now: Now, out: &mut Output) {
         let Some(job) = &self.job else { return };
-        let Some(g) = job.gathering.as_ref().filter(|g| g.complete()) else {
+        let Some(g) = job.news.gathering.as_ref().filter(|g| g.complete()) else {
             return self.update_region(text, true, now, out);
         };
-        let elapsed = now.mono.since(job.started);
+        let elapsed = now.mono.since(job.time.started);
         let verdict = match g.asked.as_ref().is_some_and(Vec::is_empty) || g.failed > 0 {
             true => Verdict::Error(elapsed),
             false => Verdict::Ok(elapsed),
@@ -247,11 +247,12 @@ impl LogEngine {
         skipped: usize,
         out: &mut Output,
     ) -> String {
-        let Some(g) = &job.gathering else {
+        let Some(g) = &job.news.gathering else {
             // The dev server's hot updates while it ran are lines after
             // it, as lifecycle lines are (docs/log-format.md, "Hot
             // updates").
             let (hot, events): (Vec<_>, Vec<_>) = job
+                .news
                 .events
                 .iter()
                 .cloned()
@@ -263,8 +264,8 @@ impl LogEngine {
                     lifecycle::hot_updated(&self.stem, &e.message, when) + "\n"
                 })
                 .collect();
-            let lifecycle = job.lifecycle.clone() + &hot;
-            let (events, drops) = (&events[..], job.drops);
+            let lifecycle = job.news.lifecycle.clone() + &hot;
+            let (events, drops) = (&events[..], job.news.drops);
             let suffix = verdict.suffix();
             let note = match outcome {
                 Outcome::Ok(Value::Json(v)) if job.data => agent_data::note(v),

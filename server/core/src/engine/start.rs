@@ -156,12 +156,12 @@ impl LogEngine {
         }
         let region = w.eol.convert(&region_text(&job));
         let (start, inserted, sep) = insert_after_block(w, block, &region);
-        job.region_hint = Some(w.base + start);
-        job.sep = sep;
+        job.place.region_hint = Some(w.base + start);
+        job.place.sep = sep;
         let rest_end = chunk_end.max(block.next) + inserted;
-        job.rest = w.buf[block.next + inserted..rest_end].to_string();
-        job.cancels = cancels_after(&w.buf, rest_end);
-        let (timeout_ms, agent) = (job.timeout_ms, job.agent.clone());
+        job.place.rest = w.buf[block.next + inserted..rest_end].to_string();
+        job.wait.cancels = cancels_after(&w.buf, rest_end);
+        let (timeout_ms, agent) = (job.time.timeout_ms, job.agent.clone());
         self.job = Some(job);
         let depth = block.info.depth.clone().and_then(Result::ok);
         out.effects.push(match self.config.fan_out {
@@ -218,28 +218,31 @@ impl LogEngine {
         Running {
             id,
             agent,
-            request_header: request.0,
-            request_hint: request.1,
-            exec_header,
-            exec_clock: now.clock,
-            region_hint: None,
-            sep: false,
-            rest: String::new(),
-            started: now.mono,
-            timeout_ms,
-            events: Vec::new(),
-            drops: Drops::default(),
-            shown_secs: 0,
-            shown_at: now.mono,
-            away: self.away.clone(),
-            away_since: self.away.as_ref().map(|_| now.clock),
-            cancels: 0,
-            line_deleted: false,
-            lifecycle: String::new(),
-            gathering: self.config.fan_out.then(fan_out::Gathering::default),
-            begun: false,
-            in_new_document: false,
             data: block.info.data.is_some(),
+            place: JobPlace {
+                request_header: request.0,
+                request_hint: request.1,
+                exec_header,
+                exec_clock: now.clock,
+                region_hint: None,
+                sep: false,
+                rest: String::new(),
+            },
+            time: JobTime {
+                started: now.mono,
+                timeout_ms,
+                shown_secs: 0,
+                shown_at: now.mono,
+            },
+            news: JobNews {
+                gathering: self.config.fan_out.then(fan_out::Gathering::default),
+                ..JobNews::default()
+            },
+            wait: JobWait {
+                away: self.away.clone(),
+                away_since: self.away.as_ref().map(|_| now.clock),
+                ..JobWait::default()
+            },
         }
     }
 }
