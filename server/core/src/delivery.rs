@@ -520,6 +520,12 @@ mod tests {
                 ("result", |d, _| d.handle_result(JobId(1)), &[]),
             ],
         );
+    }
+
+    /// An id sent ahead of a write that did not stand is skipped, and a
+    /// job sent for a write that shows none is cancelled.
+    #[test]
+    fn ids_sent_ahead_are_never_lent_again() {
         run(
             "an id sent for other code is not lent again",
             &[
@@ -694,6 +700,11 @@ mod tests {
                 &["send 3 cancel 9"],
             )],
         );
+    }
+
+    /// A page that left, or reloads after its result, is sent nothing more.
+    #[test]
+    fn a_page_that_leaves_or_reloads_gets_no_job_it_cannot_run() {
         run(
             "a page that left is not told later",
             &[

@@ -228,8 +228,10 @@ mod tests {
 
     /// Each row: a kind, the steps (time in seconds), and what the log is
     /// told after each.
-    #[test]
-    fn presence_as_the_table_says() {
+    type Row = (&'static str, RealmKind, Vec<(u64, Step)>, Vec<Option<Said>>);
+
+    /// Rows of pages.
+    fn page_rows() -> Vec<Row> {
         use RealmKind::*;
         use Step::*;
         let closed = |what, s| Said::Line {
@@ -237,8 +239,7 @@ mod tests {
             how: String::new(),
             at: Some(wall(s)),
         };
-        type Row = (&'static str, RealmKind, Vec<(u64, Step)>, Vec<Option<Said>>);
-        let table: Vec<Row> = vec![
+        vec![
             (
                 "a page that left and came back within the grace: no line",
                 Page,
@@ -301,6 +302,19 @@ mod tests {
                     Some(closed(Lifecycle::Closed, 1)),
                 ],
             ),
+        ]
+    }
+
+    /// Rows of Node processes, and of connections that do not serve the log.
+    fn node_rows() -> Vec<Row> {
+        use RealmKind::*;
+        use Step::*;
+        let closed = |what, s| Said::Line {
+            what,
+            how: String::new(),
+            at: Some(wall(s)),
+        };
+        vec![
             (
                 "a Node process that said it exits: `exited` now, no `closed` after",
                 Node,
@@ -351,9 +365,14 @@ mod tests {
                     None,
                 ],
             ),
-        ];
+        ]
+    }
+
+    #[test]
+    fn presence_as_the_table_says() {
+        use Step::*;
         let t0 = Millis(1_000);
-        for (what, kind, steps, want) in table {
+        for (what, kind, steps, want) in page_rows().into_iter().chain(node_rows()) {
             let mut p = Presence::new(kind);
             let mut got = Vec::new();
             for (s, step) in steps {
