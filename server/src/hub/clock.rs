@@ -35,7 +35,7 @@ impl Clock {
     /// core is given: never due before `at`).
     pub fn millis_at(&self, at: Instant) -> Millis {
         let d = at.saturating_duration_since(self.start);
-        Millis(d.as_millis() as u64 + u64::from(d.subsec_nanos() % 1_000_000 > 0))
+        Millis(d.as_millis() as u64 + u64::from(!d.subsec_nanos().is_multiple_of(1_000_000)))
     }
 
     /// The instant a [`Millis`] reading stands for (to sleep until it).
