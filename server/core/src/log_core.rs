@@ -10,9 +10,9 @@
 //! ```text
 //! core.handle_*(…)                 // what happened
 //! while let Some(input) = core.poll_input() {
-//!     run input through the file:  // core.transact(text, base, input, now)
-//!         before the write: core.handle_decided(effects) → send what
-//!         poll_send gives, then write
+//!     run input through the file:  // core.transact(text, base, input, now):
+//!         edits and effects; a job it dispatches is already queued:
+//!         send what poll_send gives, then write
 //!     core.handle_applied(effects) → perform what poll_chore gives,
 //!         send what poll_send gives
 //! }
@@ -77,6 +77,10 @@ pub struct ToRealm {
     pub conn: ConnId,
     pub msg: HubMsg,
 }
+
+/// How many times one input is run again with fresh ids (one is enough:
+/// a guard, never reached).
+const MAX_SKIPS: usize = 4;
 
 /// See the module docs.
 #[derive(Debug)]
@@ -334,21 +338,6 @@ impl LogCore {
         self.intake.poll_input()
     }
 
-    /// The engine ran `poll_input`'s input and its write is about to
-    /// happen with these effects: a job it dispatches is sent now, ahead
-    /// of the write ([`Early::Go`]; send what [`LogCore::poll_send`] gives
-    /// before writing), or the run must be redone with ids past one
-    /// already sent ([`Early::SkipPast`]).
-    pub fn handle_decided(&mut self, effects: &[Effect], now: Now) -> Early {
-        let early = self
-            .delivery
-            .handle_decided(JobMsg::dispatched(effects), now.mono);
-        if early == Early::Go {
-            self.deliver();
-        }
-        early
-    }
-
     /// The input is applied (its write stood, or there was none) with
     /// these effects; the shell performs what [`LogCore::poll_chore`]
     /// gives, then sends what [`LogCore::poll_send`] gives.
@@ -553,7 +542,29 @@ impl LogCore {
 /// The core is the machine a log's transaction runs: its engine takes the
 /// text, behind it.
 impl LogMachine for LogCore {
+    /// The engine's run, and delivery's decision on a job it dispatches:
+    /// sent now, ahead of the write that shows it running (the shell
+    /// sends what [`LogCore::poll_send`] gives before it writes). When its
+    /// id was already sent ahead for other code (a run that did not
+    /// stand), the run is done again with ids past it: a realm runs an id
+    /// once.
     fn transact(&mut self, window: &str, base: usize, input: Input, now: Now) -> Output {
+        for _ in 0..MAX_SKIPS {
+            let before = self.engine.snapshot();
+            let out = self.engine.transact(window, base, input.clone(), now);
+            let job = JobMsg::dispatched(&out.effects);
+            match self.delivery.handle_decided(job, now.mono) {
+                Early::Go => {
+                    self.deliver();
+                    return out;
+                }
+                Early::SkipPast(job) => {
+                    self.engine.restore(before);
+                    self.engine.skip_jobs_through(job);
+                }
+            }
+        }
+        // Unreachable: a run past the id sent ahead does not clash again.
         self.engine.transact(window, base, input, now)
     }
 
@@ -647,14 +658,8 @@ mod tests {
             while let Some(input) = self.core.poll_input() {
                 let now = self.now();
                 let out = self.core.transact(&self.text, 0, input, now);
-                if !out.edits.is_empty() {
-                    assert_eq!(
-                        self.core.handle_decided(&out.effects, self.now()),
-                        Early::Go
-                    );
-                    self.send_out();
-                    self.text = apply(&self.text, &out.edits);
-                }
+                self.send_out();
+                self.text = apply(&self.text, &out.edits);
                 self.core.handle_applied(out.effects, self.now());
                 while self.core.poll_chore().is_some() {}
                 self.send_out();
@@ -760,7 +765,7 @@ mod tests {
     }
 
     /// With the realm there, a job goes out before the write that shows
-    /// it running (the shell sends what `handle_decided` queued first).
+    /// it running (the shell sends what `transact` queued first).
     #[test]
     fn a_job_goes_out_ahead_of_its_write() {
         let mut desk = Desk::new();
@@ -770,13 +775,44 @@ mod tests {
         desk.core.handle_input(Input::FileChanged, now);
         let input = desk.core.poll_input().expect("the change");
         let out = desk.core.transact(&desk.text, 0, input, now);
-        assert_eq!(desk.core.handle_decided(&out.effects, now), Early::Go);
         desk.send_out();
         assert_eq!(desk.jobs().len(), 1, "before the write");
         desk.text = apply(&desk.text, &out.edits);
         desk.core.handle_applied(out.effects, now);
         desk.send_out();
         assert_eq!(desk.jobs().len(), 1, "not sent twice");
+    }
+
+    /// A run whose write did not stand (the file changed under it) sent
+    /// its job ahead; the run again on the newer text, with other code,
+    /// takes a fresh id, and the realm is told to stop the first.
+    #[test]
+    fn an_id_sent_ahead_is_not_lent_to_other_code() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        let now = desk.now();
+        desk.core.handle_input(Input::FileChanged, now);
+        let input = desk.core.poll_input().expect("the change");
+        let before = desk.core.snapshot();
+        let first = format!("{}{}", desk.text, block("1 + 1"));
+        desk.core.transact(&first, 0, input.clone(), now);
+        desk.send_out();
+        let sent = desk.last_job();
+        desk.core.restore(before);
+        let newer = format!("{}{}", desk.text, block("2 + 2"));
+        let out = desk.core.transact(&newer, 0, input, now);
+        let dispatched = JobMsg::dispatched(&out.effects).expect("a dispatch");
+        assert!(dispatched.job > sent, "{dispatched:?} after {sent}");
+        desk.send_out();
+        desk.text = apply(&newer, &out.edits);
+        desk.core.handle_applied(out.effects, now);
+        desk.send_out();
+        let cancelled = desk
+            .sent
+            .iter()
+            .any(|s| matches!(s.msg, HubMsg::Cancel { job } if job == sent));
+        assert!(cancelled, "{:?}", desk.sent);
+        assert_eq!(desk.core.running(), Some(dispatched.job));
     }
 
     /// Background events the realm sent before a result go in before it

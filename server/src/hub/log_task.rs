@@ -773,12 +773,10 @@ impl LogTask {
                         archived = true;
                     }
                 }
-                let early = core.handle_decided(effects, clock.now());
-                if early == Early::Go {
-                    send_out(core, link, timing, stem);
-                    wrote = true;
-                }
-                early
+                // A job the run dispatches goes out ahead of the write.
+                send_out(core, link, timing, stem);
+                wrote = true;
+                Early::Go
             },
         )?;
         Ok((effects, archived, wrote))
