@@ -79,7 +79,7 @@ use render::Drops;
 use tail::{chunks, end_base, line_is, next_request, ExecBlock};
 use template::FOOTER;
 use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
-use time::{format_duration, format_timeout};
+use time::format_duration;
 
 /// How often the executing placeholder's elapsed time may be rewritten.
 pub const PLACEHOLDER_REFRESH_MS: u64 = 5_000;
@@ -166,7 +166,7 @@ pub struct LogEngine {
 }
 
 pub use door_calls::RELOAD_ANSWER_WAIT_MS;
-use running::{JobNews, JobPlace, JobTime, JobWait, Running};
+use running::{JobNews, JobPlace, JobTime, JobWait, Running, Verdict};
 
 /// A block about to start: what is known of it before its region is
 /// written.
@@ -212,46 +212,6 @@ impl Work {
 
     fn nl(&self) -> &'static str {
         self.eol.as_str()
-    }
-}
-
-/// How a reply header ends.
-enum Verdict {
-    Ok(u64),
-    Error(u64),
-    Timeout(u64),
-    /// A `cancel` line stopped the wait after this long.
-    Cancelled(u64),
-}
-
-impl Verdict {
-    /// The duration its header shows.
-    fn ms(&self) -> u64 {
-        match *self {
-            Verdict::Ok(ms)
-            | Verdict::Error(ms)
-            | Verdict::Timeout(ms)
-            | Verdict::Cancelled(ms) => ms,
-        }
-    }
-
-    /// The log's state after a block ended so.
-    fn state(&self) -> LogState {
-        match self {
-            Verdict::Ok(_) => LogState::Completed,
-            Verdict::Error(_) | Verdict::Cancelled(_) => LogState::Failed,
-            Verdict::Timeout(_) => LogState::Timeout,
-        }
-    }
-
-    /// The parenthesised end of the reply header.
-    fn suffix(&self) -> String {
-        match *self {
-            Verdict::Ok(ms) => format!("({})", format_duration(ms)),
-            Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
-            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {})", format_timeout(ms)),
-            Verdict::Cancelled(ms) => format!("(**CANCELLED** after {})", format_timeout(ms)),
-        }
     }
 }
 
@@ -552,76 +512,10 @@ impl LogEngine {
     // ----- rendering ----------------------------------------------------
 }
 
-/// The error of a job that timed out (or was cancelled): the realm's
-/// absence when it was away, else the code's slowness.
-fn timeout_error(job: &Running, verdict: &Verdict) -> JobError {
-    let limit = match verdict {
-        Verdict::Timeout(ms) | Verdict::Cancelled(ms) => format_timeout(*ms),
-        _ => String::new(),
-    };
-    let message = match (&job.wait.away, job.wait.away_since) {
-        // The realm was gone or silent: that is the news, not the
-        // code's slowness, and it is not taking the next block.
-        (Some(away), Some(since)) => format!(
-            "no result within {limit}, and the realm was not there to give one: {} at {since}. A late result is added below if it comes back with one.",
-            away_what(away)
-        ),
-        _ => format!(
-            "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
-        ),
-    };
-    JobError {
-        name: "TimeoutError".into(),
-        message,
-        stack: None,
-    }
-}
-
-/// What a Presence note says happened, without how the hub waits: `page
-/// disconnected, waiting…` → `the page disconnected`, `the page stopped
-/// answering (busy…); still waiting` → `the page stopped answering`.
-fn away_what(away: &str) -> String {
-    let what = away
-        .split([',', ';'])
-        .next()
-        .unwrap_or(away)
-        .split(" (")
-        .next()
-        .unwrap_or(away)
-        .trim();
-    match what.starts_with("the ") {
-        true => what.to_string(),
-        false => format!("the {what}"),
-    }
-}
-
 /// The note under a failed block's reply about the blocks after it.
 fn skip_note(skipped: usize) -> String {
     let blocks = if skipped == 1 { "block" } else { "blocks" };
     format!("(skipped the {skipped} later {blocks} of this request because this one failed)")
-}
-
-/// The executing region of a job (LF endings).
-fn region_text(job: &Running) -> String {
-    let deleted = match job.wait.line_deleted {
-        true => "; this line was deleted and is back: the block still runs, append a line `cancel` to stop waiting",
-        false => "",
-    };
-    format!(
-        "{}\n{}{}{}executing ({}s{}{deleted})\n",
-        job.place.exec_header,
-        render::events(&job.news.events, job.news.drops),
-        job.news
-            .gathering
-            .as_ref()
-            .map_or("", |g| g.replies.as_str()),
-        job.news.lifecycle,
-        job.time.shown_secs,
-        job.wait
-            .away
-            .as_ref()
-            .map_or(String::new(), |a| format!("; {a}"))
-    )
 }
 
 /// The info string of a fence's opening line (` ```js timeout=5s` →

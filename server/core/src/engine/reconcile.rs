@@ -21,7 +21,7 @@ use super::markdown::{parse_header, HeaderKind};
 use super::survey::{is_placeholder, survey, HubBlock, Survey, SurveyedBlock};
 use super::tail::ExecBlock;
 use super::text::{lines_back, lines_from, Eol};
-use super::{region_text, LogEngine, Now, Outcome, Output};
+use super::{LogEngine, Now, Outcome, Output};
 
 /// How many times the text is fixed and surveyed again in one input. The
 /// second survey of a fixed text finds nothing to fix; a third is a guard.
@@ -97,7 +97,7 @@ impl LogEngine {
                     let Some(job) = self.job.as_mut() else {
                         continue;
                     };
-                    let region = eol.convert(&region_text(job));
+                    let region = eol.convert(&job.region_text());
                     let (fix, sep) = under(text, &b.block, &region, eol);
                     job.place.sep = sep;
                     fixes.push(fix);
@@ -418,7 +418,7 @@ impl LogEngine {
         let answer = match (&t.state, t.job) {
             (TakenState::Replied(reply), _) => reply.clone(),
             (TakenState::Running, job) => match &self.job {
-                Some(j) if Some(j.id) == job => region_text(j),
+                Some(j) if Some(j.id) == job => j.region_text(),
                 _ => return chunk,
             },
             _ => return chunk,

@@ -184,7 +184,7 @@ impl LogEngine {
             job.time.shown_secs = now.mono.since(job.time.started) / 1000;
             job.time.shown_at = now.mono;
         }
-        let region = w.eol.convert(&region_text(job));
+        let region = w.eol.convert(&job.region_text());
         w.buf.replace_range(r.start..r.end, &region);
     }
 

@@ -129,7 +129,7 @@ impl LogEngine {
         let written = outcome.is_some();
         let Some(outcome) = outcome.or_else(|| {
             let job = self.job.as_ref()?;
-            Some(Outcome::Error(timeout_error(job, &verdict)))
+            Some(Outcome::Error(job.timeout_error(&verdict)))
         }) else {
             return;
         };

@@ -1,12 +1,15 @@
 //! The running block, as the engine remembers it: at most one per log,
-//! its parts grouped by what they are for.
+//! its parts grouped by what they are for, with what it renders itself
+//! (its executing region, a timeout's error) and how its reply's header
+//! ends ([`Verdict`]).
 
 use daebug_protocol::BackgroundEvent;
 
+use super::effect::LogState;
 use super::fan_out;
-use super::input::JobId;
-use super::render::Drops;
-use super::time::{ClockTime, Millis};
+use super::input::{JobError, JobId};
+use super::render::{self, Drops};
+use super::time::{format_duration, format_timeout, ClockTime, Millis};
 
 /// See the module docs.
 #[derive(Debug, Clone)]
@@ -26,6 +29,112 @@ impl Running {
     /// When the job times out.
     pub(super) fn deadline(&self) -> Millis {
         self.time.started.plus(self.time.timeout_ms)
+    }
+
+    /// Its executing region (LF endings).
+    pub(super) fn region_text(&self) -> String {
+        let deleted = match self.wait.line_deleted {
+            true => "; this line was deleted and is back: the block still runs, append a line `cancel` to stop waiting",
+            false => "",
+        };
+        format!(
+            "{}\n{}{}{}executing ({}s{}{deleted})\n",
+            self.place.exec_header,
+            render::events(&self.news.events, self.news.drops),
+            self.news
+                .gathering
+                .as_ref()
+                .map_or("", |g| g.replies.as_str()),
+            self.news.lifecycle,
+            self.time.shown_secs,
+            self.wait
+                .away
+                .as_ref()
+                .map_or(String::new(), |a| format!("; {a}"))
+        )
+    }
+
+    /// The error of a job that timed out (or was cancelled): the realm's
+    /// absence when it was away, else the code's slowness.
+    pub(super) fn timeout_error(&self, verdict: &Verdict) -> JobError {
+        let limit = match verdict {
+            Verdict::Timeout(ms) | Verdict::Cancelled(ms) => format_timeout(*ms),
+            _ => String::new(),
+        };
+        let message = match (&self.wait.away, self.wait.away_since) {
+            // The realm was gone or silent: that is the news, not the
+            // code's slowness, and it is not taking the next block.
+            (Some(away), Some(since)) => format!(
+                "no result within {limit}, and the realm was not there to give one: {} at {since}. A late result is added below if it comes back with one.",
+                away_what(away)
+            ),
+            _ => format!(
+                "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
+            ),
+        };
+        JobError {
+            name: "TimeoutError".into(),
+            message,
+            stack: None,
+        }
+    }
+}
+
+/// How a reply header ends.
+pub(super) enum Verdict {
+    Ok(u64),
+    Error(u64),
+    Timeout(u64),
+    /// A `cancel` line stopped the wait after this long.
+    Cancelled(u64),
+}
+
+impl Verdict {
+    /// The duration its header shows.
+    pub(super) fn ms(&self) -> u64 {
+        match *self {
+            Verdict::Ok(ms)
+            | Verdict::Error(ms)
+            | Verdict::Timeout(ms)
+            | Verdict::Cancelled(ms) => ms,
+        }
+    }
+
+    /// The log's state after a block ended so.
+    pub(super) fn state(&self) -> LogState {
+        match self {
+            Verdict::Ok(_) => LogState::Completed,
+            Verdict::Error(_) | Verdict::Cancelled(_) => LogState::Failed,
+            Verdict::Timeout(_) => LogState::Timeout,
+        }
+    }
+
+    /// The parenthesised end of the reply header.
+    pub(super) fn suffix(&self) -> String {
+        match *self {
+            Verdict::Ok(ms) => format!("({})", format_duration(ms)),
+            Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
+            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {})", format_timeout(ms)),
+            Verdict::Cancelled(ms) => format!("(**CANCELLED** after {})", format_timeout(ms)),
+        }
+    }
+}
+
+/// What a Presence note says happened, without how the hub waits: `page
+/// disconnected, waiting…` → `the page disconnected`, `the page stopped
+/// answering (busy…); still waiting` → `the page stopped answering`.
+fn away_what(away: &str) -> String {
+    let what = away
+        .split([',', ';'])
+        .next()
+        .unwrap_or(away)
+        .split(" (")
+        .next()
+        .unwrap_or(away)
+        .trim();
+    match what.starts_with("the ") {
+        true => what.to_string(),
+        false => format!("the {what}"),
     }
 }
 

@@ -154,7 +154,7 @@ impl LogEngine {
         if let Some(ticket) = s.ticket {
             self.door_calls.handle_started(id, ticket);
         }
-        let region = w.eol.convert(&region_text(&job));
+        let region = w.eol.convert(&job.region_text());
         let (start, inserted, sep) = insert_after_block(w, block, &region);
         job.place.region_hint = Some(w.base + start);
         job.place.sep = sep;
