@@ -584,9 +584,33 @@ impl LogFile {
                 InPlace::NotNow => {}
             }
         }
-        let Some(tmp) = self.temp_copy(read, new)? else {
-            return self.read(true).map(Some);
+        // The bytes before a window come from the file that was read.
+        let before = match &read.source {
+            Source::Open(file) if new.base > 0 => Some((file, new.base as u64)),
+            _ => None,
         };
+        let tmp = match write_temp_after(&self.path, before, &new.text) {
+            Ok(tmp) => tmp,
+            // The file was cut short under the copy: read it again.
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return self.read(true).map(Some),
+            Err(e) => return Err(e),
+        };
+        // The start was copied from the file as it is now: the window must
+        // still be what was read, or the two would not join (a same-length
+        // rewrite since the read shows here).
+        if let Source::Open(file) = &read.source {
+            match holds_from(file, &read.seen) {
+                Ok(true) => {}
+                Ok(false) => {
+                    remove_quietly(&tmp);
+                    return self.read(true).map(Some);
+                }
+                Err(e) => {
+                    remove_quietly(&tmp);
+                    return Err(e);
+                }
+            }
+        }
         // Stamped before the rename: an append right after it must not
         // look like the hub's own write.
         let written = stamp(&tmp);
@@ -625,76 +649,31 @@ impl LogFile {
                 return Err(e);
             }
         }
-        self.swap_in(&tmp, read, new, previous, written)
-    }
-
-    /// The new text written to a temp file next to the log (the bytes
-    /// before a window copied from the file that was read). `None` when
-    /// the file changed under the copy: it is read again.
-    fn temp_copy(&self, read: &Read0, new: &Seen) -> io::Result<Option<PathBuf>> {
-        let before = match &read.source {
-            Source::Open(file) if new.base > 0 => Some((file, new.base as u64)),
-            _ => None,
-        };
-        let tmp = match write_temp_after(&self.path, before, &new.text) {
-            Ok(tmp) => tmp,
-            // The file was cut short under the copy.
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        // The start was copied from the file as it is now: the window must
-        // still be what was read, or the two would not join (a same-length
-        // rewrite since the read shows here).
-        if let Source::Open(file) = &read.source {
-            match holds_from(file, &read.seen) {
-                Ok(true) => {}
-                Ok(false) => {
-                    remove_quietly(&tmp);
-                    return Ok(None);
-                }
-                Err(e) => {
-                    remove_quietly(&tmp);
-                    return Err(e);
-                }
-            }
-        }
-        Ok(Some(tmp))
-    }
-
-    /// Puts the checked temp file at the path. The check before and the
-    /// rename are two steps: a save renamed over the path between them
-    /// would be lost. Exchanging the files instead leaves what stood at
-    /// the path in our hands: when it is not what was read, it goes back
-    /// (see `put_back`).
-    fn swap_in(
-        &mut self,
-        tmp: &Path,
-        read: &Read0,
-        new: &Seen,
-        previous: Option<Orphan>,
-        written: Option<Stamp>,
-    ) -> io::Result<Option<Read0>> {
+        // The check above and the rename are two steps: a save renamed
+        // over the path between them would be lost. Exchanging the files
+        // instead leaves what stood at the path in our hands: when it is
+        // not what was read, it goes back (see `put_back`).
         let expected = match &read.source {
             Source::Open(file) => Some(file.metadata()?),
             Source::Orphan { .. } => previous.as_ref().map(|o| o.file.metadata()).transpose()?,
             Source::Missing => None,
         };
-        let ours = std::fs::metadata(tmp)?;
-        match expected.map(|m| exchange(tmp, &self.path).map(|done| (m, done))) {
+        let ours = std::fs::metadata(&tmp)?;
+        match expected.map(|m| exchange(&tmp, &self.path).map(|done| (m, done))) {
             Some(Ok((then, true))) => {
-                let displaced = std::fs::metadata(tmp)?;
+                let displaced = std::fs::metadata(&tmp)?;
                 if !same_inode(&displaced, &then) {
-                    return self.put_back(tmp, &ours, new).map(Some);
+                    return self.put_back(&tmp, &ours, new).map(Some);
                 }
-                remove_quietly(tmp);
+                remove_quietly(&tmp);
             }
             Some(Err(e)) => {
-                remove_quietly(tmp);
+                remove_quietly(&tmp);
                 return Err(e);
             }
             Some(Ok((_, false))) | None => {
-                if let Err(e) = std::fs::rename(tmp, &self.path) {
-                    remove_quietly(tmp);
+                if let Err(e) = std::fs::rename(&tmp, &self.path) {
+                    remove_quietly(&tmp);
                     return Err(e);
                 }
             }
