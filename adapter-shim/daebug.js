@@ -21,21 +21,75 @@
   const expected = [];
   let answering = null;
   let learnt = "";
+  // A service worker (`/daebug-sw.js`, server/src/http/service_worker.rs)
+  // serves every tab of its scope and may not `import()`: the hub hands
+  // it this loader with the adapter's glue inside (the marker below).
+  const serviceWorker = typeof ServiceWorkerGlobalScope === "function" && globalThis instanceof ServiceWorkerGlobalScope;
   passTabToWorkers();
-  const tab = askTab();
-  globalThis[started] = import(new URL("./daebug_adapter.js", self))
+  const tab = serviceWorker ? Promise.resolve(scopeId()) : askTab();
+  const listening = serviceWorker ? listenNow() : (run) => run();
+  globalThis[started] = /* daebug:glue */ import(new URL("./daebug_adapter.js", self))
     .then(async (glue) => {
       await glue.default({ module_or_path: new URL("./daebug_adapter_bg.wasm", self) });
       const id = await tab;
-      glue.start(id ? self + "#daebug-tab=" + id : self);
+      listening(() => glue.start(id ? self + "#daebug-tab=" + id : self));
       addTests();
       addNetwork();
       addWatching();
     })
     .catch((e) => {
       early.stop();
-      early.originals.warn.call(console, "daebug: the adapter did not start:", e);
+      // A service worker the browser started from its cache while the
+      // hub is down: its console stays as without daebug.
+      if (!serviceWorker) early.originals.warn.call(console, "daebug: the adapter did not start:", e);
     });
+
+  // A service worker takes a global event's listener only while its
+  // script first runs (Chrome warns of one added later): the adapter's
+  // `error`, `unhandledrejection` and `securitypolicyviolation` listeners,
+  // added once its WebAssembly is loaded, are called by ones added now;
+  // `pagehide` and `pageshow` (a page's, never a worker's) are not added.
+  // Returns: run `start` with those kinds held here.
+  function listenNow() {
+    const pageOnly = ["pagehide", "pageshow"];
+    const held = new Map(["error", "unhandledrejection", "securitypolicyviolation"].map((k) => [k, []]));
+    for (const [k, fs] of held) {
+      addEventListener(k, function (e) {
+        for (const f of fs) {
+          try {
+            typeof f === "function" ? f.call(this, e) : f.handleEvent(e);
+          } catch {}
+        }
+      }, true);
+    }
+    return (start) => {
+      const own = Object.getOwnPropertyDescriptor(globalThis, "addEventListener");
+      const add = globalThis.addEventListener;
+      globalThis.addEventListener = function (type, f, options) {
+        if (this === globalThis && held.has(type) && f) return void held.get(type).push(f);
+        if (this === globalThis && pageOnly.includes(type)) return;
+        return add.call(this, type, f, options);
+      };
+      try {
+        return start();
+      } finally {
+        if (own) Object.defineProperty(globalThis, "addEventListener", own);
+        else delete globalThis.addEventListener;
+      }
+    };
+  }
+
+  // A service worker's identity is its scope, not a tab (it serves many,
+  // and none may be open when the browser starts it): 4 hex digits of an
+  // FNV-1a hash of the scope stand where a worker's tab id goes, so the
+  // hub finds the same log each time the browser starts it again after
+  // stopping it when idle (docs/zero-edits.md, "Service workers").
+  function scopeId() {
+    let h = 0x811c9dc5;
+    const scope = String((globalThis.registration && globalThis.registration.scope) || location.href);
+    for (let i = 0; i < scope.length; i++) h = Math.imul(h ^ scope.charCodeAt(i), 0x01000193) >>> 0;
+    return ((h ^ (h >>> 16)) & 0xffff).toString(16).padStart(4, "0");
+  }
 
   // `daebug.test(spec, options)` (docs/log-format.md, "Tests in the realm"): the runner is a module the
   // hub serves beside this file, imported on first use (the adapter's

@@ -586,7 +586,9 @@ function hooks(self) {
     const stem = ownStem();
     if (!stem) return null;
     const req = typeof Request === "function" && input instanceof Request ? input : null;
-    if (req && (req.body || req.mode === "no-cors")) return null;
+    // A navigation a service worker passes on (`fetch(event.request)`)
+    // cannot be copied with new headers: it goes as it came.
+    if (req && (req.body || req.mode === "no-cors" || req.mode === "navigate")) return null;
     const h = new Headers((init && init.headers) || (req && req.headers) || undefined);
     if (h.has("daebug-cause")) return null;
     h.set("daebug-cause", causeHeader(r, stem));

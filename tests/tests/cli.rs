@@ -132,3 +132,40 @@ fn temp_files_a_killed_hub_left_are_removed_at_start() {
     assert!(debug.join("page-1a2b.md").exists());
     assert!(hub.terminate().success());
 }
+
+/// `daebug … | head -1`: a reader that went away is no reason to stop
+/// serving (the hub's start lines used to panic on the closed pipe).
+#[test]
+fn a_closed_stdout_does_not_stop_the_hub() {
+    use std::io::BufRead;
+    let root = TempDir::new("closed-stdout");
+    // The pipe's read end is gone before the hub writes a line.
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let mut child = Command::new(daebug_bin())
+        .args(["--port", "0", "--root"])
+        .arg(root.path())
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run daebug");
+    let stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut base = None;
+    for line in stderr.lines() {
+        let line = line.expect("stderr line");
+        assert!(!line.contains("panicked"), "{line}");
+        if line.contains("serving") && line.contains("http://") {
+            base = Some(base_of(&line));
+            break;
+        }
+    }
+    let base = base.expect("the hub said where it serves on stderr");
+    let adapter = get(&base, "/daebug.js");
+    assert!(adapter.starts_with("HTTP/1.1 200"), "{adapter}");
+    assert!(
+        child.try_wait().expect("status").is_none(),
+        "the hub exited"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

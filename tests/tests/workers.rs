@@ -213,11 +213,16 @@ fn with_the_hub_down_the_workers_start_and_talk_to_their_page() {
     workers_start_with_the_hub_down(Engine::Chromium);
 }
 
-/// (Not WebKit: its MiniBrowser printed nothing of a page from
-/// `serve_files` here, not even the dead hub's error; not looked into.)
 #[test]
 fn in_firefox_with_the_hub_down_the_workers_start() {
     workers_start_with_the_hub_down(Engine::Firefox);
+}
+
+/// (MiniBrowser printed no console message in a `--private` window,
+/// which ignores its command line's settings: `support::launch`.)
+#[test]
+fn in_webkit_with_the_hub_down_the_workers_start() {
+    workers_start_with_the_hub_down(Engine::WebKit);
 }
 
 fn workers_start_with_the_hub_down(engine: Engine) {
@@ -306,4 +311,45 @@ new Worker("/w/classic.js", {{ name: "classic" }}).onmessage = said;
             true
         ])
     );
+}
+
+/// A `data:` worker is no realm without its line (its URL is its text, and
+/// its origin `null`: docs/zero-edits.md, "`data:` workers"); with the
+/// README's line first and `--allow-origin null`, it is one, its URL as
+/// the page made it.
+#[test]
+fn a_data_worker_with_its_line_is_a_realm_when_null_is_admitted() {
+    let root = TempDir::new("workers-data");
+    let mut hub = Running::start(&["--port", "0", "--allow-origin", "null"], &root);
+    let base = base_of(&hub.line_with("serving"));
+    let source = format!(
+        "import(\"{base}/daebug.js\").catch(() => {{}});\nself.onmessage = (e) => postMessage('data ' + e.data);\n"
+    );
+    let html = format!(
+        r#"<!doctype html><html><head><title>Data</title></head><body><script>
+window.url = "data:text/javascript," + encodeURIComponent({source});
+new Worker(window.url, {{ type: "module", name: "dataw" }});
+</script></body></html>"#,
+        source = serde_json::to_string(&source).expect("json")
+    );
+    support::write_files(root.path(), &[("index.html", &html)]);
+    let _browser = Browser::open(&format!("{base}/index.html"));
+    let worker = log_in(root.path(), "dataw-");
+    let found = unquote(&ask(&worker, "location.href"));
+    assert!(found.starts_with("data:text/javascript,"), "{found}");
+    assert_eq!(
+        found,
+        format!("data:text/javascript,{}", urlencoding_component(&source))
+    );
+}
+
+/// `encodeURIComponent`'s encoding.
+fn urlencoding_component(text: &str) -> String {
+    let keep = |b: u8| b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b);
+    text.bytes()
+        .map(|b| match keep(b) {
+            true => (b as char).to_string(),
+            false => format!("%{b:02X}"),
+        })
+        .collect()
 }

@@ -11,7 +11,7 @@ pub mod router;
 
 use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::serve::ListenerExt;
@@ -254,55 +254,83 @@ impl Hub {
         })?;
         let (_, none) = mpsc::unbounded_channel();
         let dir_rx = std::mem::replace(&mut self.wiring.dir_rx, none);
-        let dir_tx = self.wiring.dir_tx.clone();
-        let events = self.wiring.events.clone();
         let shutdown = self.wiring.shutdown.clone();
-        let doors = self.wiring.doors.clone();
         let tracker = TaskTracker::new();
+        let directory = self.directory(&debug, &tracker)?;
+        let directory = tokio::spawn(directory.run(dir_rx));
+        let app = self.app(&tracker);
+        let hub_file = self.root.join(daebug_protocol::door::HUB_FILE);
+        self.write_found_files(&hub_file);
+        tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
+        let served = serve_until(self.listener, app, signal, shutdown.clone()).await;
+        shutdown.cancel();
+        tracker.close();
+        if tokio::time::timeout(SHUTDOWN_GRACE, tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "some tasks did not stop within {}s",
+                SHUTDOWN_GRACE.as_secs()
+            );
+        }
+        let _ = directory.await;
+        remove_hub_file(&hub_file);
+        tracing::info!("hub stopped");
+        served.map_err(HubError::Serve)
+    }
+
+    /// The directory of realms and logs, with the browser bridge when
+    /// `--cdp` names one and the watch on the root.
+    fn directory(&self, debug: &Path, tracker: &TaskTracker) -> Result<Directory, HubError> {
+        let dir_tx = self.wiring.dir_tx.clone();
+        let shutdown = self.wiring.shutdown.clone();
         let adapter = self.script_url();
         let cdp = self.config.cdp.clone().map(|endpoint| {
             let to = dir_tx.clone();
             let report: crate::cdp::Report = Box::new(move |stem, line| {
                 let _ = to.send(messages::DirMsg::Browser { stem, line });
             });
-            crate::cdp::spawn(endpoint, adapter, report, shutdown.clone(), &tracker)
+            crate::cdp::spawn(endpoint, adapter, report, shutdown.clone(), tracker)
         });
         let settings = LogSettings {
-            dir: debug.clone(),
+            dir: debug.to_path_buf(),
             default_timeout: self.config.default_timeout,
             clock: clock::Clock::start(),
             directory: dir_tx.clone(),
-            shutdown: shutdown.clone(),
+            shutdown,
             sourcemaps: self.sourcemaps(),
-            events,
+            events: self.wiring.events.clone(),
             cdp,
         };
-        let watch =
-            watcher::watch(&self.root, dir_tx.clone()).map_err(|source| HubError::Watch {
-                path: debug.clone(),
-                source,
-            })?;
-        let directory = Directory::new(
+        let watch = watcher::watch(&self.root, dir_tx).map_err(|source| HubError::Watch {
+            path: debug.to_path_buf(),
+            source,
+        })?;
+        Ok(Directory::new(
             self.root.join("debug.md"),
             self.script_tag(),
             self.config.restart_command.clone(),
             settings,
             tracker.clone(),
             Some(watch),
-        );
-        let directory = tokio::spawn(directory.run(dir_rx));
+        ))
+    }
 
+    /// The HTTP routes: the realms' WebSocket, the files, the doors and
+    /// the proxied dev server.
+    fn app(&self, tracker: &TaskTracker) -> axum::Router {
         let guard = Arc::new(Guard::new(self.addr, &self.config.allow_origins));
         let realms = realm::router(realm::SocketState {
-            directory: dir_tx,
+            directory: self.wiring.dir_tx.clone(),
             guard: guard.clone(),
             ping_every: self.config.ping_every,
             unresponsive_after: self.config.unresponsive_after,
             max_frame: self.config.max_frame,
-            shutdown: shutdown.clone(),
+            shutdown: self.wiring.shutdown.clone(),
             tracker: tracker.clone(),
         });
-        let app = router::router(
+        router::router(
             HttpState {
                 root: self.root.clone(),
                 guard,
@@ -310,12 +338,16 @@ impl Hub {
                 token: self.config.token.clone(),
                 left_alone: Default::default(),
             },
-            Some(doors),
+            Some(self.wiring.doors.clone()),
             realms,
             self.config.proxy.clone(),
-        );
-        let hub_file = self.root.join(daebug_protocol::door::HUB_FILE);
-        if let Err(e) = write_hub_file(&hub_file, &self.hub_file()) {
+        )
+    }
+
+    /// Writes the files others find the hub by: `debug/.hub` (the CLI's)
+    /// and the Node loader and test runner in `debug/`.
+    fn write_found_files(&self, hub_file: &Path) {
+        if let Err(e) = write_hub_file(hub_file, &self.hub_file()) {
             tracing::warn!(
                 "cannot write {} (the CLI finds the hub there): {e}",
                 hub_file.display()
@@ -333,55 +365,48 @@ impl Hub {
         if let Err(e) = node_loader::write_test_runner(&debug_dir) {
             tracing::warn!("cannot write daebug.test's Node runner into debug/: {e}");
         }
-        tracing::info!("serving {} at {}/", self.root.display(), self.base_url());
-        let serve = {
-            let shutdown = shutdown.clone();
-            axum::serve(
-                self.listener.tap_io(|tcp| {
-                    let _ = tcp.set_nodelay(true);
-                }),
-                app,
-            )
-            .with_graceful_shutdown(async move {
-                tokio::select! {
-                    () = signal => {}
-                    () = shutdown.cancelled() => {}
-                }
-                // Upgraded WebSockets are not waited for by axum: tell
-                // their tasks now, and wait for them below.
-                shutdown.cancel();
-            })
-            .into_future()
-        };
-        // A client that sent half a request would hold the graceful
-        // shutdown open forever: give open connections a moment, then drop
-        // them.
-        let grace = async {
-            shutdown.cancelled().await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        };
-        let served = tokio::select! {
-            r = serve => r,
-            () = grace => {
-                tracing::warn!("closing connections still open after {}s", SHUTDOWN_GRACE.as_secs());
-                Ok(())
+    }
+}
+
+/// Serves `app` on `listener` until `signal` resolves or `shutdown` is
+/// cancelled, then gives open connections a moment before dropping them.
+async fn serve_until(
+    listener: TcpListener,
+    app: axum::Router,
+    signal: impl Future<Output = ()> + Send + 'static,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let serve = {
+        let shutdown = shutdown.clone();
+        axum::serve(
+            listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            app,
+        )
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                () = signal => {}
+                () = shutdown.cancelled() => {}
             }
-        };
-        shutdown.cancel();
-        tracker.close();
-        if tokio::time::timeout(SHUTDOWN_GRACE, tracker.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!(
-                "some tasks did not stop within {}s",
-                SHUTDOWN_GRACE.as_secs()
-            );
+            // Upgraded WebSockets are not waited for by axum: tell their
+            // tasks now, and wait for them below.
+            shutdown.cancel();
+        })
+        .into_future()
+    };
+    // A client that sent half a request would hold the graceful shutdown
+    // open forever: give open connections a moment, then drop them.
+    let grace = async {
+        shutdown.cancelled().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        r = serve => r,
+        () = grace => {
+            tracing::warn!("closing connections still open after {}s", SHUTDOWN_GRACE.as_secs());
+            Ok(())
         }
-        let _ = directory.await;
-        remove_hub_file(&hub_file);
-        tracing::info!("hub stopped");
-        served.map_err(HubError::Serve)
     }
 }
 

@@ -101,9 +101,14 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<()> {
         }
     };
     // `daebug mcp` speaks MCP on stdout: everything else goes to stderr.
-    let say = |line: String| match mcp {
-        true => eprintln!("{line}"),
-        false => println!("{line}"),
+    // A closed stdout (`daebug … | head -1`) is no reason to stop serving:
+    // the lines are best effort, never a panic.
+    let say = |line: String| {
+        use std::io::Write;
+        let _ = match mcp {
+            true => writeln!(std::io::stderr(), "{line}"),
+            false => writeln!(std::io::stdout(), "{line}"),
+        };
     };
     say(format!(
         "daebug {} serving {} at {}/",

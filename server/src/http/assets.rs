@@ -22,6 +22,7 @@ use axum::routing::get;
 use axum::Router;
 
 use super::guard::Cors;
+use super::service_worker::service_worker_loader;
 use super::state::HttpState;
 
 /// One embedded adapter file.
@@ -42,6 +43,16 @@ const JS: &str = "text/javascript; charset=utf-8";
 pub const ADAPTER_FILES: &[AdapterFile] = &[
     AdapterFile {
         path: "/daebug.js",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug.js"
+        )),
+    },
+    // A service worker's loader: `daebug.js` with the glue inside
+    // (`super::service_worker`); made per request, as `daebug.js` is.
+    AdapterFile {
+        path: SERVICE_WORKER_LOADER,
         content_type: JS,
         body: include_bytes!(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -109,6 +120,9 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
         )),
     },
 ];
+
+/// The path of a service worker's loader (docs/zero-edits.md).
+pub const SERVICE_WORKER_LOADER: &str = "/daebug-sw.js";
 
 /// Chrome's Private Network Access preflight header, and its answer: a page
 /// the user admitted with `--allow-origin` may live on a public address.
@@ -250,7 +264,25 @@ fn serve(
         Cors::NotNeeded => None,
     };
     // The loader is small and differs by the URL it was asked by.
-    let loader = (index == 0).then(|| loader(state, headers, uri));
+    let loader = match file.path {
+        "/daebug.js" => Some(loader(state, headers, uri)),
+        SERVICE_WORKER_LOADER => {
+            let glue = ADAPTER_FILES
+                .iter()
+                .find(|f| f.path == "/daebug_adapter.js")
+                .map_or("", |f| std::str::from_utf8(f.body).unwrap_or_default());
+            match service_worker_loader(&loader(state, headers, uri), glue) {
+                Some(made) => Some(made),
+                None => {
+                    tracing::warn!(
+                        "daebug: the adapter's glue has a shape daebug-sw.js cannot take"
+                    );
+                    return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                }
+            }
+        }
+        _ => None,
+    };
     let loader_etag = loader
         .as_ref()
         .map(|l| format!("\"{:016x}\"", fnv1a(l.as_bytes())));
@@ -376,7 +408,15 @@ mod tests {
             let body = axum::body::to_bytes(res.into_body(), usize::MAX)
                 .await
                 .expect("body");
-            if file.path == "/daebug.js" {
+            if file.path == SERVICE_WORKER_LOADER {
+                let text = std::str::from_utf8(&body).expect("utf-8");
+                assert!(
+                    !text.contains("import(new URL(\"./daebug_adapter.js\""),
+                    "{text}"
+                );
+                assert!(text.contains("Promise.resolve(daebugGlue)"), "{text}");
+                assert!(text.contains("function __wbg_init("), "{text}");
+            } else if file.path == "/daebug.js" {
                 let text = std::str::from_utf8(&body).expect("utf-8");
                 assert!(!text.contains("__DAEBUG_SELF__"), "{text}");
                 assert!(!text.contains(HOOKS_MARKER), "{text}");

@@ -16,9 +16,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::assets::escape_html;
 use super::guard::plain_text;
-use super::inject::{
-    inject_adapter, is_worker_destination, with_worker_adapter, HubScriptAt, Injection,
-};
+use super::inject::{inject_adapter, HubScriptAt, Injection, WorkerScript};
 use super::state::HttpState;
 use super::token;
 
@@ -62,7 +60,7 @@ pub async fn serve(
             let worker = headers
                 .get("sec-fetch-dest")
                 .and_then(|d| d.to_str().ok())
-                .is_some_and(is_worker_destination);
+                .and_then(WorkerScript::of_destination);
             serve_path(&state, &path, uri.query(), worker).await
         }
         Err(Refused::Malformed) => {
@@ -84,7 +82,7 @@ async fn serve_path(
     state: &HttpState,
     path: &RequestPath,
     query: Option<&str>,
-    worker: bool,
+    worker: Option<WorkerScript>,
 ) -> Response {
     let joined = path
         .segments
@@ -124,7 +122,12 @@ fn page_path(path: &RequestPath, index: Option<&str>) -> String {
 /// Read and answer one regular file at the URL path `page`, whose last
 /// segment picks the type; a script a worker fetches (`worker`) with the
 /// adapter's loader after it.
-async fn serve_file(state: &HttpState, file: &Path, page: &str, worker: bool) -> Response {
+async fn serve_file(
+    state: &HttpState,
+    file: &Path,
+    page: &str,
+    worker: Option<WorkerScript>,
+) -> Response {
     let name = page.rsplit('/').next().unwrap_or("");
     match tokio::fs::metadata(file).await {
         Ok(meta) if meta.is_file() => {}
@@ -150,10 +153,12 @@ async fn serve_file(state: &HttpState, file: &Path, page: &str, worker: bool) ->
         false => bytes,
     };
     let bytes = match (
-        worker && content_type.starts_with("text/javascript"),
+        worker.filter(|_| content_type.starts_with("text/javascript")),
         String::from_utf8(bytes),
     ) {
-        (true, Ok(script)) => with_worker_adapter(&script, &adapter_src(state)).into_bytes(),
+        (Some(kind), Ok(script)) => kind
+            .with_adapter(&script, adapter_query(state).as_deref())
+            .into_bytes(),
         (_, Ok(text)) => text.into_bytes(),
         (_, Err(e)) => e.into_bytes(),
     };
@@ -305,10 +310,15 @@ pub fn injected_tag(state: &HttpState) -> String {
 /// The adapter's URL as a page or worker the hub serves loads it:
 /// relative, with the token when there is one.
 pub fn adapter_src(state: &HttpState) -> String {
-    match &state.token {
-        Some(t) => format!("/daebug.js?{}", token::query_param(t)),
+    match adapter_query(state) {
+        Some(q) => format!("/daebug.js?{q}"),
         None => "/daebug.js".to_owned(),
     }
+}
+
+/// The query of the adapter's URL: the token, when there is one.
+pub fn adapter_query(state: &HttpState) -> Option<String> {
+    state.token.as_ref().map(|t| token::query_param(t))
 }
 
 /// `<script src="…"></script>`: classic, not a module, so it runs before

@@ -261,9 +261,48 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// Whether a request's `Sec-Fetch-Dest` is a worker's script (dedicated
 /// or shared; a module worker's imports come with it too): the requests
 /// whose JavaScript [`with_worker_adapter`] is for. A service worker's is
-/// not: it may not `import()`, and the adapter needs to.
+/// [`WorkerScript::Service`]'s: it may not `import()`.
 pub fn is_worker_destination(dest: &str) -> bool {
     dest.eq_ignore_ascii_case("worker") || dest.eq_ignore_ascii_case("sharedworker")
+}
+
+/// A worker's script a request asks for, by its `Sec-Fetch-Dest`: the
+/// line it gets after its last line differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerScript {
+    /// A dedicated or shared worker's ([`with_worker_adapter`]).
+    Worker,
+    /// A service worker's (`super::service_worker`).
+    Service,
+}
+
+impl WorkerScript {
+    /// The kind of worker script `Sec-Fetch-Dest: dest` asks for, if any.
+    pub fn of_destination(dest: &str) -> Option<WorkerScript> {
+        if is_worker_destination(dest) {
+            Some(WorkerScript::Worker)
+        } else if dest.eq_ignore_ascii_case("serviceworker") {
+            Some(WorkerScript::Service)
+        } else {
+            None
+        }
+    }
+
+    /// `script` with the line that loads daebug in this kind of worker;
+    /// `query` is the loader URL's query (the token), if any.
+    pub fn with_adapter(self, script: &str, query: Option<&str>) -> String {
+        let with_query = |path: &str| match query {
+            Some(q) => format!("{path}?{q}"),
+            None => path.to_owned(),
+        };
+        match self {
+            WorkerScript::Worker => with_worker_adapter(script, &with_query("/daebug.js")),
+            WorkerScript::Service => super::service_worker::with_service_worker_adapter(
+                script,
+                &with_query("/daebug-sw.js"),
+            ),
+        }
+    }
 }
 
 /// A worker's script (or a module of its graph) with the adapter's loader
@@ -401,5 +440,15 @@ mod tests {
         for other in ["serviceworker", "script", "document", "empty", ""] {
             assert!(!is_worker_destination(other), "{other}");
         }
+        assert_eq!(
+            WorkerScript::of_destination("ServiceWorker"),
+            Some(WorkerScript::Service)
+        );
+        assert_eq!(WorkerScript::of_destination("script"), None);
+        let sw = WorkerScript::Service.with_adapter("x = 1;", Some("token=t"));
+        assert!(
+            sw.contains("importScripts(\"/daebug-sw.js?token=t\")"),
+            "{sw}"
+        );
     }
 }

@@ -32,6 +32,7 @@ pub mod inject;
 pub mod node_specifiers;
 pub mod percent;
 pub mod proxy;
+pub mod service_worker;
 pub mod state;
 pub mod test_files;
 pub mod token;

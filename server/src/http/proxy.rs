@@ -35,11 +35,9 @@ use futures_util::{Stream, StreamExt};
 use hyper_util::rt::TokioIo;
 
 use super::assets::ADAPTER_FILES;
-use super::files::{adapter_src, injected_tag};
+use super::files::{adapter_query, injected_tag};
 use super::guard::plain_text;
-use super::inject::{
-    inject_adapter, is_worker_destination, with_worker_adapter, HubScriptAt, Injection,
-};
+use super::inject::{inject_adapter, HubScriptAt, Injection, WorkerScript};
 use super::state::HttpState;
 
 /// The largest page (or worker script) buffered to add the tag; a larger
@@ -258,8 +256,8 @@ enum Edit {
     /// A page: the tag, first in `<head>`.
     Page,
     /// A worker's script (or a module of its graph): the loader's line
-    /// after its last line.
-    Worker,
+    /// after its last line (a service worker's its own, `inject.rs`).
+    Worker(WorkerScript),
 }
 
 /// What the request's answer gets, if it is of the type that edit is
@@ -267,8 +265,8 @@ enum Edit {
 /// a worker's (`Sec-Fetch-Dest: worker` or `sharedworker`).
 fn edit_for(method: &Method, headers: &HeaderMap) -> Option<Edit> {
     let dest = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok());
-    if *method == Method::GET && dest.is_some_and(is_worker_destination) {
-        return Some(Edit::Worker);
+    if let Some(kind) = dest.and_then(WorkerScript::of_destination) {
+        return (*method == Method::GET).then_some(Edit::Worker(kind));
     }
     // A form's POST navigates too: its answer is a page.
     let navigates = *method == Method::GET || (*method == Method::POST && dest.is_some());
@@ -382,7 +380,7 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
         Some(Edit::Page) => {
             kind.starts_with("text/html") || kind.starts_with("application/xhtml+xml")
         }
-        Some(Edit::Worker) => {
+        Some(Edit::Worker(_)) => {
             let essence = kind.split(';').next().unwrap_or("").trim();
             matches!(
                 essence,
@@ -603,8 +601,10 @@ async fn with_daebug(
     parts.headers.remove(header::CONTENT_LENGTH);
     let edited = match edit {
         Edit::Page => proxy.with_adapter(decoded, page),
-        Edit::Worker => match String::from_utf8(decoded) {
-            Ok(script) => with_worker_adapter(&script, &adapter_src(&proxy.state)).into_bytes(),
+        Edit::Worker(kind) => match String::from_utf8(decoded) {
+            Ok(script) => kind
+                .with_adapter(&script, adapter_query(&proxy.state).as_deref())
+                .into_bytes(),
             // Not UTF-8: not a script daebug can add to.
             Err(e) => e.into_bytes(),
         },
@@ -747,13 +747,14 @@ mod tests {
             h.insert("sec-fetch-dest", HeaderValue::from_str(dest).unwrap());
             h
         };
-        assert_eq!(edit_for(&Method::GET, &with("worker")), Some(Edit::Worker));
+        let worker = Some(Edit::Worker(WorkerScript::Worker));
+        assert_eq!(edit_for(&Method::GET, &with("worker")), worker);
+        assert_eq!(edit_for(&Method::GET, &with("sharedworker")), worker);
         assert_eq!(
-            edit_for(&Method::GET, &with("sharedworker")),
-            Some(Edit::Worker)
+            edit_for(&Method::GET, &with("serviceworker")),
+            Some(Edit::Worker(WorkerScript::Service))
         );
         assert_eq!(edit_for(&Method::GET, &with("document")), Some(Edit::Page));
-        assert_eq!(edit_for(&Method::GET, &with("serviceworker")), None);
         assert_eq!(edit_for(&Method::GET, &with("script")), None);
         assert_eq!(edit_for(&Method::POST, &with("document")), Some(Edit::Page));
         assert_eq!(edit_for(&Method::POST, &with("worker")), None);

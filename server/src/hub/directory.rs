@@ -211,27 +211,14 @@ impl Directory {
                 true
             }
             DirMsg::Gone { conn } => {
-                if let Some(r) = self.realm_of(conn) {
-                    r.conn = None;
-                    // Its panels went with its connection; a realm that
-                    // comes back says again what still waits.
-                    r.waiting.clear();
-                    r.gone_since = Some(Instant::now());
-                    r.last_seen = wall();
-                    let stem = r.stem.clone();
-                    if let Some(h) = self.logs.get(&stem) {
-                        let _ = h.tx.send(LogMsg::Detach { conn });
-                    }
-                }
+                self.gone(conn);
                 true
             }
             DirMsg::Responsive { conn, responsive } => {
                 if let Some(r) = self.realm_of(conn) {
                     r.responsive = responsive;
                     let stem = r.stem.clone();
-                    if let Some(h) = self.logs.get(&stem) {
-                        let _ = h.tx.send(LogMsg::Responsive { conn, responsive });
-                    }
+                    self.tell(&stem, LogMsg::Responsive { conn, responsive });
                 }
                 true
             }
@@ -256,56 +243,18 @@ impl Directory {
                 true
             }
             DirMsg::LogState { stem, state } => {
-                if let Some(r) = self.realms.iter_mut().find(|r| r.stem == stem) {
-                    r.log_state = state;
-                    // A result is the realm speaking: the line written now
-                    // says it was heard now, not at its last heartbeat.
-                    if r.conn.is_some() && matches!(state, LogState::Completed | LogState::Failed) {
-                        r.last_seen = wall();
-                    }
-                }
+                self.log_state(&stem, state);
                 true
             }
             DirMsg::FileChanged { file_name, removed } => {
-                let all = file_name.strip_suffix(".md") == Some(names::FAN_OUT_STEM);
-                if let Some(stem) =
-                    names::log_stem(&file_name).or(all.then_some(names::FAN_OUT_STEM))
-                {
-                    // A removal reaches only a task that exists; it never
-                    // starts one (a deleted log stays deleted).
-                    match self.logs.get(stem) {
-                        Some(h) => {
-                            let _ = h.tx.send(LogMsg::Changed);
-                        }
-                        None if !removed => {
-                            let h = self.log(stem, RealmKind::Page, None);
-                            let _ = h.tx.send(LogMsg::Changed);
-                        }
-                        None => {}
-                    }
-                }
+                self.file_changed(&file_name, removed);
                 false
             }
             // Read (what the agent added is kept and answered) and
             // written again when needed.
             DirMsg::RegistryChanged => true,
             DirMsg::Realms { reply } => {
-                let now = Instant::now();
-                let pruned = earlier::prune(&self.seen(now), &[]);
-                let list = pruned
-                    .listed
-                    .iter()
-                    .map(|&i| {
-                        let r = &self.realms[i];
-                        ListedRealm {
-                            entry: r.entry(),
-                            heard: r.heard,
-                            name: r.name.clone(),
-                            waiting: r.waiting.clone(),
-                        }
-                    })
-                    .collect();
-                let _ = reply.send(list);
+                let _ = reply.send(self.listed());
                 false
             }
             DirMsg::Resolve { realm, reply } => {
@@ -327,24 +276,99 @@ impl Directory {
                 false
             }
             DirMsg::Browser { stem, line } => {
-                if let Some(h) = self.logs.get(&stem) {
-                    let _ = h.tx.send(LogMsg::Browser(line));
-                }
+                self.tell(&stem, LogMsg::Browser(line));
                 false
             }
             DirMsg::DebugDirCreated => {
-                if let Some(w) = self.watcher.as_mut() {
-                    if let Err(e) = w.watch(&self.settings.dir, RecursiveMode::NonRecursive) {
-                        tracing::error!("cannot watch {}: {e}", self.settings.dir.display());
-                    }
-                }
-                // Logs written into it before the watch began.
-                self.adopt_existing_logs();
-                for h in self.logs.values() {
-                    let _ = h.tx.send(LogMsg::Changed);
-                }
+                self.debug_dir_created();
                 false
             }
+        }
+    }
+
+    /// Sends `msg` to `stem`'s log task when it has one.
+    fn tell(&self, stem: &str, msg: LogMsg) {
+        if let Some(h) = self.logs.get(stem) {
+            let _ = h.tx.send(msg);
+        }
+    }
+
+    /// A realm's connection closed.
+    fn gone(&mut self, conn: ConnId) {
+        let Some(r) = self.realm_of(conn) else {
+            return;
+        };
+        r.conn = None;
+        // Its panels went with its connection; a realm that comes back
+        // says again what still waits.
+        r.waiting.clear();
+        r.gone_since = Some(Instant::now());
+        r.last_seen = wall();
+        let stem = r.stem.clone();
+        self.tell(&stem, LogMsg::Detach { conn });
+    }
+
+    /// A log's task says where its log stands.
+    fn log_state(&mut self, stem: &str, state: LogState) {
+        if let Some(r) = self.realms.iter_mut().find(|r| r.stem == stem) {
+            r.log_state = state;
+            // A result is the realm speaking: the line written now says it
+            // was heard now, not at its last heartbeat.
+            if r.conn.is_some() && matches!(state, LogState::Completed | LogState::Failed) {
+                r.last_seen = wall();
+            }
+        }
+    }
+
+    /// A file in the logs' folder changed (or went).
+    fn file_changed(&mut self, file_name: &str, removed: bool) {
+        let all = file_name.strip_suffix(".md") == Some(names::FAN_OUT_STEM);
+        let Some(stem) = names::log_stem(file_name).or(all.then_some(names::FAN_OUT_STEM)) else {
+            return;
+        };
+        // A removal reaches only a task that exists; it never starts one (a
+        // deleted log stays deleted).
+        match self.logs.get(stem) {
+            Some(h) => {
+                let _ = h.tx.send(LogMsg::Changed);
+            }
+            None if !removed => {
+                let h = self.log(stem, RealmKind::Page, None);
+                let _ = h.tx.send(LogMsg::Changed);
+            }
+            None => {}
+        }
+    }
+
+    /// The realms `debug.md` lists now, for the doors.
+    fn listed(&self) -> Vec<ListedRealm> {
+        let pruned = earlier::prune(&self.seen(Instant::now()), &[]);
+        pruned
+            .listed
+            .iter()
+            .map(|&i| {
+                let r = &self.realms[i];
+                ListedRealm {
+                    entry: r.entry(),
+                    heard: r.heard,
+                    name: r.name.clone(),
+                    waiting: r.waiting.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The logs' folder appeared after the hub started: watch it, and take
+    /// the logs written into it before the watch began.
+    fn debug_dir_created(&mut self) {
+        if let Some(w) = self.watcher.as_mut() {
+            if let Err(e) = w.watch(&self.settings.dir, RecursiveMode::NonRecursive) {
+                tracing::error!("cannot watch {}: {e}", self.settings.dir.display());
+            }
+        }
+        self.adopt_existing_logs();
+        for h in self.logs.values() {
+            let _ = h.tx.send(LogMsg::Changed);
         }
     }
 
@@ -425,16 +449,6 @@ impl Directory {
     }
 
     fn hello(&mut self, conn: ConnId, hello: Hello, tx: mpsc::Sender<HubMsg>) -> Welcome {
-        // A live realm with this id is either this very realm coming back
-        // before its old connection was seen to drop (it still runs jobs
-        // of that log, or the old connection stopped answering), or a
-        // duplicated tab that copied its opener's sessionStorage.
-        let comeback = !hello.jobs.is_empty();
-        let taken = |realms: &[Realm], id: &str| {
-            realms
-                .iter()
-                .any(|r| r.id == id && r.conn.is_some() && r.responsive && !comeback)
-        };
         // A worker started by a page's loader names its page's tab; a Node
         // process is known by its script (its absolute path) and name, so
         // the same script in the same folder keeps its log across restarts.
@@ -445,65 +459,15 @@ impl Directory {
             RealmKind::Node => Some((format!("node {}", hello.url), hello.name.clone())),
             _ => None,
         };
-        let id = if names::is_tab_id(&hello.id) && !taken(&self.realms, &hello.id) {
-            hello.id.clone()
-        } else if let Some(id) = parent.as_ref().and_then(|(tab, name)| {
-            // The first of this tab's ids for this worker that no other
-            // realm holds and no live instance of it uses: a reload finds
-            // its log again, a second live instance gets its own.
-            (0..64).map(|n| names::worker_id(tab, name, n)).find(|id| {
-                match self.realms.iter().find(|r| r.id == *id) {
-                    None => true,
-                    Some(r) => r.parent == parent && !taken(&self.realms, id),
-                }
-            })
-        }) {
-            id
-        } else {
-            // New tab, or a duplicated one that copied its opener's id.
-            loop {
-                let id = names::tab_id();
-                if !self.realms.iter().any(|r| r.id == id) {
-                    break id;
-                }
-            }
-        };
-        let fallback = match hello.kind {
-            RealmKind::Page => "page",
-            RealmKind::Worker => "worker",
-            RealmKind::Node => "node",
-        };
-        let index = match self.realms.iter().position(|r| r.id == id) {
-            Some(i) => i,
-            None => {
-                self.forget_old_realms();
-                self.realms.push(Realm {
-                    stem: names::stem(&hello.name, fallback, &id),
-                    name: hello.name.clone(),
-                    id: id.clone(),
-                    parent: parent.clone(),
-                    kind: hello.kind,
-                    url: String::new(),
-                    pid: None,
-                    last_seen: wall(),
-                    heard: wall(),
-                    conn: None,
-                    responsive: true,
-                    log_state: LogState::Idle,
-                    unwritten: None,
-                    gone_since: None,
-                    waiting: Vec::new(),
-                });
-                self.realms.len() - 1
-            }
-        };
+        let id = self.identity(&hello, parent.as_ref());
+        let index = self.realm_index(&id, &parent, &hello);
         let realm = &mut self.realms[index];
         realm.conn = Some(conn);
         realm.gone_since = None;
         realm.kind = hello.kind;
-        realm.url = hello.url;
+        realm.url = hello.url.clone();
         realm.pid = hello.pid;
-        realm.name = hello.name;
+        realm.name = hello.name.clone();
         realm.responsive = true;
         realm.last_seen = wall();
         realm.heard = realm.last_seen;
@@ -512,22 +476,7 @@ impl Directory {
         }
         let stem = realm.stem.clone();
         tracing::info!(%stem, "realm connected");
-        // A new document of a realm whose log exists (this run, or a log
-        // adopted at start) gets a lifecycle line; a first one does not.
-        let document = hello
-            .navigation
-            .as_deref()
-            .filter(|_| self.logs.contains_key(&stem))
-            .map(|nav| match (hello.kind, nav) {
-                (RealmKind::Node, _) => (
-                    Lifecycle::Restarted,
-                    hello.pid.map(|p| p.to_string()).unwrap_or_default(),
-                ),
-                (RealmKind::Worker, _) | (_, "reload") => {
-                    (Lifecycle::Reloaded, realm_url(&self.realms, &stem))
-                }
-                _ => (Lifecycle::Navigated, realm_url(&self.realms, &stem)),
-            });
+        let document = self.document_line(&stem, &hello);
         let attach = LogMsg::Attach {
             conn,
             kind: hello.kind,
@@ -537,6 +486,93 @@ impl Directory {
         };
         let log = self.log(&stem, hello.kind, Some(attach));
         Welcome { stem, id, log }
+    }
+
+    /// The realm id a hello gets: its own when no live realm holds it, else
+    /// the worker's or Node process's id under its parent, else a new one.
+    fn identity(&self, hello: &Hello, parent: Option<&(String, String)>) -> String {
+        // A live realm with this id is either this very realm coming back
+        // before its old connection was seen to drop (it still runs jobs
+        // of that log, or the old connection stopped answering), or a
+        // duplicated tab that copied its opener's sessionStorage.
+        let comeback = !hello.jobs.is_empty();
+        let taken = |realms: &[Realm], id: &str| {
+            realms
+                .iter()
+                .any(|r| r.id == id && r.conn.is_some() && r.responsive && !comeback)
+        };
+        if names::is_tab_id(&hello.id) && !taken(&self.realms, &hello.id) {
+            return hello.id.clone();
+        }
+        let under_parent = parent.and_then(|pair| {
+            let (tab, name) = pair;
+            // The first of this tab's ids for this worker that no other
+            // realm holds and no live instance of it uses: a reload finds
+            // its log again, a second live instance gets its own.
+            (0..64).map(|n| names::worker_id(tab, name, n)).find(|id| {
+                match self.realms.iter().find(|r| r.id == *id) {
+                    None => true,
+                    Some(r) => r.parent.as_ref() == Some(pair) && !taken(&self.realms, id),
+                }
+            })
+        });
+        // Else a new tab, or a duplicated one that copied its opener's id.
+        under_parent.unwrap_or_else(|| loop {
+            let id = names::tab_id();
+            if !self.realms.iter().any(|r| r.id == id) {
+                break id;
+            }
+        })
+    }
+
+    /// The index of the realm `id`, added (with its stem) when new.
+    fn realm_index(&mut self, id: &str, parent: &Option<(String, String)>, hello: &Hello) -> usize {
+        if let Some(i) = self.realms.iter().position(|r| r.id == id) {
+            return i;
+        }
+        let fallback = match hello.kind {
+            RealmKind::Page => "page",
+            RealmKind::Worker => "worker",
+            RealmKind::Node => "node",
+        };
+        self.forget_old_realms();
+        self.realms.push(Realm {
+            stem: names::stem(&hello.name, fallback, id),
+            name: hello.name.clone(),
+            id: id.to_string(),
+            parent: parent.clone(),
+            kind: hello.kind,
+            url: String::new(),
+            pid: None,
+            last_seen: wall(),
+            heard: wall(),
+            conn: None,
+            responsive: true,
+            log_state: LogState::Idle,
+            unwritten: None,
+            gone_since: None,
+            waiting: Vec::new(),
+        });
+        self.realms.len() - 1
+    }
+
+    /// A new document of a realm whose log exists (this run, or a log
+    /// adopted at start) gets a lifecycle line; a first one does not.
+    fn document_line(&self, stem: &str, hello: &Hello) -> Option<(Lifecycle, String)> {
+        let nav = hello.navigation.as_deref()?;
+        if !self.logs.contains_key(stem) {
+            return None;
+        }
+        Some(match (hello.kind, nav) {
+            (RealmKind::Node, _) => (
+                Lifecycle::Restarted,
+                hello.pid.map(|p| p.to_string()).unwrap_or_default(),
+            ),
+            (RealmKind::Worker, _) | (_, "reload") => {
+                (Lifecycle::Reloaded, realm_url(&self.realms, stem))
+            }
+            _ => (Lifecycle::Navigated, realm_url(&self.realms, stem)),
+        })
     }
 
     fn forget_old_realms(&mut self) {

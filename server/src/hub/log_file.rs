@@ -615,22 +615,8 @@ impl LogFile {
         // look like the hub's own write.
         let written = stamp(&tmp);
         // For a rerun, the file at the path is the hub's own previous
-        // write: hold it, to rescue what lands in it after this rename.
-        let mut previous = None;
-        let still = match &read.source {
-            Source::Open(file) => same_file(file, &self.path, read.seen.file_len()),
-            // Nothing may have appeared at the path meanwhile.
-            Source::Missing => Ok(!self.path.exists()),
-            Source::Orphan { at_path } => File::open(&self.path).and_then(|f| {
-                let ok = f.metadata()?.len() == at_path.file_len() as u64;
-                previous = Some(Orphan {
-                    file: f,
-                    seen: at_path.clone(),
-                    since: Instant::now(),
-                });
-                Ok(ok)
-            }),
-        };
+        // write: held, to rescue what lands in it after this rename.
+        let (still, previous) = self.still_at_path(&read.source, &read.seen);
         match still {
             Ok(true) => {}
             Ok(false) if matches!(read.source, Source::Orphan { .. }) => {
@@ -649,34 +635,8 @@ impl LogFile {
                 return Err(e);
             }
         }
-        // The check above and the rename are two steps: a save renamed
-        // over the path between them would be lost. Exchanging the files
-        // instead leaves what stood at the path in our hands: when it is
-        // not what was read, it goes back (see `put_back`).
-        let expected = match &read.source {
-            Source::Open(file) => Some(file.metadata()?),
-            Source::Orphan { .. } => previous.as_ref().map(|o| o.file.metadata()).transpose()?,
-            Source::Missing => None,
-        };
-        let ours = std::fs::metadata(&tmp)?;
-        match expected.map(|m| exchange(&tmp, &self.path).map(|done| (m, done))) {
-            Some(Ok((then, true))) => {
-                let displaced = std::fs::metadata(&tmp)?;
-                if !same_inode(&displaced, &then) {
-                    return self.put_back(&tmp, &ours, new).map(Some);
-                }
-                remove_quietly(&tmp);
-            }
-            Some(Err(e)) => {
-                remove_quietly(&tmp);
-                return Err(e);
-            }
-            Some(Ok((_, false))) | None => {
-                if let Err(e) = std::fs::rename(&tmp, &self.path) {
-                    remove_quietly(&tmp);
-                    return Err(e);
-                }
-            }
+        if let Some(again) = self.install(&tmp, &read.source, previous.as_ref(), new)? {
+            return Ok(Some(again));
         }
         self.written = written;
         self.orphans.extend(previous);
@@ -688,6 +648,69 @@ impl LogFile {
                 Ok(next) => return Ok(next),
                 Err(e) => {
                     tracing::warn!(path = %self.path.display(), "cannot look into the replaced copy of the log: {e}");
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether the file at the path is still the one `source` read (its
+    /// length unchanged), and for a rerun the hub's previous write there,
+    /// held open.
+    fn still_at_path(&self, source: &Source, seen: &Seen) -> (io::Result<bool>, Option<Orphan>) {
+        let mut previous = None;
+        let still = match source {
+            Source::Open(file) => same_file(file, &self.path, seen.file_len()),
+            // Nothing may have appeared at the path meanwhile.
+            Source::Missing => Ok(!self.path.exists()),
+            Source::Orphan { at_path } => File::open(&self.path).and_then(|f| {
+                let ok = f.metadata()?.len() == at_path.file_len() as u64;
+                previous = Some(Orphan {
+                    file: f,
+                    seen: at_path.clone(),
+                    since: Instant::now(),
+                });
+                Ok(ok)
+            }),
+        };
+        (still, previous)
+    }
+
+    /// Moves `tmp` (holding `new`) to the path. `Ok(Some(newer))` when a
+    /// save landed there meanwhile and was put back (see `put_back`).
+    fn install(
+        &mut self,
+        tmp: &Path,
+        source: &Source,
+        previous: Option<&Orphan>,
+        new: &Seen,
+    ) -> io::Result<Option<Read0>> {
+        // The caller's check and the rename are two steps: a save renamed
+        // over the path between them would be lost. Exchanging the files
+        // instead leaves what stood at the path in our hands: when it is
+        // not what was read, it goes back (see `put_back`).
+        let expected = match source {
+            Source::Open(file) => Some(file.metadata()?),
+            Source::Orphan { .. } => previous.map(|o| o.file.metadata()).transpose()?,
+            Source::Missing => None,
+        };
+        let ours = std::fs::metadata(tmp)?;
+        match expected.map(|m| exchange(tmp, &self.path).map(|done| (m, done))) {
+            Some(Ok((then, true))) => {
+                let displaced = std::fs::metadata(tmp)?;
+                if !same_inode(&displaced, &then) {
+                    return self.put_back(tmp, &ours, new).map(Some);
+                }
+                remove_quietly(tmp);
+            }
+            Some(Err(e)) => {
+                remove_quietly(tmp);
+                return Err(e);
+            }
+            Some(Ok((_, false))) | None => {
+                if let Err(e) = std::fs::rename(tmp, &self.path) {
+                    remove_quietly(tmp);
+                    return Err(e);
                 }
             }
         }

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{close_code, CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{interval, Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
-use super::messages::{DirMsg, Hello, LogMsg};
+use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg};
 use crate::engine::Input;
 use crate::http::guard::Guard;
 
@@ -108,31 +108,9 @@ where
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let hello = match read_hello(&state, &mut stream).await {
         Ok(h) => h,
-        Err(e) => {
-            tracing::warn!(conn, "realm refused: {e}");
-            let _ = send(
-                &mut sink,
-                &HubMsg::Error {
-                    message: e.to_string(),
-                },
-            )
-            .await;
-            let close = match &e {
-                HelloError::TooBig(why) => Some(CloseFrame {
-                    code: close_code::SIZE,
-                    reason: why.clone().into(),
-                }),
-                _ => None,
-            };
-            let too_big = close.is_some();
-            let _ = sink.send(Message::Close(close)).await;
-            if too_big {
-                linger(&state).await;
-            }
-            return;
-        }
+        Err(e) => return refuse(&state, &mut sink, conn, e).await,
     };
-    let (tx, mut outbox) = mpsc::channel::<HubMsg>(64);
+    let (tx, outbox) = mpsc::channel::<HubMsg>(64);
     // A flush is answered on this connection even after the log let go of
     // it (a process that said it exits still waits for its answer).
     let answer = tx.clone();
@@ -149,13 +127,82 @@ where
     }) else {
         return; // the hub is shutting down
     };
-    let log = welcome.log;
     let hi = HubMsg::Welcome {
         version: PROTOCOL_VERSION,
         stem: welcome.stem.clone(),
         id: welcome.id,
     };
     if send(&mut sink, &hi).await.is_ok() {
+        let relay = Relay {
+            state: &state,
+            conn,
+            stem: &welcome.stem,
+            log: &welcome.log,
+            answer: &answer,
+        };
+        relay.run(&mut sink, &mut stream, outbox).await;
+    }
+    tracing::info!(stem = %welcome.stem, "realm disconnected");
+    let _ = state.directory.send(DirMsg::Gone { conn });
+}
+
+/// Says why a hello was refused, and closes (with the reason as the close
+/// frame's when a message was over the limit).
+async fn refuse<W: Sink<Message> + Unpin>(
+    state: &SocketState,
+    sink: &mut W,
+    conn: ConnId,
+    e: HelloError,
+) {
+    tracing::warn!(conn, "realm refused: {e}");
+    let _ = send(
+        sink,
+        &HubMsg::Error {
+            message: e.to_string(),
+        },
+    )
+    .await;
+    let close = match &e {
+        HelloError::TooBig(why) => Some(CloseFrame {
+            code: close_code::SIZE,
+            reason: why.clone().into(),
+        }),
+        _ => None,
+    };
+    let too_big = close.is_some();
+    let _ = sink.send(Message::Close(close)).await;
+    if too_big {
+        linger(state).await;
+    }
+}
+
+/// A welcomed realm's connection: what its frames go to.
+struct Relay<'a> {
+    state: &'a SocketState,
+    conn: ConnId,
+    stem: &'a str,
+    log: &'a LogHandle,
+    answer: &'a mpsc::Sender<HubMsg>,
+}
+
+/// Whether the relay goes on after a frame.
+enum Flow {
+    Next,
+    Text(Utf8Bytes),
+    Stop,
+}
+
+impl Relay<'_> {
+    /// Relays until the connection closes or the hub shuts down: the log's
+    /// messages out, the realm's in, pings both ways.
+    async fn run<W, R, E>(&self, sink: &mut W, stream: &mut R, mut outbox: mpsc::Receiver<HubMsg>)
+    where
+        W: Sink<Message> + Unpin,
+        R: Stream<Item = Result<Message, E>> + Unpin,
+        E: std::fmt::Display,
+    {
+        let state = self.state;
+        let conn = self.conn;
         let mut pings = interval(state.ping_every);
         pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut seq = 0u64;
@@ -166,82 +213,106 @@ where
                 biased;
                 () = state.shutdown.cancelled() => {
                     let bye = HubMsg::Bye { reason: "the hub is shutting down".into() };
-                    let _ = send(&mut sink, &bye).await;
+                    let _ = send(sink, &bye).await;
                     let _ = sink.send(Message::Close(None)).await;
                     break;
                 }
                 Some(msg) = outbox.recv() => {
-                    if send(&mut sink, &msg).await.is_err() {
+                    if send(sink, &msg).await.is_err() {
                         break;
                     }
                 }
                 frame = stream.next() => {
-                    let text = match frame {
-                        Some(Ok(Message::Text(t))) => t,
-                        Some(Ok(Message::Binary(_))) => {
-                            let e = HubMsg::Error { message: "binary frames are not part of the protocol; send JSON text".into() };
-                            let _ = send(&mut sink, &e).await;
-                            continue;
-                        }
-                        Some(Ok(Message::Close(_))) | None => break,
-                        Some(Ok(_)) => continue, // ping/pong frames: handled by the library
-                        Some(Err(e)) => {
-                            let e = e.to_string();
-                            tracing::warn!(stem = %welcome.stem, "realm connection failed: {e}");
-                            if let Some(why) = too_big(&e, state.max_frame) {
-                                // Said to the realm as a close reason and to
-                                // the agent in the log: never a bare reset.
-                                let close = CloseFrame { code: close_code::SIZE, reason: why.clone().into() };
-                                let _ = sink.send(Message::Close(Some(close))).await;
-                                let _ = log.tx.send(LogMsg::Hub(Input::HubNote {
-                                    text: format!("the hub closed this realm's connection: {why} (WebSocket code 1009); it reconnects by itself"),
-                                }));
-                                linger(&state).await;
-                            }
-                            break;
-                        }
+                    let text = match self.frame(sink, frame).await {
+                        Flow::Next => continue,
+                        Flow::Stop => break,
+                        Flow::Text(text) => text,
                     };
                     last_answer = Instant::now();
                     if !responsive {
                         responsive = true;
                         let _ = state.directory.send(DirMsg::Responsive { conn, responsive });
                     }
-                    match serde_json::from_str::<RealmMsg>(text.as_str()) {
-                        Ok(RealmMsg::Pong { .. }) => {
-                            let _ = state.directory.send(DirMsg::Seen { conn });
-                        }
-                        Ok(RealmMsg::Hello { .. }) => {
-                            let e = HubMsg::Error { message: "hello was already received on this connection".into() };
-                            let _ = send(&mut sink, &e).await;
-                        }
-                        // Everything else is the log's, in order (one
-                        // channel), in the wire's own type.
-                        Ok(msg) => {
-                            log.from_realm(conn, msg, &answer).await;
-                        }
-                        Err(e) => {
-                            tracing::warn!(stem = %welcome.stem, "malformed message from realm: {e}");
-                            let e = HubMsg::Error { message: format!("malformed message: {e}") };
-                            let _ = send(&mut sink, &e).await;
-                        }
-                    }
+                    self.on_text(sink, text.as_str()).await;
                 }
                 _ = pings.tick() => {
                     if responsive && last_answer.elapsed() >= state.unresponsive_after {
                         responsive = false;
-                        tracing::info!(stem = %welcome.stem, "realm stopped answering pings");
+                        tracing::info!(stem = %self.stem, "realm stopped answering pings");
                         let _ = state.directory.send(DirMsg::Responsive { conn, responsive });
                     }
                     seq += 1;
-                    if send(&mut sink, &HubMsg::Ping { seq }).await.is_err() {
+                    if send(sink, &HubMsg::Ping { seq }).await.is_err() {
                         break;
                     }
                 }
             }
         }
     }
-    tracing::info!(stem = %welcome.stem, "realm disconnected");
-    let _ = state.directory.send(DirMsg::Gone { conn });
+
+    /// What one frame from the realm means for the relay.
+    async fn frame<W, E>(&self, sink: &mut W, frame: Option<Result<Message, E>>) -> Flow
+    where
+        W: Sink<Message> + Unpin,
+        E: std::fmt::Display,
+    {
+        match frame {
+            Some(Ok(Message::Text(t))) => Flow::Text(t),
+            Some(Ok(Message::Binary(_))) => {
+                let e = HubMsg::Error {
+                    message: "binary frames are not part of the protocol; send JSON text".into(),
+                };
+                let _ = send(sink, &e).await;
+                Flow::Next
+            }
+            Some(Ok(Message::Close(_))) | None => Flow::Stop,
+            Some(Ok(_)) => Flow::Next, // ping/pong frames: handled by the library
+            Some(Err(e)) => {
+                let e = e.to_string();
+                tracing::warn!(stem = %self.stem, "realm connection failed: {e}");
+                if let Some(why) = too_big(&e, self.state.max_frame) {
+                    // Said to the realm as a close reason and to the agent
+                    // in the log: never a bare reset.
+                    let close = CloseFrame {
+                        code: close_code::SIZE,
+                        reason: why.clone().into(),
+                    };
+                    let _ = sink.send(Message::Close(Some(close))).await;
+                    let _ = self.log.tx.send(LogMsg::Hub(Input::HubNote {
+                        text: format!("the hub closed this realm's connection: {why} (WebSocket code 1009); it reconnects by itself"),
+                    }));
+                    linger(self.state).await;
+                }
+                Flow::Stop
+            }
+        }
+    }
+
+    /// One message from the realm: a pong is the directory's, everything
+    /// else the log's, in order (one channel), in the wire's own type.
+    async fn on_text<W: Sink<Message> + Unpin>(&self, sink: &mut W, text: &str) {
+        match serde_json::from_str::<RealmMsg>(text) {
+            Ok(RealmMsg::Pong { .. }) => {
+                let _ = self.state.directory.send(DirMsg::Seen { conn: self.conn });
+            }
+            Ok(RealmMsg::Hello { .. }) => {
+                let e = HubMsg::Error {
+                    message: "hello was already received on this connection".into(),
+                };
+                let _ = send(sink, &e).await;
+            }
+            Ok(msg) => {
+                self.log.from_realm(self.conn, msg, self.answer).await;
+            }
+            Err(e) => {
+                tracing::warn!(stem = %self.stem, "malformed message from realm: {e}");
+                let e = HubMsg::Error {
+                    message: format!("malformed message: {e}"),
+                };
+                let _ = send(sink, &e).await;
+            }
+        }
+    }
 }
 
 async fn read_hello<R, E>(state: &SocketState, stream: &mut R) -> Result<Hello, HelloError>

@@ -283,12 +283,13 @@ fn launch(engine: Engine, url: &str, profile: &Path) -> Command {
             );
             need(Path::new("/usr/bin/xvfb-run"), "xvfb-run (xvfb)");
             let mut cmd = Command::new("/usr/bin/xvfb-run");
+            // Not `--private`: MiniBrowser's private window ignores the
+            // settings given on its command line, console messages on
+            // stdout included (a page's `console.log` never reached
+            // `Browser::console`); the profile is fresh for each browser.
             cmd.arg("-a")
                 .arg(minibrowser.unwrap())
-                .args([
-                    "--private",
-                    "--enable-write-console-messages-to-stdout=true",
-                ])
+                .arg("--enable-write-console-messages-to-stdout=true")
                 .arg(url)
                 // Its caches and data in the profile, not the user's home.
                 .env("XDG_CACHE_HOME", profile.join("cache"))
