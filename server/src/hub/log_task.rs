@@ -1,6 +1,9 @@
 //! One task per chat log: the IO shell of its [`LogCore`]. It reads and
-//! writes `debug/<stem>.md`, holds the realm connection's sender and the
-//! timers, and performs what the core decides.
+//! writes `debug/<stem>.md`, holds the realm connection's sender and one
+//! timer ([`LogTask::next_timeout`]: the core's `poll_timeout`, a look
+//! into a replaced file, the bridge's held lines), sends what the core's
+//! `poll_send` gives and performs its chores (docs/architecture.md, "The
+//! machine").
 //!
 //! Everything that concerns one log arrives in its inbox (file changed,
 //! messages of its realm, the realm coming and going), so no lock guards a
