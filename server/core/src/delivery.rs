@@ -16,8 +16,8 @@
 
 use std::collections::VecDeque;
 
+use crate::engine::Millis;
 use daebug_protocol::{HubMsg, JobId};
-use std::time::Instant;
 
 use crate::engine::Effect;
 
@@ -36,13 +36,34 @@ pub struct JobMsg {
 }
 
 impl JobMsg {
-    fn msg(&self) -> HubMsg {
+    /// The message the realm gets.
+    pub fn msg(&self) -> HubMsg {
         HubMsg::Job {
             job: self.job,
             code: self.code.clone(),
             timeout_ms: self.timeout_ms,
             depth: self.depth,
             full: self.full,
+        }
+    }
+
+    /// The prelude one effect runs again, if it is one.
+    pub fn prelude(effect: &Effect) -> Option<JobMsg> {
+        match effect {
+            Effect::Prelude {
+                job,
+                prepared,
+                timeout_ms,
+                depth,
+                full,
+            } => Some(JobMsg {
+                job: *job,
+                code: prepared.code.clone(),
+                timeout_ms: *timeout_ms,
+                depth: *depth,
+                full: *full,
+            }),
+            _ => None,
         }
     }
 
@@ -101,7 +122,7 @@ pub enum Early {
 struct Sent {
     job: JobId,
     conn: ConnId,
-    at: Instant,
+    at: Millis,
 }
 
 /// A job sent as soon as the engine decided on it, before the write that
@@ -111,7 +132,7 @@ struct Sent {
 struct SentEarly {
     job: JobMsg,
     conn: ConnId,
-    at: Instant,
+    at: Millis,
     /// Its result came while its write waited: the write must not make
     /// it the job the realm runs.
     answered: bool,
@@ -150,7 +171,7 @@ impl Delivery {
         conn: ConnId,
         in_flight: &[JobId],
         running: Option<JobId>,
-        now: Instant,
+        now: Millis,
     ) {
         self.link = Some(conn);
         self.reloading = None;
@@ -213,7 +234,7 @@ impl Delivery {
     /// it is sent now, ahead of the write. The same job decided again (the
     /// write was run again on newer text) is not sent twice; its id decided
     /// for other code asks for a run with fresh ids.
-    pub fn handle_decided(&mut self, job: Option<JobMsg>, now: Instant) -> Early {
+    pub fn handle_decided(&mut self, job: Option<JobMsg>, now: Millis) -> Early {
         let Some(job) = job else {
             return Early::Go;
         };
@@ -246,7 +267,7 @@ impl Delivery {
     /// A write stood with these effects: its dispatch and cancels happen
     /// (a job already sent ahead is not sent again). A job sent ahead for
     /// a run that did not stand is cancelled and its id skipped.
-    pub fn handle_written(&mut self, effects: &[Effect], now: Instant) {
+    pub fn handle_written(&mut self, effects: &[Effect], now: Millis) {
         for effect in effects {
             match (JobMsg::of(effect), effect) {
                 (Some(job), _) => self.dispatch(job, now),
@@ -317,7 +338,7 @@ impl Delivery {
         });
     }
 
-    fn dispatch(&mut self, job: JobMsg, now: Instant) {
+    fn dispatch(&mut self, job: JobMsg, now: Millis) {
         if let Some(e) = self.early.take_if(|e| e.job.job == job.job) {
             if e.answered {
                 return;
@@ -334,7 +355,7 @@ impl Delivery {
         self.send_job(job, now);
     }
 
-    fn send_job(&mut self, job: JobMsg, now: Instant) {
+    fn send_job(&mut self, job: JobMsg, now: Millis) {
         let Some(conn) = self.link else {
             self.held = Some(job);
             return;
@@ -416,13 +437,13 @@ mod tests {
     /// A step of a table test: what happens, and what comes out.
     type Step = (
         &'static str,
-        fn(&mut Delivery, Instant),
+        fn(&mut Delivery, Millis),
         &'static [&'static str],
     );
 
     fn run(what: &str, steps: &[Step]) {
         let mut d = Delivery::default();
-        let t0 = Instant::now();
+        let t0 = Millis(1_000);
         for (i, (name, step, want)) in steps.iter().enumerate() {
             step(&mut d, t0 + Duration::from_millis(100 * i as u64));
             assert_eq!(drain(&mut d), *want, "{what}: after {name}");
@@ -499,6 +520,12 @@ mod tests {
                 ("result", |d, _| d.handle_result(JobId(1)), &[]),
             ],
         );
+    }
+
+    /// An id sent ahead of a write that did not stand is skipped, and a
+    /// job sent for a write that shows none is cancelled.
+    #[test]
+    fn ids_sent_ahead_are_never_lent_again() {
         run(
             "an id sent for other code is not lent again",
             &[
@@ -673,6 +700,11 @@ mod tests {
                 &["send 3 cancel 9"],
             )],
         );
+    }
+
+    /// A page that left, or reloads after its result, is sent nothing more.
+    #[test]
+    fn a_page_that_leaves_or_reloads_gets_no_job_it_cannot_run() {
         run(
             "a page that left is not told later",
             &[

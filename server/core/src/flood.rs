@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
+use crate::engine::Millis;
 use daebug_protocol::BackgroundEvent;
-use std::time::Instant;
 
 pub use crate::engine::render::EVENTS_PER_SECOND;
 
@@ -42,19 +42,13 @@ pub struct BackgroundGate {
     limited: u32,
     over_rate: u32,
     /// The current one-second window and how many events it kept.
-    window: Option<(Instant, u32)>,
-    last_flush: Option<Instant>,
+    window: Option<(Millis, u32)>,
+    last_flush: Option<Millis>,
 }
 
 impl BackgroundGate {
     /// A realm's batch of background events arrived.
-    pub fn offer(
-        &mut self,
-        events: Vec<BackgroundEvent>,
-        dropped: u32,
-        limited: u32,
-        now: Instant,
-    ) {
+    pub fn offer(&mut self, events: Vec<BackgroundEvent>, dropped: u32, limited: u32, now: Millis) {
         self.dropped = self.dropped.saturating_add(dropped);
         self.limited = self.limited.saturating_add(limited);
         for e in events {
@@ -79,7 +73,7 @@ impl BackgroundGate {
 
     /// When the held events should be written (`None`: nothing held);
     /// `now` when the first batch after a quiet spell waits.
-    pub fn due(&self, now: Instant) -> Option<Instant> {
+    pub fn due(&self, now: Millis) -> Option<Millis> {
         if self.held.is_empty() && self.dropped == 0 && self.limited == 0 && self.over_rate == 0 {
             return None;
         }
@@ -92,7 +86,7 @@ impl BackgroundGate {
 
     /// Takes what is held (for a write now: when due, or before another
     /// input of the realm, so the log keeps the order things happened in).
-    pub fn take(&mut self, now: Instant) -> Option<Flush> {
+    pub fn take(&mut self, now: Millis) -> Option<Flush> {
         self.due(now)?;
         self.last_flush = Some(now);
         Some(Flush {
@@ -105,7 +99,7 @@ impl BackgroundGate {
 
     /// Forgets when the last write was, after a quiet spell of at least
     /// [`FLUSH_EVERY`] (so a lone event is written at once).
-    pub fn idle(&mut self, now: Instant) {
+    pub fn idle(&mut self, now: Millis) {
         if self.held.is_empty() && self.last_flush.is_some_and(|at| now >= at + FLUSH_EVERY) {
             self.last_flush = None;
         }
@@ -130,7 +124,7 @@ mod tests {
 
     #[test]
     fn a_flood_is_cut_at_the_rate_and_counted() {
-        let t0 = Instant::now();
+        let t0 = Millis(1_000);
         let mut g = BackgroundGate::default();
         g.offer((0..1_000).map(event).collect(), 3, 0, t0);
         let f = g.take(t0).unwrap();
@@ -147,7 +141,7 @@ mod tests {
 
     #[test]
     fn writes_are_spaced_and_a_lone_event_goes_at_once() {
-        let t0 = Instant::now();
+        let t0 = Millis(1_000);
         let mut g = BackgroundGate::default();
         assert_eq!(g.due(t0), None);
         g.offer(vec![event(1)], 0, 0, t0);

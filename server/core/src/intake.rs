@@ -10,8 +10,8 @@
 //! newer progress report of a job replaces the one waiting behind it, as
 //! each carries all events so far).
 
+use crate::engine::Millis;
 use std::collections::VecDeque;
-use std::time::Instant;
 
 use daebug_protocol::{BackgroundEvent, JobProgress};
 
@@ -22,9 +22,9 @@ use crate::flood::BackgroundGate;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Deferral {
     /// The file is empty (probably mid-write): try at this time.
-    Settling(Instant),
+    Settling(Millis),
     /// Reading or writing failed: try at this time.
-    Failed(Instant),
+    Failed(Millis),
 }
 
 /// What the shell should report about the log's health, at most once per
@@ -44,7 +44,7 @@ pub enum Health {
 pub struct Intake {
     waiting: VecDeque<Input>,
     /// While set, nothing is applied before this time.
-    retry: Option<Instant>,
+    retry: Option<Millis>,
     failing: bool,
     background: BackgroundGate,
 }
@@ -77,7 +77,7 @@ impl Intake {
         events: Vec<BackgroundEvent>,
         dropped: u32,
         limited: u32,
-        now: Instant,
+        now: Millis,
     ) {
         self.background.idle(now);
         self.background.offer(events, dropped, limited, now);
@@ -86,7 +86,7 @@ impl Intake {
     /// What is held of the background goes into the queue now (when due,
     /// or ahead of another input of the realm: the log keeps the order
     /// things happened in).
-    pub fn flush_background(&mut self, now: Instant) {
+    pub fn flush_background(&mut self, now: Millis) {
         if let Some(f) = self.background.take(now) {
             self.handle_input(Input::Background {
                 events: f.events,
@@ -130,19 +130,19 @@ impl Intake {
     }
 
     /// The retry time came (or passed).
-    pub fn handle_retry(&mut self, now: Instant) {
+    pub fn handle_retry(&mut self, now: Millis) {
         if self.retry.is_some_and(|at| now >= at) {
             self.retry = None;
         }
     }
 
     /// When to try the waiting inputs again.
-    pub fn retry_at(&self) -> Option<Instant> {
+    pub fn retry_at(&self) -> Option<Millis> {
         self.retry
     }
 
     /// When the held background events are due.
-    pub fn background_due(&self, now: Instant) -> Option<Instant> {
+    pub fn background_due(&self, now: Millis) -> Option<Millis> {
         self.background.due(now)
     }
 
@@ -256,7 +256,7 @@ mod tests {
     /// its retry; health is reported once per run of failures.
     #[test]
     fn a_deferred_input_waits_at_the_front_for_its_retry() {
-        let t0 = Instant::now();
+        let t0 = Millis(1_000);
         let later = t0 + Duration::from_secs(1);
         let mut intake = Intake::default();
         intake.handle_input(Input::Startup);
@@ -297,7 +297,7 @@ mod tests {
     /// realm's next input when flushed.
     #[test]
     fn background_goes_in_when_flushed_in_order() {
-        let t0 = Instant::now();
+        let t0 = Millis(1_000);
         let mut intake = Intake::default();
         intake.handle_background(vec![event(0)], 0, 0, t0);
         assert_eq!(

@@ -12,6 +12,8 @@
 //! - [`flood`]: background events bounded on their way to a log.
 //! - [`presence`]: which connection serves a log, and its `closed` line.
 //! - [`intake`]: a log's inputs in the order they are applied.
+//! - [`chore`]: what the shell does once an input is applied.
+//! - [`machine`]: what a log's transaction runs an input through.
 //! - [`log_core`]: one log's behaviour, the above together: what happened
 //!   in, inputs to run through the file and messages for the realm out.
 //!
@@ -21,12 +23,14 @@
 //! under the same paths (`daebug::engine`, `daebug::hub::delivery`, …).
 
 pub mod check;
+pub mod chore;
 pub mod delivery;
 pub mod engine;
 pub mod flood;
 pub mod intake;
 pub mod lang;
 pub mod log_core;
+pub mod machine;
 pub mod prepare;
 pub mod presence;
 pub mod unwritten;

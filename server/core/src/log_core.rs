@@ -10,10 +10,11 @@
 //! ```text
 //! core.handle_*(…)                 // what happened
 //! while let Some(input) = core.poll_input() {
-//!     run input through the file:  // engine.handle on its text
-//!         before the write: core.handle_decided(effects) → send what
-//!         poll_send gives, then write
-//!     core.handle_applied(effects) → perform them, send what poll_send gives
+//!     run input through the file:  // core.transact(text, base, input, now):
+//!         edits and effects; a job it dispatches is already queued:
+//!         send what poll_send gives, then write
+//!     core.handle_applied(effects) → perform what poll_chore gives,
+//!         send what poll_send gives
 //! }
 //! ```
 //!
@@ -29,19 +30,20 @@
 //! before the connection gets its jobs ([`LogCore::handle_attached`]).
 
 use std::collections::VecDeque;
-use std::time::Instant;
 
 use daebug_protocol::person::{PersonNews, Waiting};
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, InspectAsk, JobError, JobId, JobResult, Outcome, RealmImage,
-    RealmKind, RealmMsg, ScreenshotAsk,
+    BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobResult, Outcome,
+    RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk,
 };
 
+use crate::chore::Chore;
 use crate::delivery::{ConnId, Delivered, Delivery, Early, JobMsg};
 use crate::engine::lifecycle::Lifecycle;
 use crate::engine::picture::Picture;
-use crate::engine::{ClockTime, Config, Effect, Input, LogEngine, Millis};
+use crate::engine::{Config, Effect, Input, LogEngine, Millis, Now, Output};
 use crate::intake::{Deferral, Health, Intake};
+use crate::machine::{LogMachine, Snapshot};
 use crate::presence::{kind_name, Presence, Said};
 use crate::unwritten::Unwritten;
 
@@ -76,15 +78,26 @@ pub struct ToRealm {
     pub msg: HubMsg,
 }
 
+/// How many times one input is run again with fresh ids (one is enough:
+/// a guard, never reached).
+const MAX_SKIPS: usize = 4;
+
 /// See the module docs.
 #[derive(Debug)]
 pub struct LogCore {
-    pub engine: LogEngine,
+    /// Private: every input reaches it through [`LogMachine::transact`].
+    engine: LogEngine,
     delivery: Delivery,
     presence: Presence,
     intake: Intake,
     /// Sends, in order, for [`LogCore::poll_send`].
     sends: VecDeque<ToRealm>,
+    /// The shell's part of applied inputs, for [`LogCore::poll_chore`].
+    chores: VecDeque<Chore>,
+    /// The preludes of the last applied input, sent outside delivery: one
+    /// that cannot be sent is not held for the next document (its line
+    /// says it had no result).
+    preludes: Vec<JobId>,
     /// While the log cannot be written: the log as it would be.
     unwritten: Option<Unwritten>,
 }
@@ -101,6 +114,8 @@ impl LogCore {
             presence: Presence::new(kind),
             intake: Intake::default(),
             sends: VecDeque::new(),
+            chores: VecDeque::new(),
+            preludes: Vec::new(),
             unwritten: None,
         }
     }
@@ -108,6 +123,11 @@ impl LogCore {
     /// The realm's kind, as its last hello said.
     pub fn kind(&self) -> RealmKind {
         self.presence.kind()
+    }
+
+    /// The job running now, if any.
+    pub fn running(&self) -> Option<JobId> {
+        self.engine.running()
     }
 
     /// The connection serving the log, if one does.
@@ -131,13 +151,14 @@ impl LogCore {
     /// a fan-out's answers, a note of the hub). A hub note about the
     /// realm's connection goes after what the realm sent before it, and so
     /// does a block the agent appended or a door sent: what the realm
-    /// logged before it was written stands above it, not after its reply.
-    pub fn handle_input(&mut self, input: Input, now: Instant) {
+    /// logged before it was written stands above it, not after its reply;
+    /// the hub's stop line comes last.
+    pub fn handle_input(&mut self, input: Input, now: Now) {
         if matches!(
             input,
-            Input::HubNote { .. } | Input::FileChanged | Input::Submit { .. }
+            Input::HubNote { .. } | Input::FileChanged | Input::Submit { .. } | Input::HubStopped
         ) {
-            self.intake.flush_background(now);
+            self.intake.flush_background(now.mono);
         }
         self.intake.handle_input(input);
     }
@@ -167,9 +188,10 @@ impl LogCore {
 
     /// The second half of [`LogCore::handle_attach`]: the connection gets
     /// its jobs. `in_flight`: the jobs the realm says it still runs.
-    pub fn handle_attached(&mut self, conn: ConnId, in_flight: &[JobId], now: Instant) {
+    pub fn handle_attached(&mut self, conn: ConnId, in_flight: &[JobId], now: Now) {
         let running = self.engine.running();
-        self.delivery.handle_attach(conn, in_flight, running, now);
+        self.delivery
+            .handle_attach(conn, in_flight, running, now.mono);
         self.deliver();
         let back = self.presence.back();
         self.say(back);
@@ -177,11 +199,11 @@ impl LogCore {
 
     /// A connection closed. Whether it served the log (the shell forgets
     /// its sender then).
-    pub fn handle_detach(&mut self, conn: ConnId, now: Instant, wall: ClockTime) -> bool {
+    pub fn handle_detach(&mut self, conn: ConnId, now: Now) -> bool {
         if !self.delivery.handle_detach(conn) {
             return false;
         }
-        let said = self.presence.handle_dropped(now, wall);
+        let said = self.presence.handle_dropped(now);
         self.say(said);
         true
     }
@@ -194,18 +216,12 @@ impl LogCore {
     }
 
     /// A realm's message, in the wire's type (its stacks already mapped
-    /// by the shell). `now`: monotonic; `wall`: the hub's clock time.
-    pub fn handle_realm(
-        &mut self,
-        conn: ConnId,
-        msg: RealmMsg,
-        now: Instant,
-        wall: ClockTime,
-    ) -> Option<Aside> {
+    /// by the shell).
+    pub fn handle_realm(&mut self, conn: ConnId, msg: RealmMsg, now: Now) -> Option<Aside> {
         match msg {
-            RealmMsg::Started { job } => self.job_news(Input::Started { job }, now, wall),
-            RealmMsg::Progress(p) => self.job_news(Input::Progress(p), now, wall),
-            RealmMsg::Result(r) => self.job_news(Input::Result(r), now, wall),
+            RealmMsg::Started { job } => self.job_news(Input::Started { job }, now),
+            RealmMsg::Progress(p) => self.job_news(Input::Progress(p), now),
+            RealmMsg::Result(r) => self.job_news(Input::Result(r), now),
             RealmMsg::Background {
                 events,
                 dropped,
@@ -217,7 +233,7 @@ impl LogCore {
                     Some(url) => format!("the page navigated to {url}"),
                     None => "the page was closed".into(),
                 };
-                self.job_news(Input::Left { what }, now, wall)
+                self.job_news(Input::Left { what }, now)
             }
             // A picture comes before its job's result (one channel).
             RealmMsg::Image(image) => return Some(Aside::Image(image)),
@@ -231,19 +247,17 @@ impl LogCore {
                     self.intake.handle_input(Input::Reloading);
                 }
             }
-            RealmMsg::Exiting { code } => {
-                self.handle_exiting(conn, &format!("code {code}"), now, wall)
-            }
+            RealmMsg::Exiting { code } => self.handle_exiting(conn, &format!("code {code}"), now),
             RealmMsg::Flush { seq } => {
                 // Inputs before it are queued in order; what is held for a
                 // write of many goes now.
-                self.intake.flush_background(now);
+                self.intake.flush_background(now.mono);
                 return Some(Aside::Flush(seq));
             }
             RealmMsg::Person { json } => {
                 match serde_json::from_str::<daebug_protocol::person::PersonNews>(&json) {
                     Ok(PersonNews::Answered { title, value }) if self.presence.serves(conn) => {
-                        self.job_news(Input::Human { title, value }, now, wall)
+                        self.job_news(Input::Human { title, value }, now)
                     }
                     Ok(PersonNews::Answered { .. }) => {}
                     Ok(PersonNews::Waiting { waits }) => return Some(Aside::Waiting(waits)),
@@ -263,9 +277,10 @@ impl LogCore {
         events: Vec<BackgroundEvent>,
         dropped: u32,
         limited: u32,
-        now: Instant,
+        now: Now,
     ) {
-        self.intake.handle_background(events, dropped, limited, now);
+        self.intake
+            .handle_background(events, dropped, limited, now.mono);
     }
 
     /// Pictures the hub saved for a job (or could not).
@@ -276,29 +291,46 @@ impl LogCore {
     /// A Node process said it ends (`how`: its code): a job it was running
     /// is lost with it, and the log says it exited, now (a `closed` line
     /// never follows: its socket's close is that same end).
-    pub fn handle_exiting(&mut self, conn: ConnId, how: &str, now: Instant, wall: ClockTime) {
+    pub fn handle_exiting(&mut self, conn: ConnId, how: &str, now: Now) {
         let Some((left, line)) = self.presence.handle_exiting(conn, how) else {
             return;
         };
-        self.job_news(Input::Left { what: left }, now, wall);
+        self.job_news(Input::Left { what: left }, now);
         self.say(line);
     }
 
-    /// The `closed` grace may have run out ([`LogCore::closing_at`]).
-    pub fn handle_closing_due(&mut self, now: Instant) {
-        if let Some(said) = self.presence.poll_closed(now) {
+    /// The time [`LogCore::poll_timeout`] gave came (or passed): what is
+    /// due then is queued (a deferred input's retry, the held background
+    /// events, the `closed` line, the engine's tick).
+    pub fn handle_timeout(&mut self, now: Now) {
+        let due = |at: Option<Millis>| at.is_some_and(|at| at <= now.mono);
+        self.intake.handle_retry(now.mono);
+        if due(self.intake.background_due(now.mono)) {
+            self.intake.flush_background(now.mono);
+        }
+        if let Some(said) = self.presence.poll_closed(now.mono) {
             self.say(said);
+        }
+        if due(self.wake_at()) {
+            self.intake.handle_input(Input::Tick);
         }
     }
 
-    /// The held background events are due ([`LogCore::background_due`]).
-    pub fn handle_background_due(&mut self, now: Instant) {
-        self.intake.flush_background(now);
-    }
-
-    /// The retry time of a deferred input came.
-    pub fn handle_retry(&mut self, now: Instant) {
-        self.intake.handle_retry(now);
+    /// When the core next needs [`LogCore::handle_timeout`]: the earliest
+    /// of its parts' deadlines.
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        // Held background events with no write before them are due at
+        // once: any time passed counts as now.
+        let background = self.intake.background_due(Millis(0));
+        [
+            self.intake.retry_at(),
+            background,
+            self.presence.deadline(),
+            self.wake_at(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next input to run through the file, if one may run now.
@@ -306,27 +338,15 @@ impl LogCore {
         self.intake.poll_input()
     }
 
-    /// The engine ran `poll_input`'s input and its write is about to
-    /// happen with these effects: a job it dispatches is sent now, ahead
-    /// of the write ([`Early::Go`]; send what [`LogCore::poll_send`] gives
-    /// before writing), or the run must be redone with ids past one
-    /// already sent ([`Early::SkipPast`]).
-    pub fn handle_decided(&mut self, effects: &[Effect], now: Instant) -> Early {
-        let early = self
-            .delivery
-            .handle_decided(JobMsg::dispatched(effects), now);
-        if early == Early::Go {
-            self.deliver();
-        }
-        early
-    }
-
     /// The input is applied (its write stood, or there was none) with
-    /// these effects; the shell performs them, then what
-    /// [`LogCore::poll_send`] gives.
-    pub fn handle_applied(&mut self, effects: &[Effect], now: Instant) -> Health {
-        self.delivery.handle_written(effects, now);
+    /// these effects; the shell performs what [`LogCore::poll_chore`]
+    /// gives, then sends what [`LogCore::poll_send`] gives.
+    pub fn handle_applied(&mut self, effects: Vec<Effect>, now: Now) -> Health {
+        self.send_preludes(&effects);
+        self.delivery.handle_written(&effects, now.mono);
         self.deliver();
+        self.chores
+            .extend(effects.into_iter().filter_map(Chore::of));
         let health = self.intake.handle_applied();
         if health == Health::Recovered {
             self.unwritten = None;
@@ -341,29 +361,30 @@ impl LogCore {
     /// input keeps the copy that is ahead.
     pub fn handle_unwritten(
         &mut self,
-        engine: LogEngine,
+        ran: Snapshot,
         base: usize,
         text: String,
         effects: &[Effect],
         why: String,
     ) {
         if self.unwritten.is_none() {
-            self.unwritten = Some(Unwritten::new(engine, base, text, effects, why));
+            self.unwritten = Some(Unwritten::new(ran.0, base, text, effects, why));
         }
     }
 
     /// While the log cannot be written: the door answers the waiting
     /// inputs give on the log as it would be, each saying why the log
-    /// does not show it yet. The shell performs them as
-    /// [`Effect::Answered`].
-    pub fn poll_unwritten_answers(&mut self, now: impl Fn() -> crate::engine::Now) -> Vec<Effect> {
+    /// does not show it yet, queued as [`Chore::Answered`].
+    pub fn handle_unwritten_answers(&mut self, now: impl Fn() -> Now) {
         let Some(u) = self.unwritten.as_mut() else {
-            return Vec::new();
+            return;
         };
-        u.poll_answers(self.intake.waiting(), now)
-            .into_iter()
-            .map(|(ticket, answer)| Effect::Answered { ticket, answer })
-            .collect()
+        let answers = u.poll_answers(self.intake.waiting(), now);
+        self.chores.extend(
+            answers
+                .into_iter()
+                .map(|(ticket, answer)| Chore::Answered { ticket, answer }),
+        );
     }
 
     /// The input could not be applied now: it waits at the front.
@@ -374,7 +395,51 @@ impl LogCore {
     /// A message from [`LogCore::poll_send`] could not be sent (the
     /// connection is busy or closing; its detach follows).
     pub fn handle_send_failed(&mut self, msg: HubMsg) {
+        if matches!(&msg, HubMsg::Job { job, .. } if self.preludes.contains(job)) {
+            return;
+        }
         self.delivery.handle_send_failed(msg);
+    }
+
+    /// The browser bridge's answer to the realm's [`Aside::Inspect`].
+    pub fn handle_inspected(&mut self, answer: InspectAnswer) {
+        self.send_to_serving(HubMsg::Inspected(answer));
+    }
+
+    /// The bridge's screenshot for [`Aside::Screenshot`] (its picture, if
+    /// any, came first with [`LogCore::handle_pictures`] and is applied).
+    pub fn handle_screenshot(&mut self, answer: ScreenshotAnswer) {
+        self.send_to_serving(HubMsg::Screenshot(answer));
+    }
+
+    /// A person's answer from the dashboard, for the realm's panel:
+    /// whether a realm serves the log to take it.
+    pub fn handle_person(&mut self, json: String) -> bool {
+        self.send_to_serving(HubMsg::Person { json })
+    }
+
+    /// Queues `msg` for the serving connection; whether one serves.
+    fn send_to_serving(&mut self, msg: HubMsg) -> bool {
+        let Some(conn) = self.presence.conn() else {
+            return false;
+        };
+        self.sends.push_back(ToRealm { conn, msg });
+        true
+    }
+
+    /// Preludes go to the document that just came, ahead of any job
+    /// delivery sends it; outside delivery (they are no block's job).
+    fn send_preludes(&mut self, effects: &[Effect]) {
+        self.preludes.clear();
+        for prelude in effects.iter().filter_map(JobMsg::prelude) {
+            self.preludes.push(prelude.job);
+            self.send_to_serving(prelude.msg());
+        }
+    }
+
+    /// The next thing for the shell to do of an applied input.
+    pub fn poll_chore(&mut self) -> Option<Chore> {
+        self.chores.pop_front()
     }
 
     /// The next message for a realm connection.
@@ -393,35 +458,20 @@ impl LogCore {
         self.intake.waiting()
     }
 
-    /// When the engine wants its next tick (in hub milliseconds); none
-    /// while inputs wait (the retry drives then).
-    pub fn wake_at(&self) -> Option<Millis> {
+    /// When the engine wants its next tick; none while inputs wait (the
+    /// retry drives then).
+    fn wake_at(&self) -> Option<Millis> {
         match self.intake.is_empty() {
             true => self.engine.next_wake(),
             false => None,
         }
     }
 
-    /// When to try a deferred input again.
-    pub fn retry_at(&self) -> Option<Instant> {
-        self.intake.retry_at()
-    }
-
-    /// When the held background events are due.
-    pub fn background_due(&self, now: Instant) -> Option<Instant> {
-        self.intake.background_due(now)
-    }
-
-    /// When the `closed` line is due.
-    pub fn closing_at(&self) -> Option<Instant> {
-        self.presence.deadline()
-    }
-
     /// A message of the realm about this log's jobs: what it sent before
     /// goes first; a result settles delivery's job; the document's leaving
     /// ends the connection's service.
-    fn job_news(&mut self, input: Input, now: Instant, wall: ClockTime) {
-        self.intake.flush_background(now);
+    fn job_news(&mut self, input: Input, now: Now) {
+        self.intake.flush_background(now.mono);
         if let Input::Result(JobResult { job, .. }) = &input {
             self.delivery.handle_result(*job);
         }
@@ -430,7 +480,7 @@ impl LogCore {
         // The document is gone: nothing more goes to its connection; a
         // job waits for the next document.
         if left && served {
-            let said = self.presence.handle_left(now, wall);
+            let said = self.presence.handle_left(now);
             self.say(said);
         }
     }
@@ -489,15 +539,67 @@ impl LogCore {
     }
 }
 
+/// The core is the machine a log's transaction runs: its engine takes the
+/// text, behind it.
+impl LogMachine for LogCore {
+    /// The engine's run, and delivery's decision on a job it dispatches:
+    /// sent now, ahead of the write that shows it running (the shell
+    /// sends what [`LogCore::poll_send`] gives before it writes). When its
+    /// id was already sent ahead for other code (a run that did not
+    /// stand), the run is done again with ids past it: a realm runs an id
+    /// once.
+    fn transact(&mut self, window: &str, base: usize, input: Input, now: Now) -> Output {
+        for _ in 0..MAX_SKIPS {
+            let before = self.engine.snapshot();
+            let out = self.engine.transact(window, base, input.clone(), now);
+            let job = JobMsg::dispatched(&out.effects);
+            match self.delivery.handle_decided(job, now.mono) {
+                Early::Go => {
+                    self.deliver();
+                    return out;
+                }
+                Early::SkipPast(job) => {
+                    self.engine.restore(before);
+                    self.engine.skip_jobs_through(job);
+                }
+            }
+        }
+        // Unreachable: a run past the id sent ahead does not clash again.
+        self.engine.transact(window, base, input, now)
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        self.engine.snapshot()
+    }
+
+    fn restore(&mut self, snapshot: Snapshot) {
+        self.engine.restore(snapshot)
+    }
+
+    fn horizon(&self, window: &str, base: usize) -> Option<usize> {
+        self.engine.horizon(window, base)
+    }
+
+    fn history_cut(&self, window: &str, base: usize) -> Option<usize> {
+        self.engine.history_cut(window, base)
+    }
+
+    fn moved_history(&mut self, cut: usize, head: usize) {
+        self.engine.moved_history(cut, head)
+    }
+
+    fn skip_jobs_through(&mut self, job: JobId) {
+        self.engine.skip_jobs_through(job)
+    }
+}
+
 /// The whole per-log behaviour without tokio or a file: the log is a
 /// string, the transaction loop the one the log task runs, time is moved
 /// by hand.
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::engine::{apply, template, Now};
+    use crate::engine::{apply, template, ClockTime};
     use crate::presence::DROPPED_GRACE;
     use daebug_protocol::{EventType, Level, Value};
 
@@ -508,7 +610,6 @@ mod tests {
     struct Desk {
         text: String,
         core: LogCore,
-        t0: Instant,
         ms: u64,
         sent: Vec<ToRealm>,
         /// Which connections take messages (the others fail).
@@ -520,7 +621,6 @@ mod tests {
             let mut desk = Desk {
                 text: template::new_log(STEM),
                 core: LogCore::new(STEM, RealmKind::Page, Config::default()),
-                t0: Instant::now(),
                 ms: 0,
                 sent: Vec::new(),
                 open: Vec::new(),
@@ -530,16 +630,22 @@ mod tests {
             desk
         }
 
-        fn now(&self) -> Instant {
-            self.t0 + Duration::from_millis(self.ms)
+        fn now(&self) -> Now {
+            Now {
+                mono: Millis(self.ms),
+                clock: ClockTime {
+                    hour: 12,
+                    minute: 0,
+                    second: (self.ms / 1000 % 60) as u8,
+                },
+            }
         }
 
-        fn wall(&self) -> ClockTime {
-            ClockTime {
-                hour: 12,
-                minute: 0,
-                second: (self.ms / 1000 % 60) as u8,
-            }
+        /// The shell's one timer: what is due at the desk's time.
+        fn timeout(&mut self) {
+            let now = self.now();
+            self.core.handle_timeout(now);
+            self.drain();
         }
 
         fn advance(&mut self, ms: u64) {
@@ -550,20 +656,12 @@ mod tests {
         fn drain(&mut self) {
             self.send_out();
             while let Some(input) = self.core.poll_input() {
-                let now = Now {
-                    mono: Millis(self.ms),
-                    clock: self.wall(),
-                };
-                let out = self.core.engine.handle(&self.text, input, now);
-                if !out.edits.is_empty() {
-                    assert_eq!(
-                        self.core.handle_decided(&out.effects, self.now()),
-                        Early::Go
-                    );
-                    self.send_out();
-                    self.text = apply(&self.text, &out.edits);
-                }
-                self.core.handle_applied(&out.effects, self.now());
+                let now = self.now();
+                let out = self.core.transact(&self.text, 0, input, now);
+                self.send_out();
+                self.text = apply(&self.text, &out.edits);
+                self.core.handle_applied(out.effects, self.now());
+                while self.core.poll_chore().is_some() {}
                 self.send_out();
             }
         }
@@ -595,8 +693,8 @@ mod tests {
         }
 
         fn realm(&mut self, conn: ConnId, msg: RealmMsg) -> Option<Aside> {
-            let (now, wall) = (self.now(), self.wall());
-            let aside = self.core.handle_realm(conn, msg, now, wall);
+            let now = self.now();
+            let aside = self.core.handle_realm(conn, msg, now);
             self.drain();
             aside
         }
@@ -667,7 +765,7 @@ mod tests {
     }
 
     /// With the realm there, a job goes out before the write that shows
-    /// it running (the shell sends what `handle_decided` queued first).
+    /// it running (the shell sends what `transact` queued first).
     #[test]
     fn a_job_goes_out_ahead_of_its_write() {
         let mut desk = Desk::new();
@@ -676,21 +774,45 @@ mod tests {
         let now = desk.now();
         desk.core.handle_input(Input::FileChanged, now);
         let input = desk.core.poll_input().expect("the change");
-        let out = desk.core.engine.handle(
-            &desk.text,
-            input,
-            Now {
-                mono: Millis(0),
-                clock: desk.wall(),
-            },
-        );
-        assert_eq!(desk.core.handle_decided(&out.effects, now), Early::Go);
+        let out = desk.core.transact(&desk.text, 0, input, now);
         desk.send_out();
         assert_eq!(desk.jobs().len(), 1, "before the write");
         desk.text = apply(&desk.text, &out.edits);
-        desk.core.handle_applied(&out.effects, now);
+        desk.core.handle_applied(out.effects, now);
         desk.send_out();
         assert_eq!(desk.jobs().len(), 1, "not sent twice");
+    }
+
+    /// A run whose write did not stand (the file changed under it) sent
+    /// its job ahead; the run again on the newer text, with other code,
+    /// takes a fresh id, and the realm is told to stop the first.
+    #[test]
+    fn an_id_sent_ahead_is_not_lent_to_other_code() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        let now = desk.now();
+        desk.core.handle_input(Input::FileChanged, now);
+        let input = desk.core.poll_input().expect("the change");
+        let before = desk.core.snapshot();
+        let first = format!("{}{}", desk.text, block("1 + 1"));
+        desk.core.transact(&first, 0, input.clone(), now);
+        desk.send_out();
+        let sent = desk.last_job();
+        desk.core.restore(before);
+        let newer = format!("{}{}", desk.text, block("2 + 2"));
+        let out = desk.core.transact(&newer, 0, input, now);
+        let dispatched = JobMsg::dispatched(&out.effects).expect("a dispatch");
+        assert!(dispatched.job > sent, "{dispatched:?} after {sent}");
+        desk.send_out();
+        desk.text = apply(&newer, &out.edits);
+        desk.core.handle_applied(out.effects, now);
+        desk.send_out();
+        let cancelled = desk
+            .sent
+            .iter()
+            .any(|s| matches!(s.msg, HubMsg::Cancel { job } if job == sent));
+        assert!(cancelled, "{:?}", desk.sent);
+        assert_eq!(desk.core.running(), Some(dispatched.job));
     }
 
     /// Background events the realm sent before a result go in before it
@@ -701,11 +823,11 @@ mod tests {
         desk.attach(1, &[], None);
         desk.append(&block("3 + 3"));
         let job = desk.last_job();
-        let (now, wall) = (desk.now(), desk.wall());
+        let now = desk.now();
         desk.core
             .handle_background(vec![console("before the result")], 0, 0, now);
         assert!(desk.core.is_settled(), "held for a write of many");
-        desk.core.handle_realm(1, result(job, "6"), now, wall);
+        desk.core.handle_realm(1, result(job, "6"), now);
         let order: Vec<&str> = desk
             .core
             .waiting()
@@ -758,18 +880,13 @@ mod tests {
             desk.text
         );
         assert_eq!(desk.core.serving(), None);
-        assert!(
-            !desk.core.handle_detach(1, desk.now(), desk.wall()),
-            "already gone"
-        );
-        let due = desk.core.closing_at().expect("a closed line is due");
+        assert!(!desk.core.handle_detach(1, desk.now()), "already gone");
+        let due = desk.core.poll_timeout().expect("a closed line is due");
         desk.advance(1000);
-        desk.core.handle_closing_due(desk.now());
-        desk.drain();
+        desk.timeout();
         assert!(!desk.text.contains(" closed at "), "not before the grace");
-        desk.ms = (due - desk.t0).as_millis() as u64;
-        desk.core.handle_closing_due(desk.now());
-        desk.drain();
+        desk.ms = due.0;
+        desk.timeout();
         assert!(desk.text.contains(" closed at "), "{}", desk.text);
         desk.append(&block("4 + 4"));
         let before = desk.jobs().len();
@@ -787,7 +904,7 @@ mod tests {
             desk.attach(1, &[], None);
             desk.append(&block("await new Promise(() => {})"));
             let job = desk.last_job();
-            assert!(desk.core.handle_detach(1, desk.now(), desk.wall()));
+            assert!(desk.core.handle_detach(1, desk.now()));
             desk.drain();
             let running: &[JobId] = if in_flight { &[job] } else { &[] };
             desk.attach(2, running, Some(Lifecycle::Reloaded));
@@ -797,7 +914,7 @@ mod tests {
                 "in flight: {in_flight}\n{}",
                 desk.text
             );
-            assert_eq!(desk.core.engine.running().is_some(), !lost);
+            assert_eq!(desk.core.running().is_some(), !lost);
             if !lost {
                 desk.realm(2, result(job, "5"));
                 assert!(desk.text.contains("\n5\n"), "{}", desk.text);
@@ -814,7 +931,7 @@ mod tests {
         desk.open.clear();
         desk.append(&block("5 + 5"));
         assert!(desk.jobs().is_empty());
-        desk.core.handle_detach(1, desk.now(), desk.wall());
+        desk.core.handle_detach(1, desk.now());
         desk.drain();
         desk.attach(2, &[], Some(Lifecycle::Reloaded));
         assert_eq!(desk.jobs().len(), 1);
@@ -847,12 +964,66 @@ mod tests {
         );
     }
 
+    /// Answers for the realm (a person's, the bridge's) leave through
+    /// `poll_send`, to the connection serving the log; with none, nothing.
+    #[test]
+    fn answers_for_the_realm_leave_through_poll_send() {
+        let mut desk = Desk::new();
+        assert!(!desk.core.handle_person("{}".into()), "no realm serves");
+        desk.attach(3, &[], None);
+        assert!(desk.core.handle_person("{}".into()));
+        desk.core.handle_inspected(InspectAnswer {
+            ask: 1,
+            error: None,
+        });
+        desk.core.handle_screenshot(ScreenshotAnswer {
+            ask: 2,
+            path: None,
+            width: 0,
+            height: 0,
+            error: Some("no bridge".into()),
+        });
+        desk.send_out();
+        let sent: Vec<String> = desk
+            .sent
+            .iter()
+            .map(|s| {
+                let what = match &s.msg {
+                    HubMsg::Person { .. } => "person",
+                    HubMsg::Inspected(_) => "inspected",
+                    HubMsg::Screenshot(_) => "screenshot",
+                    _ => "other",
+                };
+                format!("{}:{what}", s.conn)
+            })
+            .collect();
+        assert_eq!(sent, ["3:person", "3:inspected", "3:screenshot"]);
+    }
+
+    /// Held background events are due at once after a quiet spell; the
+    /// one timeout writes them.
+    #[test]
+    fn the_one_timeout_writes_held_events() {
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        let now = desk.now();
+        desk.core
+            .handle_background(vec![console("held")], 0, 0, now);
+        assert!(desk.core.poll_timeout().is_some_and(|at| at <= now.mono));
+        desk.timeout();
+        assert!(desk.text.contains("held"), "{}", desk.text);
+        assert_eq!(desk.core.poll_timeout(), None);
+    }
+
     /// A silent close: the longer grace.
     #[test]
     fn a_silent_close_waits_the_longer_grace() {
         let mut desk = Desk::new();
         desk.attach(1, &[], None);
-        assert!(desk.core.handle_detach(1, desk.now(), desk.wall()));
-        assert_eq!(desk.core.closing_at(), Some(desk.now() + DROPPED_GRACE));
+        assert!(desk.core.handle_detach(1, desk.now()));
+        assert_eq!(
+            desk.core.poll_timeout(),
+            Some(desk.now().mono + DROPPED_GRACE)
+        );
     }
 }

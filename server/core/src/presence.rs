@@ -4,7 +4,9 @@
 //! (docs/log-format.md, "Lifecycle lines"). Pure: `handle_*` in, what the
 //! log should say out, time and the wall clock passed in.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::engine::{Millis, Now};
 
 use daebug_protocol::RealmKind;
 
@@ -41,7 +43,7 @@ pub struct Presence {
     kind: RealmKind,
     conn: Option<ConnId>,
     /// When the `closed` line is due, and when the realm left.
-    closing: Option<(Instant, ClockTime)>,
+    closing: Option<(Millis, ClockTime)>,
     /// The Node process said it exited, and the log says so: no `closed`
     /// line when its socket then closes.
     exited: bool,
@@ -72,7 +74,7 @@ impl Presence {
     }
 
     /// When the `closed` line is due.
-    pub fn deadline(&self) -> Option<Instant> {
+    pub fn deadline(&self) -> Option<Millis> {
         self.closing.map(|(at, _)| at)
     }
 
@@ -99,16 +101,16 @@ impl Presence {
 
     /// The serving connection closed without a word (delivery decides
     /// whether it was the serving one).
-    pub fn handle_dropped(&mut self, now: Instant, wall: ClockTime) -> Said {
-        self.leave(DROPPED_GRACE, now, wall);
+    pub fn handle_dropped(&mut self, now: Now) -> Said {
+        self.leave(DROPPED_GRACE, now);
         self.conn = None;
         Said::Away(Some(self.away("disconnected")))
     }
 
     /// The document said it is leaving (navigated away, closed; a Node
     /// process that ended).
-    pub fn handle_left(&mut self, now: Instant, wall: ClockTime) -> Said {
-        self.leave(LEAVING_GRACE, now, wall);
+    pub fn handle_left(&mut self, now: Now) -> Said {
+        self.leave(LEAVING_GRACE, now);
         self.conn = None;
         Said::Away(Some(match self.kind {
             RealmKind::Node => self.away("exited"),
@@ -154,7 +156,7 @@ impl Presence {
 
     /// The grace ran out with no document back: the `closed` line (a Node
     /// process gone without a word: `exited`), at the time it left.
-    pub fn poll_closed(&mut self, now: Instant) -> Option<Said> {
+    pub fn poll_closed(&mut self, now: Millis) -> Option<Said> {
         let (due, at) = self.closing?;
         if now < due {
             return None;
@@ -173,11 +175,11 @@ impl Presence {
     /// The `closed` line becomes due `grace` from now, unless one is due
     /// already (a page that said it leaves keeps its shorter grace when its
     /// socket then closes) or the process said it exited.
-    fn leave(&mut self, grace: Duration, now: Instant, wall: ClockTime) {
+    fn leave(&mut self, grace: Duration, now: Now) {
         if self.exited || self.closing.is_some() {
             return;
         }
-        self.closing = Some((now + grace, wall));
+        self.closing = Some((now.mono + grace, now.clock));
     }
 
     fn away(&self, what: &str) -> String {
@@ -226,8 +228,10 @@ mod tests {
 
     /// Each row: a kind, the steps (time in seconds), and what the log is
     /// told after each.
-    #[test]
-    fn presence_as_the_table_says() {
+    type Row = (&'static str, RealmKind, Vec<(u64, Step)>, Vec<Option<Said>>);
+
+    /// Rows of pages.
+    fn page_rows() -> Vec<Row> {
         use RealmKind::*;
         use Step::*;
         let closed = |what, s| Said::Line {
@@ -235,8 +239,7 @@ mod tests {
             how: String::new(),
             at: Some(wall(s)),
         };
-        type Row = (&'static str, RealmKind, Vec<(u64, Step)>, Vec<Option<Said>>);
-        let table: Vec<Row> = vec![
+        vec![
             (
                 "a page that left and came back within the grace: no line",
                 Page,
@@ -299,6 +302,19 @@ mod tests {
                     Some(closed(Lifecycle::Closed, 1)),
                 ],
             ),
+        ]
+    }
+
+    /// Rows of Node processes, and of connections that do not serve the log.
+    fn node_rows() -> Vec<Row> {
+        use RealmKind::*;
+        use Step::*;
+        let closed = |what, s| Said::Line {
+            what,
+            how: String::new(),
+            at: Some(wall(s)),
+        };
+        vec![
             (
                 "a Node process that said it exits: `exited` now, no `closed` after",
                 Node,
@@ -349,9 +365,14 @@ mod tests {
                     None,
                 ],
             ),
-        ];
-        let t0 = Instant::now();
-        for (what, kind, steps, want) in table {
+        ]
+    }
+
+    #[test]
+    fn presence_as_the_table_says() {
+        use Step::*;
+        let t0 = Millis(1_000);
+        for (what, kind, steps, want) in page_rows().into_iter().chain(node_rows()) {
             let mut p = Presence::new(kind);
             let mut got = Vec::new();
             for (s, step) in steps {
@@ -361,8 +382,14 @@ mod tests {
                         p.handle_attach(conn, k);
                         None
                     }
-                    Dropped => Some(p.handle_dropped(now, wall(s as u32))),
-                    Left => Some(p.handle_left(now, wall(s as u32))),
+                    Dropped => Some(p.handle_dropped(Now {
+                        mono: now,
+                        clock: wall(s as u32),
+                    })),
+                    Left => Some(p.handle_left(Now {
+                        mono: now,
+                        clock: wall(s as u32),
+                    })),
                     Exiting(conn) => p.handle_exiting(conn, "code 1").map(|(_, said)| said),
                     Responsive(conn, r) => p.handle_responsive(conn, r),
                     Poll => p.poll_closed(now),

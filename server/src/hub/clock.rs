@@ -31,6 +31,13 @@ impl Clock {
         Millis(self.start.elapsed().as_millis() as u64)
     }
 
+    /// The first [`Millis`] reading at or after `at` (a deadline the
+    /// core is given: never due before `at`).
+    pub fn millis_at(&self, at: Instant) -> Millis {
+        let d = at.saturating_duration_since(self.start);
+        Millis(d.as_millis() as u64 + u64::from(!d.subsec_nanos().is_multiple_of(1_000_000)))
+    }
+
     /// The instant a [`Millis`] reading stands for (to sleep until it).
     pub fn instant(&self, at: Millis) -> Instant {
         self.start + std::time::Duration::from_millis(at.0)

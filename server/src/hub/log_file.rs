@@ -26,7 +26,7 @@
 //! reported; nothing is dropped.
 //!
 //! **Large logs cost what their tail costs.** The engine only looks at
-//! the end of a log (from its [`LogEngine::horizon`] on), so once the hub
+//! the end of a log (from its [`LogMachine::horizon`] on), so once the hub
 //! has read a log whole it remembers an [`Anchor`]: the lines just before
 //! and at that horizon, and where they were. The next read starts there;
 //! if those bytes are still in place, only that window is read and given
@@ -56,8 +56,9 @@ use super::window::{
     already_holds, anchor, appended, rewrite, touches_first_line, Anchor, LateWrite, Seen,
 };
 use crate::engine::text::Eol;
-use crate::engine::{apply, Effect, Input, LogEngine, Now};
+use crate::engine::{apply, Effect, Input, Now};
 use crate::hub::delivery::Early;
+use daebug_core::machine::{LogMachine, Snapshot};
 
 /// How long an empty log must stay empty before the hub rewrites it.
 pub const SETTLE: Duration = Duration::from_millis(500);
@@ -81,12 +82,12 @@ pub enum Later {
     Unwritten(Box<UnwrittenRun>),
 }
 
-/// A run whose write failed: the error, and the engine, text and effects
-/// it gave (the engine itself is back as it was before the run).
+/// A run whose write failed: the error, and the machine, text and effects
+/// it gave (the machine itself is back as it was before the run).
 #[derive(Debug)]
 pub struct UnwrittenRun {
     pub error: io::Error,
-    pub engine: LogEngine,
+    pub ran: Snapshot,
     pub text: Seen,
     pub effects: Vec<Effect>,
 }
@@ -110,7 +111,7 @@ struct PendingWrite {
     read: Read0,
     new: Seen,
     history: Option<PathBuf>,
-    snapshot: LogEngine,
+    snapshot: Snapshot,
     effects: Vec<Effect>,
     runs: usize,
 }
@@ -209,7 +210,7 @@ impl LogFile {
     /// against the effects finally returned.
     fn begin(
         &mut self,
-        engine: &mut LogEngine,
+        engine: &mut impl LogMachine,
         input: &Input,
         now: impl Fn() -> Now,
     ) -> Result<Step, Later> {
@@ -248,10 +249,10 @@ impl LogFile {
     /// A run can be superseded (the file changed under the write, or the
     /// write failed), so what `before_write` acts on it checks against the
     /// effects finally returned.
-    pub fn transact<O>(
+    pub fn transact<O, M: LogMachine>(
         &mut self,
         owner: &mut O,
-        engine_of: impl Fn(&mut O) -> &mut LogEngine,
+        engine_of: impl Fn(&mut O) -> &mut M,
         input: &Input,
         now: impl Fn() -> Now,
         mut before_write: impl FnMut(&mut O, &[Effect]) -> Early,
@@ -264,7 +265,7 @@ impl LogFile {
             };
             step = match before_write(owner, w.effects()) {
                 Early::SkipPast(job) => {
-                    let skip = |e: &mut LogEngine| e.skip_jobs_through(job);
+                    let skip = |e: &mut M| e.skip_jobs_through(job);
                     self.redo(engine_of(owner), w, skip, &now)?
                 }
                 Early::Go => self.commit(engine_of(owner), w, &now)?,
@@ -275,9 +276,9 @@ impl LogFile {
     /// Writes a pending run. [`Step::Done`] once it stands; another
     /// [`Step::Write`] when the agent changed the file meanwhile (nothing
     /// of theirs was overwritten: the input ran again on their text).
-    fn commit(
+    fn commit<M: LogMachine>(
         &mut self,
-        engine: &mut LogEngine,
+        engine: &mut M,
         w: Box<PendingWrite>,
         now: impl Fn() -> Now,
     ) -> Result<Step, Later> {
@@ -294,15 +295,16 @@ impl LogFile {
             Ok(Some(newer)) => {
                 tracing::debug!(path = %self.path.display(), "the file changed under a write; running the input again");
                 w.history.iter().for_each(|h| remove_quietly(h));
-                *engine = w.snapshot;
+                engine.restore(w.snapshot);
                 self.run(engine, w.input, newer, w.runs, now)
             }
             Err(error) => {
                 w.history.iter().for_each(|h| remove_quietly(h));
-                let ran = std::mem::replace(engine, w.snapshot);
+                let ran = engine.snapshot();
+                engine.restore(w.snapshot);
                 Err(Later::Unwritten(Box::new(UnwrittenRun {
                     error,
-                    engine: ran,
+                    ran,
                     text: w.new,
                     effects: w.effects,
                 })))
@@ -313,15 +315,15 @@ impl LogFile {
     /// Drops a pending run and runs the input again on the same text,
     /// after `change` (for example fresh job ids) is made to the engine as
     /// it was before the run.
-    fn redo(
+    fn redo<M: LogMachine>(
         &mut self,
-        engine: &mut LogEngine,
+        engine: &mut M,
         w: Box<PendingWrite>,
-        change: impl FnOnce(&mut LogEngine),
+        change: impl FnOnce(&mut M),
         now: impl Fn() -> Now,
     ) -> Result<Step, Later> {
         w.history.iter().for_each(|h| remove_quietly(h));
-        *engine = w.snapshot;
+        engine.restore(w.snapshot);
         change(engine);
         self.run(engine, w.input, w.read, w.runs, now)
     }
@@ -329,7 +331,7 @@ impl LogFile {
     /// Runs the engine on `read`, up to the write.
     fn run(
         &mut self,
-        engine: &mut LogEngine,
+        engine: &mut impl LogMachine,
         input: Input,
         mut read: Read0,
         mut runs: usize,
@@ -353,12 +355,12 @@ impl LogFile {
             {
                 return Ok(Step::Done(Vec::new()));
             }
-            let snapshot = engine.clone();
-            let out = engine.handle_at(&read.seen.text, read.seen.base, input.clone(), now());
+            let snapshot = engine.snapshot();
+            let out = engine.transact(&read.seen.text, read.seen.base, input.clone(), now());
             if read.seen.base > 0 && touches_first_line(&read.seen.text, &out.edits) {
                 // The engine reached back to the window's first line: it
                 // may have wanted to see more. Run it on the whole text.
-                *engine = snapshot;
+                engine.restore(snapshot);
                 read = self.read(false).map_err(Later::Failed)?;
                 continue;
             }
@@ -382,12 +384,12 @@ impl LogFile {
                 // it alone; anything that must be written waits until it
                 // has stayed so for a while, then starts the log afresh.
                 if matches!(input, Input::FileChanged) {
-                    *engine = snapshot;
+                    engine.restore(snapshot);
                     return Ok(Step::Done(Vec::new()));
                 }
                 let since = *self.empty_since.get_or_insert_with(Instant::now);
                 if since.elapsed() < SETTLE {
-                    *engine = snapshot;
+                    engine.restore(snapshot);
                     return Err(Later::Settling(since + SETTLE));
                 }
             }
@@ -408,7 +410,7 @@ impl LogFile {
                     runs,
                 }))),
                 Err(e) => {
-                    *engine = snapshot;
+                    engine.restore(snapshot);
                     Err(Later::Failed(e))
                 }
             };
@@ -429,7 +431,7 @@ impl LogFile {
         &self,
         read: &Read0,
         new: Seen,
-        engine: &mut LogEngine,
+        engine: &mut impl LogMachine,
         clock: crate::engine::ClockTime,
     ) -> io::Result<(Seen, Option<PathBuf>)> {
         let Some(cut) = engine.history_cut(&new.text, new.base) else {
@@ -1015,6 +1017,7 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
+    use crate::engine::LogEngine;
 
     /// A transaction with `between` run before each write (where the log
     /// task sends a job ahead); `SkipPast` runs it again with fresh ids.

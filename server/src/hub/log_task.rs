@@ -1,6 +1,9 @@
 //! One task per chat log: the IO shell of its [`LogCore`]. It reads and
-//! writes `debug/<stem>.md`, holds the realm connection's sender and the
-//! timers, and performs what the core decides.
+//! writes `debug/<stem>.md`, holds the realm connection's sender and one
+//! timer ([`LogTask::next_timeout`]: the core's `poll_timeout`, a look
+//! into a replaced file, the bridge's held lines), sends what the core's
+//! `poll_send` gives and performs its chores (docs/architecture.md, "The
+//! machine").
 //!
 //! Everything that concerns one log arrives in its inbox (file changed,
 //! messages of its realm, the realm coming and going), so no lock guards a
@@ -37,6 +40,7 @@ use crate::engine::picture::Picture;
 use crate::engine::{Config, Effect, Input};
 use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
+use daebug_core::chore::Chore;
 use daebug_core::intake::{Deferral, Health};
 use daebug_core::log_core::{Aside, LogCore, ToRealm};
 use daebug_protocol::door::HubEvent;
@@ -106,8 +110,6 @@ struct LogTask {
     /// Where jobs and answers go: the serving connection (the core's
     /// [`LogCore::serving`]).
     link: Option<RealmLink>,
-    /// When the engine wants its next tick (always the core's `wake_at`).
-    wake: Option<Instant>,
     /// The next look into the replaced file, and how many were done.
     rescue_at: Option<Instant>,
     rescue_step: usize,
@@ -189,7 +191,6 @@ impl LogTask {
             rescue_at: None,
             rescue_step: 0,
             link: None,
-            wake: None,
             cells: Cells::default(),
             browser: BrowserSeen::new(said),
             flushes: Vec::new(),
@@ -209,11 +210,7 @@ impl LogTask {
         self.drain();
         let shutdown = self.settings.shutdown.clone();
         loop {
-            let (wake, rescue) = (self.wake, self.rescue_at);
-            let retry = self.core.retry_at().map(Instant::from_std);
-            let closing = self.core.closing_at().map(Instant::from_std);
-            let flush = self.core.background_due(pure_now()).map(Instant::from_std);
-            let browser = self.browser.next_wake().map(Instant::from_std);
+            let next = self.next_timeout();
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
@@ -229,42 +226,15 @@ impl LogTask {
                     }
                     None => break,
                 },
-                () = sleep_until(retry), if retry.is_some() => {
-                    self.core.handle_retry(pure_now());
-                    self.drain();
-                }
-                () = sleep_until(wake), if wake.is_some() => self.feed(Input::Tick),
-                () = sleep_until(rescue), if rescue.is_some() => self.rescue(),
-                () = sleep_until(flush), if flush.is_some() => {
-                    self.core.handle_background_due(pure_now());
-                    self.drain();
-                }
-                () = sleep_until(closing), if closing.is_some() => {
-                    self.core.handle_closing_due(pure_now());
-                    self.drain();
-                }
-                () = sleep_until(browser), if browser.is_some() => {
-                    let (lines, dropped) = self.browser.poll(Instant::now().into_std());
-                    if !lines.is_empty() || dropped > 0 {
-                        let at = wall().to_string();
-                        let mut events: Vec<BackgroundEvent> =
-                            lines.into_iter().map(|l| l.into_event(at.clone())).collect();
-                        self.load_maps_of(stacks_of(&events, None)).await;
-                        self.map_event_stacks(&mut events, None);
-                        // The bridge's lines the adapter did not report:
-                        // not the adapter's word, they settle no held line.
-                        self.core.handle_background(events, dropped, 0, pure_now());
-                    }
-                }
+                () = sleep_until(next), if next.is_some() => self.on_timeout().await,
             }
         }
         // Results that already arrived are written before the task ends.
         while let Ok(msg) = inbox.try_recv() {
             self.on(msg);
         }
-        self.core.handle_background_due(pure_now());
-        self.drain();
-        // The log's last line says the hub stopped, and when.
+        // The log's last line says the hub stopped, and when (what the
+        // realm sent before goes in first).
         if !self.fan_out {
             self.feed(Input::HubStopped);
         }
@@ -294,7 +264,7 @@ impl LogTask {
                 document,
             } => self.attach(conn, kind, tx, in_flight, document),
             LogMsg::Detach { conn } => {
-                if self.core.handle_detach(conn, pure_now(), wall()) {
+                if self.core.handle_detach(conn, self.settings.clock.now()) {
                     self.link = None;
                 }
                 self.drain();
@@ -320,15 +290,11 @@ impl LogTask {
             LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
             LogMsg::Shot { ask, taken } => self.shot(ask, taken),
             LogMsg::Inspected(answer) => {
-                if let Some(link) = &self.link {
-                    let _ = link.tx.try_send(HubMsg::Inspected(answer));
-                }
+                self.core.handle_inspected(answer);
+                self.send_out();
             }
             LogMsg::Person { json, sent } => {
-                let ok = self
-                    .link
-                    .as_ref()
-                    .is_some_and(|l| l.tx.try_send(HubMsg::Person { json }).is_ok());
+                let ok = self.core.handle_person(json) && self.send_out();
                 let _ = sent.send(ok);
             }
             LogMsg::Responsive { conn, responsive } => {
@@ -438,9 +404,8 @@ impl LogTask {
             }
             Err(why) => answer.error = Some(why),
         }
-        if let Some(link) = &self.link {
-            let _ = link.tx.try_send(HubMsg::Screenshot(answer));
-        }
+        self.core.handle_screenshot(answer);
+        self.send_out();
     }
 
     /// A realm's message, in the wire's type: its stacks mapped, then to
@@ -462,7 +427,7 @@ impl LogTask {
             _ => None,
         };
         if let Some(told) = told.filter(|_| self.settings.cdp.is_some()) {
-            self.browser.handle_adapter(told, pure_now());
+            self.browser.handle_adapter(told, Instant::now().into_std());
         }
         let result = match &msg {
             RealmMsg::Result(r) => Some(r.job),
@@ -475,7 +440,7 @@ impl LogTask {
         if let Some(job) = result {
             self.timing.result(job);
         }
-        let aside = self.core.handle_realm(conn, msg, pure_now(), wall());
+        let aside = self.core.handle_realm(conn, msg, self.settings.clock.now());
         self.forget_gone_link();
         match aside {
             None => {}
@@ -639,13 +604,60 @@ impl LogTask {
         self.link = Some(RealmLink { conn, tx });
         self.core.handle_attach(conn, kind, document);
         self.drain();
-        self.core.handle_attached(conn, &in_flight, pure_now());
+        self.core
+            .handle_attached(conn, &in_flight, self.settings.clock.now());
         self.drain();
+    }
+
+    /// The task's one timer: the earliest of the core's deadline, the next
+    /// look into a replaced file and the bridge's held lines.
+    fn next_timeout(&self) -> Option<Instant> {
+        let core = self
+            .core
+            .poll_timeout()
+            .map(|at| self.settings.clock.instant(at));
+        let browser = self.browser.next_wake().map(Instant::from_std);
+        [core, self.rescue_at, browser].into_iter().flatten().min()
+    }
+
+    /// The timer fired: each part does what is due.
+    async fn on_timeout(&mut self) {
+        let now = Instant::now();
+        if self.rescue_at.is_some_and(|at| at <= now) {
+            self.rescue();
+        }
+        if self
+            .browser
+            .next_wake()
+            .is_some_and(|at| at <= now.into_std())
+        {
+            self.browser_lines(now).await;
+        }
+        self.core.handle_timeout(self.settings.clock.now());
+        self.drain();
+    }
+
+    /// The bridge's lines the adapter did not report, once their wait ran
+    /// out: not the adapter's word, they settle no held line.
+    async fn browser_lines(&mut self, now: Instant) {
+        let (lines, dropped) = self.browser.poll(now.into_std());
+        if lines.is_empty() && dropped == 0 {
+            return;
+        }
+        let at = wall().to_string();
+        let mut events: Vec<BackgroundEvent> = lines
+            .into_iter()
+            .map(|l| l.into_event(at.clone()))
+            .collect();
+        self.load_maps_of(stacks_of(&events, None)).await;
+        self.map_event_stacks(&mut events, None);
+        let now = self.settings.clock.now();
+        self.core.handle_background(events, dropped, 0, now);
     }
 
     /// Tells the core of one input, then applies what it can.
     fn feed(&mut self, input: Input) {
-        self.core.handle_input(input, pure_now());
+        self.core.handle_input(input, self.settings.clock.now());
         self.drain();
     }
 
@@ -663,7 +675,7 @@ impl LogTask {
     /// the file, in order, until one has to wait; performs their effects
     /// and sends what the core gives.
     fn drain(&mut self) {
-        send_out(&mut self.core, &self.link, &mut self.timing, &self.stem);
+        self.send_out();
         while let Some(input) = self.core.poll_input() {
             let large = self.file.is_large();
             let outcome = off_the_worker(large, || self.transaction(&input));
@@ -682,21 +694,20 @@ impl LogTask {
                     if archived {
                         effects.retain(|e| !matches!(e, Effect::Archive { .. }));
                     }
-                    if self.core.handle_applied(&effects, pure_now()) == Health::Recovered {
+                    let now = self.settings.clock.now();
+                    if self.core.handle_applied(effects, now) == Health::Recovered {
                         tracing::info!(stem = %self.stem, "the log can be written again");
                         let _ = self.settings.directory.send(DirMsg::LogUnwritten {
                             stem: self.stem.clone(),
                             why: None,
                         });
                     }
-                    for effect in effects {
-                        self.perform(effect);
-                    }
-                    send_out(&mut self.core, &self.link, &mut self.timing, &self.stem);
+                    self.perform_chores();
+                    self.send_out();
                 }
                 Err(Later::Settling(at)) => {
-                    self.core
-                        .handle_deferred(input, Deferral::Settling(at.into_std()));
+                    let at = self.settings.clock.millis_at(at);
+                    self.core.handle_deferred(input, Deferral::Settling(at));
                     break;
                 }
                 Err(Later::Failed(e)) => {
@@ -710,13 +721,10 @@ impl LogTask {
                         run.error
                     );
                     let UnwrittenRun {
-                        engine,
-                        text,
-                        effects,
-                        ..
+                        ran, text, effects, ..
                     } = *run;
                     self.core
-                        .handle_unwritten(engine, text.base, text.text, &effects, why);
+                        .handle_unwritten(ran, text.base, text.text, &effects, why);
                     break;
                 }
             }
@@ -724,17 +732,19 @@ impl LogTask {
         // While the log cannot be written, doors hear their replies from
         // the log as it would be.
         let clock = self.settings.clock;
-        for answered in self.core.poll_unwritten_answers(|| clock.now()) {
-            self.perform(answered);
-        }
+        self.core.handle_unwritten_answers(|| clock.now());
+        self.perform_chores();
         self.answer_flushes();
-        let clock = self.settings.clock;
-        self.wake = self.core.wake_at().map(|at| clock.instant(at));
+    }
+
+    /// Sends what the core gives (see [`send_out`]); whether all of it went.
+    fn send_out(&mut self) -> bool {
+        send_out(&mut self.core, &self.link, &mut self.timing, &self.stem)
     }
 
     /// The input could not be applied: it waits, and is tried again soon.
     fn defer_failed(&mut self, input: Input, e: &std::io::Error) {
-        let at = (Instant::now() + RETRY_AFTER_ERROR).into_std();
+        let at = self.settings.clock.millis() + RETRY_AFTER_ERROR;
         if self.core.handle_deferred(input, Deferral::Failed(at)) == Health::Failing {
             tracing::error!(stem = %self.stem, "{}: {e}; will try again", self.file.path.display());
             let _ = self.settings.directory.send(DirMsg::LogUnwritten {
@@ -756,7 +766,7 @@ impl LogTask {
         let (link, timing) = (&self.link, &mut self.timing);
         let effects = self.file.transact(
             &mut self.core,
-            |core| &mut core.engine,
+            |core| core,
             input,
             || clock.now(),
             |core, effects| {
@@ -766,12 +776,10 @@ impl LogTask {
                         archived = true;
                     }
                 }
-                let early = core.handle_decided(effects, pure_now());
-                if early == Early::Go {
-                    send_out(core, link, timing, stem);
-                    wrote = true;
-                }
-                early
+                // A job the run dispatches goes out ahead of the write.
+                send_out(core, link, timing, stem);
+                wrote = true;
+                Early::Go
             },
         )?;
         Ok((effects, archived, wrote))
@@ -792,49 +800,31 @@ impl LogTask {
         }
     }
 
-    fn perform(&mut self, effect: Effect) {
-        match effect {
-            // Delivery sends it (see `drain`); its stacks are mapped here.
-            Effect::Dispatch { job, prepared, .. } => {
+    /// Does what the core left to the shell of the inputs it applied.
+    fn perform_chores(&mut self) {
+        while let Some(chore) = self.core.poll_chore() {
+            self.perform(chore);
+        }
+    }
+
+    fn perform(&mut self, chore: Chore) {
+        match chore {
+            // The core sent it; its stacks are mapped here.
+            Chore::Remember { job, map } => {
                 let at = self.settings.clock.now().clock.to_string();
-                self.cells.remember(job.0, prepared.map, at);
+                self.cells.remember(job.0, map, at);
             }
-            Effect::Prelude {
-                job,
-                prepared,
-                timeout_ms,
-                depth,
-                full,
-            } => {
-                let at = self.settings.clock.now().clock.to_string();
-                self.cells.remember(job.0, prepared.map, at);
-                let msg = HubMsg::Job {
-                    job,
-                    code: prepared.code,
-                    timeout_ms,
-                    depth,
-                    full,
-                };
-                // Outside delivery: it is no block's job. Not sent when the
-                // realm is already gone again: the line says it had no result.
-                if let Some(link) = &self.link {
-                    let _ = link.tx.try_send(msg);
-                }
-            }
-            Effect::Cancel { .. } => {}
-            // `drain` re-arms the wake from the engine after every input.
-            Effect::WakeAt(_) => {}
-            Effect::Archive { path, text } => {
+            Chore::Archive { path, text } => {
                 write_archive(&self.settings.dir, &self.stem, &path, &text)
             }
-            Effect::State(state) => {
+            Chore::State(state) => {
                 let _ = self.settings.directory.send(DirMsg::LogState {
                     stem: self.stem.clone(),
                     state,
                 });
             }
-            Effect::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
-            Effect::FanOut {
+            Chore::Notice(n) => tracing::info!(stem = %self.stem, "{n}"),
+            Chore::FanOut {
                 job,
                 agent,
                 info,
@@ -850,7 +840,7 @@ impl LogTask {
                     });
                 }
             }
-            Effect::Answered { ticket, answer } => {
+            Chore::Answered { ticket, answer } => {
                 self.timing.answered(answer.job);
                 if let Some(tx) = self.submitted.remove(&ticket) {
                     let _ = tx.send(answer);
@@ -863,11 +853,18 @@ impl LogTask {
 /// Sends what the core gives to the serving connection; a message for
 /// another connection, or one the connection cannot take now (it is going
 /// away; its detach follows), goes back to the core, which holds a job
-/// (with its timeout) for the next.
-fn send_out(core: &mut LogCore, link: &Option<RealmLink>, timing: &mut JobTimes, stem: &str) {
+/// (with its timeout) for the next. Whether every message went.
+fn send_out(
+    core: &mut LogCore,
+    link: &Option<RealmLink>,
+    timing: &mut JobTimes,
+    stem: &str,
+) -> bool {
+    let mut all = true;
     while let Some(ToRealm { conn, msg }) = core.poll_send() {
         let Some(link) = link.as_ref().filter(|l| l.conn == conn) else {
             core.handle_send_failed(msg);
+            all = false;
             continue;
         };
         if let HubMsg::Job { job, .. } = &msg {
@@ -876,8 +873,10 @@ fn send_out(core: &mut LogCore, link: &Option<RealmLink>, timing: &mut JobTimes,
         if let Err(e) = link.tx.try_send(msg) {
             tracing::warn!(stem, "realm connection busy or closed; job held");
             core.handle_send_failed(e.into_inner());
+            all = false;
         }
     }
+    all
 }
 
 /// Writes a reply's full text to `debug/<rel>` (its link is in the reply).
@@ -960,12 +959,6 @@ fn coalesce(
 }
 
 /// Sleeps until `at`; never resolves for `None` (the branch is disabled).
-/// Now, for the pure parts (`daebug-core` takes `std` instants): tokio's
-/// clock, so paused time in tests moves them too.
-fn pure_now() -> std::time::Instant {
-    Instant::now().into_std()
-}
-
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -1115,7 +1108,7 @@ mod tests {
         let HubMsg::Job { job: first, .. } = first else {
             return Some(format!("expected a job, got {first:?}"));
         };
-        if task.core.engine.running().is_some() {
+        if task.core.running().is_some() {
             return None;
         }
         // The agent's write completes, with the block's code changed.
@@ -1131,7 +1124,7 @@ mod tests {
         let cancelled = msgs
             .iter()
             .any(|m| matches!(m, HubMsg::Cancel { job } if *job == first));
-        let running = task.core.engine.running();
+        let running = task.core.running();
         Some(match (lent, cancelled, running) {
             (false, true, Some(j)) if j != first => String::new(),
             _ => format!("first sent: {first}; then {msgs:?}; the log runs {running:?}"),
@@ -1155,7 +1148,7 @@ mod tests {
         let mut task = LogTask::new(stem, RealmKind::Page, settings, config);
         task.link = Some(RealmLink { conn: 1, tx });
         task.core.handle_attach(1, RealmKind::Page, None);
-        task.core.handle_attached(1, &[], pure_now());
+        task.core.handle_attached(1, &[], task.settings.clock.now());
         (task, rx)
     }
 
@@ -1180,10 +1173,10 @@ mod tests {
         f.write_all(b"\n```js\nawait new Promise(() => {})\n```\n\n> **agent** to shop-3f2a at 12:00:00\n\n```js\n2+2\n```\n")
             .unwrap();
         task.feed(Input::FileChanged);
-        let first = task.core.engine.running().expect("the first block runs");
+        let first = task.core.running().expect("the first block runs");
         tokio::time::advance(Duration::from_millis(20)).await;
         task.feed(Input::Tick);
-        let second = task.core.engine.running().expect("the next request runs");
+        let second = task.core.running().expect("the next request runs");
         assert_ne!(first, second);
         let mut msgs = Vec::new();
         while let Ok(m) = rx.try_recv() {
@@ -1209,7 +1202,7 @@ mod tests {
         std::fs::write(&path, template::new_log("shop-3f2a")).unwrap();
         let (mut task, _rx) = task(path.clone(), Config::default());
         task.feed(Input::Startup);
-        let left = pure_now();
+        let left = task.settings.clock.millis();
         task.on(LogMsg::FromRealm(RealmLetter {
             conn: 1,
             msg: RealmMsg::Leaving {
@@ -1218,10 +1211,10 @@ mod tests {
             answer: mpsc::channel(1).0,
             slot: None,
         }));
-        assert_eq!(task.core.closing_at(), Some(left + LEAVING_GRACE));
+        assert_eq!(task.core.poll_timeout(), Some(left + LEAVING_GRACE));
         tokio::time::advance(Duration::from_secs(1)).await;
         task.on(LogMsg::Detach { conn: 1 });
-        assert_eq!(task.core.closing_at(), Some(left + LEAVING_GRACE));
+        assert_eq!(task.core.poll_timeout(), Some(left + LEAVING_GRACE));
         let (tx, _rx2) = mpsc::channel(16);
         task.on(LogMsg::Attach {
             conn: 2,
@@ -1230,22 +1223,20 @@ mod tests {
             in_flight: vec![],
             document: Some((Lifecycle::Reloaded, "http://h/".into())),
         });
-        assert_eq!(task.core.closing_at(), None);
+        assert_eq!(task.core.poll_timeout(), None);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** reloaded at "), "{text}");
         assert!(!text.contains(" closed at "), "{text}");
         // A silent close: the longer grace, then the line, at the time it left.
-        let gone = pure_now();
+        let gone = task.settings.clock.millis();
         task.on(LogMsg::Detach { conn: 2 });
-        assert_eq!(task.core.closing_at(), Some(gone + DROPPED_GRACE));
+        assert_eq!(task.core.poll_timeout(), Some(gone + DROPPED_GRACE));
         // Not before the grace ran out.
-        task.core.handle_closing_due(pure_now());
-        task.drain();
+        task.on_timeout().await;
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains(" closed at "), "{text}");
         tokio::time::advance(DROPPED_GRACE).await;
-        task.core.handle_closing_due(pure_now());
-        task.drain();
+        task.on_timeout().await;
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("** closed at "), "{text}");
     }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use super::fsio::{remove_quietly, same_inode, write_temp};
 use super::in_place::{self, Rewrite};
 use crate::engine::registry_notes::{RegistryNext, RegistryText};
+use crate::engine::Millis;
 
 /// How long the hub waits for a lease before it swaps the file whole.
 const LEASE_PATIENCE: Duration = Duration::from_secs(1);
@@ -41,6 +42,8 @@ pub struct RegistryFile {
     text: RegistryText,
     /// No lease could be had since then.
     no_lease_since: Option<Instant>,
+    /// The origin of the [`Millis`] the pure part counts in.
+    origin: Instant,
 }
 
 impl RegistryFile {
@@ -49,7 +52,19 @@ impl RegistryFile {
             path,
             text: RegistryText::default(),
             no_lease_since: None,
+            origin: Instant::now(),
         }
+    }
+
+    /// `at` as the pure part counts time.
+    fn millis(&self, at: Instant) -> Millis {
+        Millis(at.saturating_duration_since(self.origin).as_millis() as u64)
+    }
+
+    /// The instant a wait of the pure part ends (rounded up a millisecond,
+    /// so it is never early).
+    fn instant(&self, at: Millis) -> Instant {
+        self.origin + Duration::from_millis(at.0 + 1)
     }
 
     /// Reads the file, keeps what the agent added (each block answered by
@@ -71,9 +86,10 @@ impl RegistryFile {
                 .truncate(false)
                 .open(&self.path)?;
             let mut wait = None;
+            let at = self.millis(now);
             let text = &mut self.text;
             let done = in_place::rewrite_whole(&file, &self.path, |read| {
-                match text.handle_read(read, hub, answer, now) {
+                match text.handle_read(read, hub, answer, at) {
                     RegistryNext::Write(new) => Some(new),
                     RegistryNext::Wait(at) => {
                         wait = Some(at);
@@ -82,7 +98,9 @@ impl RegistryFile {
                 }
             })?;
             match done {
-                Rewrite::Done { .. } if let Some(at) = wait => return Ok(Synced::Again(at)),
+                Rewrite::Done { .. } if let Some(at) = wait => {
+                    return Ok(Synced::Again(self.instant(at)))
+                }
                 Rewrite::Done { read, now: text } => {
                     self.no_lease_since = None;
                     let wrote = read != text;
@@ -115,13 +133,14 @@ impl RegistryFile {
     ) -> io::Result<Synced> {
         let mut read = String::new();
         file.read_to_string(&mut read)?;
-        let new = match self.text.handle_read(&read, hub, answer, now) {
+        let at = self.millis(now);
+        let new = match self.text.handle_read(&read, hub, answer, at) {
             RegistryNext::Write(new) if new == read => {
                 self.text.handle_written(hub, new);
                 return Ok(Synced::Done { wrote: false });
             }
             RegistryNext::Write(new) => new,
-            RegistryNext::Wait(at) => return Ok(Synced::Again(at)),
+            RegistryNext::Wait(at) => return Ok(Synced::Again(self.instant(at))),
         };
         let tmp = write_temp(&self.path, &new)?;
         let held = file.metadata()?;

@@ -30,23 +30,30 @@
 //! the size of the tail, not the size of the file (docs/log-format.md).
 
 pub mod agent_data;
+mod background;
 pub mod door_calls;
 pub mod earlier;
 pub mod effect;
 pub mod ended;
 pub mod fan_out;
 pub mod human;
+mod idle;
 pub mod input;
 pub mod ledger;
 pub mod lifecycle;
+mod lines;
 pub mod markdown;
 pub mod picture;
 pub mod prelude;
 mod reconcile;
+mod region;
 pub mod registry;
 pub mod registry_notes;
 pub mod render;
+mod reply;
 pub mod rerun;
+mod running;
+mod start;
 pub mod survey;
 pub mod tail;
 pub mod template;
@@ -58,7 +65,7 @@ use std::ops::Range;
 
 use daebug_protocol::{BackgroundEvent, RealmKind};
 
-use crate::prepare;
+use crate::prepare::{self, Prepared};
 
 pub use effect::{Effect, LogState, Output};
 pub use input::{Input, JobError, JobId, JobProgress, JobResult, Outcome, Value};
@@ -72,7 +79,7 @@ use render::Drops;
 use tail::{chunks, end_base, line_is, next_request, ExecBlock};
 use template::FOOTER;
 use text::{blank_run_start, diff, line_start, lines_back, lines_from, Eol};
-use time::{format_duration, format_timeout};
+use time::format_duration;
 
 /// How often the executing placeholder's elapsed time may be rewritten.
 pub const PLACEHOLDER_REFRESH_MS: u64 = 5_000;
@@ -159,68 +166,21 @@ pub struct LogEngine {
 }
 
 pub use door_calls::RELOAD_ANSWER_WAIT_MS;
+use running::{JobNews, JobPlace, JobTime, JobWait, Running, Verdict};
 
-/// What the engine remembers about the running block.
-#[derive(Debug, Clone)]
-struct Running {
+/// A block about to start: what is known of it before its region is
+/// written.
+struct Starting {
     id: JobId,
-    /// Who the replies go to.
+    /// The door call waiting on it, and the chunk it sent.
+    ticket: Option<u64>,
+    chunk: Option<String>,
     agent: String,
-    /// The request header line of the chunk, to find it again if the
-    /// executing region is edited away (recovery).
-    request_header: String,
-    request_hint: Option<usize>,
-    /// `> **stem** to agent at HH:MM:SS`: the executing region's first line,
-    /// unique because finished replies always carry a suffix.
+    /// What the realm runs, or the error it is answered with at once.
+    prepared: Result<Prepared, JobError>,
+    code: String,
+    opener: String,
     exec_header: String,
-    exec_clock: ClockTime,
-    region_hint: Option<usize>,
-    /// Whether a blank line was inserted between the region and `rest`.
-    sep: bool,
-    /// The rest of the running chunk (its later blocks and prose) as it was
-    /// when this block started: what follows it was appended later and is a
-    /// queued chunk, not part of this one.
-    rest: String,
-    started: Millis,
-    timeout_ms: u64,
-    /// Background events of this job so far (the latest progress).
-    events: Vec<BackgroundEvent>,
-    drops: Drops,
-    /// The elapsed seconds the placeholder shows, and when it was written.
-    shown_secs: u64,
-    shown_at: Millis,
-    /// Why the realm cannot run it now (disconnected...), shown in the
-    /// placeholder so the agent knows the wait is not the code's.
-    away: Option<String>,
-    /// Since when (hub time) it has been away, for a timeout's reply.
-    away_since: Option<ClockTime>,
-    /// How many `cancel` lines stood after its chunk when it started:
-    /// one more appended while it runs cancels it (an older one was meant
-    /// for an earlier job).
-    cancels: usize,
-    /// Someone deleted the `executing (…)` line: it is back, and says why
-    /// and how to stop waiting instead.
-    line_deleted: bool,
-    /// Lifecycle lines of what happened to the realm while it ran (LF
-    /// endings): in its region, then at the end of its reply.
-    lifecycle: String,
-    /// A fan-out log's job: the realms' replies so far, in its region.
-    gathering: Option<fan_out::Gathering>,
-    /// Whether a realm said it started it ([`Input::Started`]). A new
-    /// document's line that comes before goes above the block: the block
-    /// runs in that document.
-    begun: bool,
-    /// It waited for a new document, whose line stands above it: that
-    /// document's background events before the block began go there too.
-    in_new_document: bool,
-    /// A data fence's job: its reply is the realm's note, not a value.
-    data: bool,
-}
-
-impl Running {
-    fn deadline(&self) -> Millis {
-        self.started.plus(self.timeout_ms)
-    }
 }
 
 /// Where the executing region and the chunk's rest are in a [`Work`] buffer.
@@ -252,46 +212,6 @@ impl Work {
 
     fn nl(&self) -> &'static str {
         self.eol.as_str()
-    }
-}
-
-/// How a reply header ends.
-enum Verdict {
-    Ok(u64),
-    Error(u64),
-    Timeout(u64),
-    /// A `cancel` line stopped the wait after this long.
-    Cancelled(u64),
-}
-
-impl Verdict {
-    /// The duration its header shows.
-    fn ms(&self) -> u64 {
-        match *self {
-            Verdict::Ok(ms)
-            | Verdict::Error(ms)
-            | Verdict::Timeout(ms)
-            | Verdict::Cancelled(ms) => ms,
-        }
-    }
-
-    /// The log's state after a block ended so.
-    fn state(&self) -> LogState {
-        match self {
-            Verdict::Ok(_) => LogState::Completed,
-            Verdict::Error(_) | Verdict::Cancelled(_) => LogState::Failed,
-            Verdict::Timeout(_) => LogState::Timeout,
-        }
-    }
-
-    /// The parenthesised end of the reply header.
-    fn suffix(&self) -> String {
-        match *self {
-            Verdict::Ok(ms) => format!("({})", format_duration(ms)),
-            Verdict::Error(ms) => format!("(**ERROR** after {})", format_duration(ms)),
-            Verdict::Timeout(ms) => format!("(**TIMEOUT** after {})", format_timeout(ms)),
-            Verdict::Cancelled(ms) => format!("(**CANCELLED** after {})", format_timeout(ms)),
-        }
     }
 }
 
@@ -333,10 +253,10 @@ impl LogEngine {
 
     /// When the engine next needs a [`Input::Tick`].
     pub fn next_wake(&self) -> Option<Millis> {
-        let job = self
-            .job
-            .as_ref()
-            .map(|j| j.deadline().min(j.shown_at.plus(PLACEHOLDER_REFRESH_MS)));
+        let job = self.job.as_ref().map(|j| {
+            j.deadline()
+                .min(j.time.shown_at.plus(PLACEHOLDER_REFRESH_MS))
+        });
         let reruns = self.preludes.deadline();
         let reload = self.door_calls.deadline();
         job.into_iter().chain(reruns).chain(reload).min()
@@ -377,7 +297,7 @@ impl LogEngine {
         match &self.job {
             Some(j) => {
                 let taken = self.ledger.iter().find(|t| t.job == Some(j.id))?;
-                Some(block(taken)?.min(at(j.region_hint?, &j.exec_header)?))
+                Some(block(taken)?.min(at(j.place.region_hint?, &j.place.exec_header)?))
             }
             None => {
                 let footer = self.footer_hint.and_then(|h| at(h, FOOTER));
@@ -428,9 +348,9 @@ impl LogEngine {
             // The running chunk's request header stays with its block.
             Some(j) => {
                 let at = self.horizon(window, base)?;
-                let request = j.request_hint.filter(|h| {
+                let request = j.place.request_hint.filter(|h| {
                     h.checked_sub(base)
-                        .and_then(|h| line_is(window, h, &j.request_header))
+                        .and_then(|h| line_is(window, h, &j.place.request_header))
                         .is_some()
                 });
                 Some(request.map_or(at, |r| r.min(at)))
@@ -461,8 +381,8 @@ impl LogEngine {
             }
         }
         if let Some(j) = self.job.as_mut() {
-            j.request_hint = j.request_hint.and_then(&by);
-            j.region_hint = j.region_hint.and_then(&by);
+            j.place.request_hint = j.place.request_hint.and_then(&by);
+            j.place.region_hint = j.place.region_hint.and_then(&by);
         }
     }
 
@@ -492,7 +412,7 @@ impl LogEngine {
             },
             Input::Started { job } => {
                 if let Some(j) = self.job.as_mut().filter(|j| j.id == job) {
-                    j.begun = true;
+                    j.wait.begun = true;
                 }
             }
             Input::Reloading => {
@@ -519,81 +439,19 @@ impl LogEngine {
                 over_rate,
             } => {
                 let drops = Drops::new(dropped, limited);
-                // A dev server's hot update is a line of its own, in
-                // its place among the events (docs/log-format.md, "Hot
-                // updates").
-                let (hot, events): (Vec<_>, Vec<_>) = events
-                    .into_iter()
-                    .partition(|e| e.source.as_deref() == Some(render::HOT_SOURCE));
-                // Each its own paragraph (a blank line between), as
-                // headers are.
-                let mut hot_lines = String::new();
-                for e in &hot {
-                    if !hot_lines.is_empty() {
-                        hot_lines.push('\n');
-                    }
-                    let line = lifecycle::hot_updated(&self.stem, &e.message, now.clock);
-                    hot_lines.push_str(&line);
-                    hot_lines.push('\n');
-                }
-                if !hot_lines.is_empty() && events.is_empty() && drops.is_none() && over_rate == 0 {
-                    self.above_footer(text, hot_lines, now, out);
-                } else if !events.is_empty() || !drops.is_none() || over_rate > 0 {
-                    let header = format!("> **{}** background at {}\n", self.stem, now.clock);
-                    if !hot_lines.is_empty() {
-                        hot_lines.push('\n');
-                    }
-                    let mut block = hot_lines + &header + &render::events(&events, drops);
-                    if over_rate > 0 {
-                        block.push_str(&render::over_rate_note(over_rate));
-                    }
-                    match &self.job {
-                        // The new document's events before the block began
-                        // in it stand with its line, above the block: the
-                        // log keeps the order things happened in.
-                        Some(j) if !j.begun && j.in_new_document => {
-                            self.line_above_running(text, block, now, out)
-                        }
-                        _ => self.above_footer(text, block, now, out),
-                    }
-                }
+                self.background(text, events, drops, over_rate, now, out)
             }
             Input::Images { job, pictures } => self.pictures.handle_saved(job, pictures),
             Input::Tick => self.tick(text, now, out),
             Input::Left { what } => self.left(text, &what, now, out),
-            Input::HubStopped => {
-                let line = format!("> **hub** stopped at {}\n", now.clock);
-                match self.job.is_some() {
-                    true => {
-                        let mut w = Work::new(text, text.len());
-                        let nl = w.nl();
-                        if !w.buf.is_empty() && !w.buf.ends_with('\n') {
-                            w.buf.push_str(nl);
-                        }
-                        w.buf.push_str(nl);
-                        w.buf.push_str(&w.eol.convert(&line));
-                        self.finish(text, w, out);
-                    }
-                    false => self.above_footer(text, line, now, out),
-                }
-            }
+            Input::HubStopped => self.hub_stopped(text, now, out),
             Input::HubNote { text: note } => {
                 let header = format!("> **{}** background at {}\n", self.stem, now.clock);
                 self.above_footer(text, format!("{header}({note})\n"), now, out);
             }
             Input::Lifecycle { what, url, at } => {
-                let at = at
-                    .as_deref()
-                    .and_then(ClockTime::parse)
-                    .unwrap_or(now.clock);
-                let line = lifecycle::line(&self.stem, what, &url, at) + "\n";
-                let reruns = !matches!(
-                    what,
-                    lifecycle::Lifecycle::Closed | lifecycle::Lifecycle::Exited
-                );
-                if let Some(lines) = self.rerun_preludes(line, reruns, now, out) {
-                    self.write_lifecycle(text, lines, now, out);
-                }
+                let at = at.as_deref().and_then(ClockTime::parse);
+                self.lifecycle(text, what, &url, at.unwrap_or(now.clock), now, out)
             }
             Input::Submit {
                 ticket,
@@ -601,15 +459,13 @@ impl LogEngine {
                 info,
                 code,
             } => {
-                self.door_calls.handle_submit(fan_out::Submission {
+                let submission = fan_out::Submission {
                     ticket,
                     agent,
                     info,
                     code,
-                });
-                if self.job.is_none() {
-                    self.idle_changed(text, now, out);
-                }
+                };
+                self.submitted(text, submission, now, out)
             }
             Input::FannedOut { job, stems } => self.fanned_out(text, job, stems, now, out),
             Input::Answer {
@@ -620,17 +476,17 @@ impl LogEngine {
             } => self.realm_answered(text, job, &stem, reply, ok, now, out),
             Input::Presence { away } => self.presence(text, away, now, out),
             Input::Human { title, value } => {
-                // In the running job's region (the block that awaits it,
-                // as a rule), else above the footer.
                 let lines = human::answer(&title, &value, now.clock);
-                match self.job.as_mut() {
-                    Some(j) => {
-                        j.lifecycle.push_str(&lines);
-                        self.update_region(text, true, now, out);
-                    }
-                    None => self.above_footer(text, lines, now, out),
-                }
+                self.human_answered(text, lines, now, out)
             }
+        }
+    }
+
+    /// A block another door sent: written when the log is idle.
+    fn submitted(&mut self, text: &str, s: fan_out::Submission, now: Now, out: &mut Output) {
+        self.door_calls.handle_submit(s);
+        if self.job.is_none() {
+            self.idle_changed(text, now, out);
         }
     }
 
@@ -643,256 +499,6 @@ impl LogEngine {
         }
     }
 
-    /// The running job's events so far (the whole list).
-    fn progress(&mut self, text: &str, p: JobProgress, now: Now, out: &mut Output) {
-        match self.job.as_mut() {
-            Some(j) if j.id == p.job => {
-                j.events = p.events;
-                j.drops = Drops::new(p.dropped, p.limited);
-                self.update_region(text, true, now, out);
-            }
-            _ => out.effects.push(Effect::Notice(format!(
-                "{}: progress for job {}, which is not running, ignored",
-                self.stem, p.job
-            ))),
-        }
-    }
-
-    /// The realm's document is gone: the running job's reply says so now.
-    fn left(&mut self, text: &str, what: &str, now: Now, out: &mut Output) {
-        let Some(j) = &self.job else { return };
-        let elapsed = now.mono.since(j.started);
-        let error = JobError {
-            name: "Error".into(),
-            message: format!("{what} while this block ran, so its result is lost; append the block again to re-run it in the new document"),
-            stack: None,
-        };
-        out.effects.push(Effect::Cancel { job: j.id });
-        let verdict = Verdict::Error(elapsed);
-        self.complete(text, verdict, Some(Outcome::Error(error)), now, out);
-    }
-
-    /// Why the realm cannot run jobs now (`None`: it can): the running
-    /// job's placeholder says so.
-    fn presence(&mut self, text: &str, away: Option<String>, now: Now, out: &mut Output) {
-        self.away = away.clone();
-        let Some(j) = self.job.as_mut() else { return };
-        if j.away != away {
-            if j.away.is_none() {
-                j.away_since = Some(now.clock);
-            }
-            j.away = away;
-            self.update_region(text, true, now, out);
-        }
-    }
-
-    /// A fan-out log's job went to these realms.
-    fn fanned_out(
-        &mut self,
-        text: &str,
-        job: JobId,
-        stems: Vec<String>,
-        now: Now,
-        out: &mut Output,
-    ) {
-        let gathering = self.job.as_mut().filter(|j| j.id == job);
-        match gathering.and_then(|j| j.gathering.as_mut()) {
-            Some(g) => {
-                g.asked = Some(stems);
-                self.gathered(text, now, out);
-            }
-            None => out.effects.push(Effect::Notice(format!(
-                "{}: job {job}, which is not gathering answers, was sent out",
-                self.stem
-            ))),
-        }
-    }
-
-    /// One realm's reply to a fan-out log's job.
-    #[allow(clippy::too_many_arguments)]
-    fn realm_answered(
-        &mut self,
-        text: &str,
-        job: JobId,
-        stem: &str,
-        reply: String,
-        ok: bool,
-        now: Now,
-        out: &mut Output,
-    ) {
-        let added = self
-            .job
-            .as_mut()
-            .filter(|j| j.id == job)
-            .and_then(|j| j.gathering.as_mut())
-            .is_some_and(|g| g.add(stem, &reply, ok));
-        let late = match self.config.fan_out {
-            true => self.ended.late_agent(job),
-            false => None,
-        };
-        match (added, late.map(str::to_string)) {
-            (true, _) => self.gathered(text, now, out),
-            // After the fan-out job stopped waiting: the realm's reply goes
-            // above the footer, as a late result would, under a header of
-            // this log's (so a save that drops it gets it back, and it is
-            // not taken for another's).
-            (false, Some(agent)) => {
-                let header = format!("> **{}** to {agent} at {} (late)\n", self.stem, now.clock);
-                self.above_footer(text, header + &reply, now, out);
-            }
-            (false, None) => out.effects.push(Effect::Notice(format!(
-                "{}: the reply of {stem} to job {job} came when it was no longer awaited; it is in {stem}'s log",
-                self.stem
-            ))),
-        }
-    }
-
-    /// Dispatches a rerun of each prelude still standing as written (in
-    /// the new document); the line waits for their answers. The text to
-    /// write now, when there is no rerun to wait for.
-    fn rerun_preludes(
-        &mut self,
-        line: String,
-        reruns: bool,
-        now: Now,
-        out: &mut Output,
-    ) -> Option<String> {
-        // Edited or deleted: the last whole survey did not find its block.
-        let ledger = &self.ledger;
-        let standing = |job: JobId| {
-            ledger
-                .iter()
-                .find(|t| t.job == Some(job))
-                .is_none_or(|t| t.place != Place::Gone)
-        };
-        let (next_job, preparer) = (&mut self.next_job, &self.config.preparer);
-        let rerun = |p: &prelude::Prelude| {
-            let id = JobId(*next_job);
-            *next_job += 1;
-            let prepared = preparer.prepare(&p.code, p.lang, id).ok()?;
-            out.effects.push(Effect::Prelude {
-                job: id,
-                prepared,
-                timeout_ms: p.timeout_ms,
-                depth: p.depth,
-                full: p.full,
-            });
-            Some(id)
-        };
-        self.preludes
-            .handle_document(line, reruns, standing, rerun, now.mono)
-    }
-
-    /// Writes a lifecycle line (and its prelude notes) where it happened:
-    /// into the region of a job running when it happened; above a job
-    /// that has not started yet (it runs in the new document); else above
-    /// the footer. A door call whose block reloaded the page gets the
-    /// line in its answer.
-    fn write_lifecycle(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
-        if let Some((ticket, answer)) = self.door_calls.handle_document(&lines) {
-            out.effects.push(Effect::Answered { ticket, answer });
-        }
-        match self.job.as_mut() {
-            Some(j) if j.begun => {
-                j.lifecycle.push_str(&lines);
-                self.update_region(text, true, now, out);
-            }
-            Some(_) => {
-                if let Some(j) = self.job.as_mut() {
-                    j.in_new_document = true;
-                }
-                self.line_above_running(text, lines, now, out)
-            }
-            None => {
-                self.pending.push(lines);
-                self.idle_changed(text, now, out);
-            }
-        }
-    }
-
-    /// A new document's line, above the running block that will run in
-    /// it: above its chunk's request header when it is the chunk's first
-    /// block, else right above it (after the reply of the block before).
-    /// Remembered after the block before it, so a save that drops it gets
-    /// it back there.
-    fn line_above_running(&mut self, text: &str, lines: String, now: Now, out: &mut Output) {
-        let Some(j) = self.job.as_ref() else { return };
-        let taken = self.ledger.iter().position(|t| t.job == Some(j.id));
-        let block_at = taken.and_then(|k| {
-            let t = self.ledger.get(k);
-            line_is(text, t.place.at()?, &t.opener).map(|l| l.start)
-        });
-        let (Some(k), Some(block_at)) = (taken, block_at) else {
-            // The block is not where the engine left it: the line goes in
-            // the region, which reconcile found.
-            if let Some(j) = self.job.as_mut() {
-                j.lifecycle.push_str(&lines);
-            }
-            return self.update_region(text, true, now, out);
-        };
-        let before = (k > 0).then(|| self.ledger.get(k - 1));
-        let header_at = j
-            .request_hint
-            .and_then(|h| line_is(text, h, &j.request_header))
-            .map(|l| l.start);
-        let first_of_chunk = header_at.is_some_and(|h| {
-            h <= block_at && before.and_then(|b| b.place.at()).is_none_or(|b| b < h)
-        });
-        let at = match (first_of_chunk, header_at) {
-            (true, Some(h)) => h,
-            _ => block_at,
-        };
-        let after = before.map_or(0, |b| b.seq);
-        let mut w = Work::new(text, at);
-        let nl = w.nl();
-        let mut insert = String::new();
-        if at > 0 && lines_back(text, at).next().is_some_and(|l| !l.is_blank()) {
-            insert.push_str(nl);
-        }
-        insert.push_str(&w.eol.convert(&lines));
-        insert.push_str(nl);
-        w.buf.insert_str(at - w.base, &insert);
-        let len = insert.len();
-        self.ledger.wrote_after(after, lines);
-        // What stands from `at` on moved down.
-        let shift = |h: usize| if h >= at { h + len } else { h };
-        for t in self.ledger.iter_mut() {
-            if let Place::At(h) = t.place {
-                t.place = Place::At(shift(h));
-            }
-        }
-        if let Some(j) = self.job.as_mut() {
-            j.region_hint = j.region_hint.map(shift);
-            j.request_hint = j.request_hint.map(shift);
-        }
-        self.tail_from = shift(self.tail_from);
-        self.redate_waiting(&mut w, now);
-        self.finish(text, w, out);
-    }
-
-    /// The job that waited for a new document runs in it from now: its
-    /// region's header (and so its reply's) takes this time, never earlier
-    /// than the document's line above it.
-    fn redate_waiting(&mut self, w: &mut Work, now: Now) {
-        let Some(j) = self.job.as_mut() else { return };
-        let Some((who, _)) = j.exec_header.rsplit_once(" at ") else {
-            return;
-        };
-        let header = format!("{who} at {}", now.clock);
-        let Some(rel) = j.region_hint.and_then(|h| h.checked_sub(w.base)) else {
-            return;
-        };
-        if header == j.exec_header || !w.buf[rel..].starts_with(&j.exec_header) {
-            return;
-        }
-        w.buf.replace_range(rel..rel + j.exec_header.len(), &header);
-        for t in self.ledger.iter_mut().filter(|t| t.job == Some(j.id)) {
-            t.header = header.clone();
-        }
-        j.exec_header = header;
-        j.exec_clock = now.clock;
-    }
-
     fn finish(&mut self, text: &str, w: Work, out: &mut Output) {
         if let Some(edit) = diff(w.base, &text[w.base..], &w.buf) {
             out.edits.push(edit);
@@ -901,983 +507,15 @@ impl LogEngine {
 
     // ----- idle ---------------------------------------------------------
 
-    fn idle_changed(&mut self, text: &str, now: Now, out: &mut Output) {
-        if text.trim().is_empty() {
-            // The log was emptied or is new: give it its head and footer.
-            let mut w = Work::new(text, 0);
-            w.buf = w.eol.convert(&template::new_log_of(&self.stem, self.kind));
-            self.footer_hint = w.buf.find(FOOTER);
-            self.settle(&mut w, 0, now, out);
-            return self.finish(text, w, out);
-        }
-        // Where the footer and the tail are was found by reconcile, which
-        // reads fences: no search here may take page output for them.
-        let (mut w, from) = match self.footer_hint.and_then(|h| line_is(text, h, FOOTER)) {
-            // From the line above the footer, so taking the footer out sees
-            // whether a blank line is already there (one blank at the seam).
-            Some(f) => (
-                Work::new(text, line_start(text, f.start.saturating_sub(1))),
-                0,
-            ),
-            None => {
-                let p = self.tail_from.min(text.len());
-                let w = Work::new(text, p.saturating_sub(1));
-                let from = p - w.base;
-                (w, from)
-            }
-        };
-        self.settle(&mut w, from, now, out);
-        self.finish(text, w, out);
-    }
-
-    /// The idle loop: put pending blocks above the footer, then take chunks
-    /// below it in order until one is dispatched or only prose and drafts
-    /// are left.
-    fn settle(&mut self, w: &mut Work, from: usize, now: Now, out: &mut Output) {
-        for _ in 0..MAX_CHUNKS_PER_INPUT {
-            let hint = self.footer_hint.and_then(|h| h.checked_sub(w.base));
-            let footer = hint
-                .and_then(|h| line_is(&w.buf, h, FOOTER))
-                .map(|l| tail::Span {
-                    start: l.start,
-                    next: l.next,
-                });
-            if let (Some(f), false) = (footer, self.pending.is_empty()) {
-                let blocks = self.take_pending(w.eol);
-                w.buf.insert_str(f.start, &blocks);
-                self.footer_hint = Some(w.base + f.start + blocks.len());
-                continue;
-            }
-            let from = footer.map_or(from, |f| f.next);
-            let list = chunks(&w.buf, from, &self.stem);
-            // A `rerun` line before any block: the blocks the last failure
-            // skipped are written under it, and run as the chunk's.
-            let ask = list
-                .iter()
-                .take_while(|c| !c.runnable() && !c.draft)
-                .find_map(|c| rerun::asked(&w.buf, c));
-            if let Some((at, terminated)) = ask {
-                let text = match rerun::skipped(&self.ledger, self.reran) {
-                    Some(r) => {
-                        self.reran = Some(r.first);
-                        r.text()
-                    }
-                    None => rerun::nothing(),
-                };
-                let nl = if terminated { "" } else { w.nl() };
-                let text = format!("{nl}{}", w.eol.convert(&text));
-                w.buf.insert_str(at, &text);
-                continue;
-            }
-            let first = list.iter().position(|c| c.draft || c.runnable());
-            match first.map(|i| &list[i]) {
-                Some(c) if c.runnable() => {
-                    let mut c = c.clone();
-                    if let Some(f) = footer {
-                        // Accepting removes the footer: it is never above
-                        // an agent's chunk. When both the line above it and
-                        // the chunk's first line are blank, the hub's blank
-                        // line goes too, so the seam keeps one.
-                        let above_blank = lines_back(&w.buf, f.start)
-                            .next()
-                            .is_some_and(|l| l.is_blank());
-                        let below_blank = lines_from(&w.buf, f.next)
-                            .next()
-                            .is_some_and(|l| l.is_blank());
-                        let start = if above_blank && below_blank {
-                            line_start(&w.buf, f.start - 1)
-                        } else {
-                            f.start
-                        };
-                        w.buf.replace_range(start..f.next, "");
-                        let removed = f.next - start;
-                        c = shift_chunk(c, removed);
-                        self.footer_hint = None;
-                    }
-                    if self.accept(w, c, now, out) {
-                        return;
-                    }
-                }
-                other => {
-                    if let Some((ticket, _)) = self.door_calls.take_written() {
-                        // What was written for it did not read as a block.
-                        out.effects.push(Effect::Notice(format!(
-                            "{}: submitted block {ticket} could not be written as a block",
-                            self.stem
-                        )));
-                    }
-                    let stop = other.map_or(w.buf.len(), |c| c.start);
-                    let prose = list
-                        .iter()
-                        .take_while(|c| c.start < stop)
-                        .any(|c| c.first_content.is_some());
-                    match footer {
-                        Some(f) if prose => {
-                            // Prose only: it becomes history, the footer
-                            // moves below it.
-                            w.buf.replace_range(f.start..f.next, "");
-                            self.place_footer(w, stop - (f.next - f.start));
-                        }
-                        Some(_) => {}
-                        None => self.place_footer(w, stop),
-                    }
-                    // Nothing of the agent's to run: a submitted block is
-                    // written below the footer, as if appended, and taken.
-                    // Not while the agent writes a draft: it would become
-                    // part of that chunk.
-                    match self.door_calls.poll_submission() {
-                        Some(s) if other.is_none() => self.write_submission(w, s, now),
-                        Some(s) => {
-                            self.door_calls.put_back(s);
-                            return;
-                        }
-                        None => return,
-                    }
-                }
-            }
-        }
-    }
-
-    /// Writes a submitted block as a chunk right below the footer (the
-    /// end of the log: the agent has no draft there); the next turn of
-    /// [`LogEngine::settle`] takes it.
-    fn write_submission(&mut self, w: &mut Work, s: fan_out::Submission, now: Now) {
-        let Some(f) = self
-            .footer_hint
-            .and_then(|h| h.checked_sub(w.base))
-            .and_then(|h| line_is(&w.buf, h, FOOTER))
-        else {
-            return;
-        };
-        let nl = w.nl();
-        let mut text = String::new();
-        if !w.buf[..f.next].ends_with('\n') {
-            text.push_str(nl);
-        }
-        text.push_str(nl);
-        let chunk = fan_out::chunk(&self.stem, &s, now.clock);
-        text.push_str(&w.eol.convert(&chunk));
-        w.buf.insert_str(f.next, &text);
-        // A save from an older read drops it: it is put back, with its
-        // reply (see `reconcile::lost_writes`).
-        self.door_calls.handle_written(s.ticket, chunk);
-    }
-
-    /// Accepts a runnable chunk (the footer is already gone): inserts the
-    /// request header when missing and starts the first block. Returns
-    /// whether a job is now running (false when the chunk was answered at
-    /// once and the footer is back below it).
-    fn accept(&mut self, w: &mut Work, mut c: tail::Chunk, now: Now, out: &mut Output) -> bool {
-        let (agent, header_at) = match c.header.clone() {
-            Some((agent, at)) => (agent, at),
-            None => {
-                let at = c.first_content.unwrap_or(c.start);
-                let line = format!("> **agent** to {} at {}{}", self.stem, now.clock, w.nl());
-                w.buf.insert_str(at, &line);
-                c.exec
-                    .iter_mut()
-                    .for_each(|b| shift_block(b, line.len() as isize));
-                c.end += line.len();
-                ("agent".to_string(), at)
-            }
-        };
-        let request_header = lines_from(&w.buf, header_at)
-            .next()
-            .map_or(String::new(), |l| l.text.to_string());
-        let request = (request_header, Some(w.base + header_at));
-        let block = c.exec[0].clone();
-        self.start_block(w, &block, c.end, agent, request, now, out)
-    }
-
-    /// Inserts the executing region under `block` and dispatches it.
-    /// Returns false when the block was answered at once instead (a syntax
-    /// error, a bad fence option): its error reply is written, the chunk's
-    /// later blocks are skipped and the footer goes back after the chunk.
-    #[allow(clippy::too_many_arguments)]
-    fn start_block(
-        &mut self,
-        w: &mut Work,
-        block: &ExecBlock,
-        chunk_end: usize,
-        agent: String,
-        request: (String, Option<usize>),
-        now: Now,
-        out: &mut Output,
-    ) -> bool {
-        let id = JobId(self.next_job);
-        self.next_job += 1;
-        let (ticket, chunk) = self.door_calls.take_written().unzip();
-        let code = w.buf[block.body.clone()].replace("\r\n", "\n");
-        let mut timeout_ms = match block.info.timeout {
-            Some(Ok(ms)) => ms,
-            _ => self.config.default_timeout_ms,
-        };
-        let prepared = match block.info.invalid() {
-            Some(message) => Err(JobError {
-                name: "SyntaxError".into(),
-                message,
-                stack: None,
-            }),
-            None => match &block.info.data {
-                Some(target) => {
-                    let data = agent_data::code(target, &code);
-                    self.config.preparer.prepare(&data, Lang::Js, id)
-                }
-                None => self.config.preparer.prepare(&code, block.info.lang, id),
-            },
-        };
-        let opener = lines_from(&w.buf, block.start)
-            .next()
-            .map_or(String::new(), |l| l.text.to_string());
-        let exec_header = format!("> **{}** to {agent} at {}", self.stem, now.clock);
-        let info = opener_info(&opener);
-        let prepared = match prepared {
-            Ok(p) => p,
-            Err(error) => {
-                let later = exec_blocks(&w.buf, block.next..chunk_end.max(block.next));
-                let skipped = later.len();
-                let outcome = Outcome::Error(error);
-                let verdict = Verdict::Error(0);
-                let reply = self.reply(
-                    &agent,
-                    now.clock,
-                    &verdict.suffix(),
-                    &outcome,
-                    &[],
-                    &[],
-                    Drops::default(),
-                    skipped,
-                    out,
-                );
-                if let Some(ticket) = ticket {
-                    self.door_calls.handle_started(id, ticket);
-                    self.answer(id, &reply, &verdict, &outcome, &[], out);
-                }
-                let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
-                self.ledger.push(Taken {
-                    job: Some(id),
-                    code,
-                    opener,
-                    place: Place::At(w.base + block.start),
-                    header: exec_header,
-                    state: TakenState::Replied(reply),
-                    seq: 0,
-                    chunk,
-                    released: false,
-                });
-                for mut b in later {
-                    shift_block(&mut b, inserted as isize);
-                    let mut t = reconcile::skipped(&w.buf, &b);
-                    t.place = Place::At(w.base + b.start);
-                    self.ledger.push(t);
-                }
-                self.place_footer(w, chunk_end.max(block.next) + inserted);
-                out.effects.push(Effect::State(LogState::Failed));
-                return false;
-            }
-        };
-        self.ledger.push(Taken {
-            job: Some(id),
-            code: code.clone(),
-            opener,
-            place: Place::At(w.base + block.start),
-            header: exec_header.clone(),
-            state: TakenState::Running,
-            seq: 0,
-            chunk,
-            released: false,
-        });
-        let mut job = Running {
-            id,
-            agent,
-            request_header: request.0,
-            request_hint: request.1,
-            exec_header,
-            exec_clock: now.clock,
-            region_hint: None,
-            sep: false,
-            rest: String::new(),
-            started: now.mono,
-            timeout_ms,
-            events: Vec::new(),
-            drops: Drops::default(),
-            shown_secs: 0,
-            shown_at: now.mono,
-            away: self.away.clone(),
-            away_since: self.away.as_ref().map(|_| now.clock),
-            cancels: 0,
-            line_deleted: false,
-            lifecycle: String::new(),
-            gathering: self.config.fan_out.then(fan_out::Gathering::default),
-            begun: false,
-            in_new_document: false,
-            data: block.info.data.is_some(),
-        };
-        if self.config.fan_out {
-            // Each realm times the block out by itself, and says so.
-            timeout_ms = timeout_ms.saturating_add(fan_out::FAN_OUT_GRACE_MS);
-            job.timeout_ms = timeout_ms;
-        }
-        if let Some(ticket) = ticket {
-            self.door_calls.handle_started(id, ticket);
-        }
-        let region = w.eol.convert(&region_text(&job));
-        let (start, inserted, sep) = insert_after_block(w, block, &region);
-        job.region_hint = Some(w.base + start);
-        job.sep = sep;
-        let rest_end = chunk_end.max(block.next) + inserted;
-        job.rest = w.buf[block.next + inserted..rest_end].to_string();
-        job.cancels = cancels_after(&w.buf, rest_end);
-        self.job = Some(job);
-        let depth = block.info.depth.clone().and_then(Result::ok);
-        if self.config.fan_out {
-            // Each realm's log runs it (a prelude there, when it is one).
-            out.effects.push(Effect::FanOut {
-                job: id,
-                agent: self.job.as_ref().map_or(String::new(), |j| j.agent.clone()),
-                info,
-                code,
-            });
-            out.effects.push(Effect::State(LogState::Executing));
-            return true;
-        }
-        if block.info.prelude {
-            self.preludes.remember(prelude::Prelude {
-                job: id,
-                code: code.clone(),
-                lang: block.info.lang,
-                timeout_ms,
-                depth,
-                full: block.info.full,
-            });
-        }
-        out.effects.push(Effect::Dispatch {
-            job: id,
-            prepared,
-            timeout_ms,
-            depth,
-            full: block.info.full,
-        });
-        out.effects.push(Effect::State(LogState::Executing));
-        true
-    }
-
-    /// Writes the footer at `at` (a line start, or the end of the buffer),
-    /// with pending blocks above it and one blank line before them.
-    fn place_footer(&mut self, w: &mut Work, at: usize) {
-        let nl = w.nl();
-        let pending = self.take_pending(w.eol);
-        if at >= w.buf.len() {
-            // At the end, trailing blank lines collapse to exactly one.
-            let content_end = blank_run_start(&w.buf, w.buf.len());
-            let mut s = String::new();
-            if content_end > 0 && !w.buf[..content_end].ends_with('\n') {
-                s.push_str(nl);
-            }
-            if content_end > 0 {
-                s.push_str(nl);
-            }
-            s.push_str(&pending);
-            let footer_at = content_end + s.len();
-            s.push_str(FOOTER);
-            s.push_str(nl);
-            w.buf.replace_range(content_end.., &s);
-            self.footer_hint = Some(w.base + footer_at);
-        } else {
-            let blank_before =
-                at == 0 || lines_back(&w.buf, at).next().is_none_or(|l| l.is_blank());
-            let mut s = String::new();
-            if !blank_before {
-                s.push_str(nl);
-            }
-            s.push_str(&pending);
-            let footer_at = at + s.len();
-            s.push_str(FOOTER);
-            s.push_str(nl);
-            w.buf.insert_str(at, &s);
-            self.footer_hint = Some(w.base + footer_at);
-        }
-    }
-
-    /// Pending blocks, each followed by a blank line, in the file's ending.
-    fn take_pending(&mut self, eol: Eol) -> String {
-        let mut s = String::new();
-        for p in std::mem::take(&mut self.pending) {
-            s.push_str(&eol.convert(&p));
-            s.push_str(eol.as_str());
-            // A save from an older read may drop it: it is put back.
-            self.ledger.wrote(p);
-        }
-        s
-    }
-
     // ----- running ------------------------------------------------------
 
-    /// Finds the executing region and rewrites it when `always` (new
-    /// events, a placeholder refresh) or when a person damaged it; abandons
-    /// the job when it cannot be found nor put back.
-    fn update_region(&mut self, text: &str, always: bool, now: Now, out: &mut Output) {
-        match self.region_work(text) {
-            Some((w, r)) if self.cancelled(&w, &r) => {
-                let job = self.job.as_ref().map(|j| (j.id, now.mono.since(j.started)));
-                if let Some((id, elapsed)) = job {
-                    out.effects.push(Effect::Cancel { job: id });
-                    let error = JobError {
-                        name: "CancelledError".into(),
-                        message: "cancelled by a `cancel` line. The realm stopped waiting and takes the next block; a late result is added below if one comes.".into(),
-                        stack: None,
-                    };
-                    let outcome = Some(Outcome::Error(error));
-                    self.complete(text, Verdict::Cancelled(elapsed), outcome, now, out);
-                }
-            }
-            Some((mut w, r)) => {
-                if !r.placeholder {
-                    if let Some(j) = self.job.as_mut() {
-                        j.line_deleted = true;
-                    }
-                }
-                if always || !r.placeholder {
-                    self.rewrite_region(&mut w, &r, now);
-                }
-                self.finish(text, w, out);
-            }
-            None => self.abandon(text, now, out),
-        }
-    }
-
-    /// Whether a `cancel` line was appended after the running chunk since
-    /// the job started (see [`Running::cancels`]). One deleted since
-    /// lowers the count, so the next one counts again.
-    fn cancelled(&mut self, w: &Work, r: &Region) -> bool {
-        let now = cancels_after(&w.buf, r.rest.end);
-        let Some(job) = self.job.as_mut() else {
-            return false;
-        };
-        if now > job.cancels {
-            return true;
-        }
-        job.cancels = now;
-        false
-    }
-
-    fn tick(&mut self, text: &str, now: Now, out: &mut Output) {
-        // The new document did not come in time: the door is answered
-        // without its line.
-        if let Some((ticket, answer)) = self.door_calls.handle_tick(now.mono) {
-            out.effects.push(Effect::Answered { ticket, answer });
-        }
-        // Reruns that did not answer in time: the line goes with what is
-        // known (one write per input: a job's tick waits for the next).
-        if let Some(lines) = self.preludes.handle_tick(now.mono) {
-            return self.write_lifecycle(text, lines, now, out);
-        }
-        let Some(job) = &self.job else { return };
-        if now.mono >= job.deadline() {
-            let (id, timeout_ms) = (job.id, job.timeout_ms);
-            out.effects.push(Effect::Cancel { job: id });
-            self.complete(text, Verdict::Timeout(timeout_ms), None, now, out);
-        } else if now.mono.since(job.shown_at) >= PLACEHOLDER_REFRESH_MS {
-            self.update_region(text, true, now, out);
-        }
-    }
-
-    /// Finds the executing region (or puts it back under the running block
-    /// when a person removed it) and the rest of the running chunk.
-    fn region_work(&mut self, text: &str) -> Option<(Work, Region)> {
-        let stem = self.stem.clone();
-        let job = self.job.as_mut()?;
-        // Reconcile found the region under the job's own block (or put it
-        // back there), fence-aware: the hint is where it is.
-        let found = job
-            .region_hint
-            .and_then(|h| line_is(text, h, &job.exec_header))
-            .map(|l| l.start);
-        if let Some(start) = found {
-            job.region_hint = Some(start);
-            let w = Work::new(text, start);
-            let (end, placeholder) = survey::hub_block_extent(
-                &w.buf,
-                lines_from(&w.buf, 0).next().map_or(0, |l| l.next),
-                true,
-                &stem,
-            );
-            let after = if job.sep {
-                skip_one_blank(&w.buf, end)
-            } else {
-                end
-            };
-            let rest_end = if w.buf[after..].starts_with(&job.rest) {
-                // The rest may have ended mid-line (no final newline) and
-                // the agent continued that line: the whole line is the rest's.
-                let end = to_line_end(&w.buf, after + job.rest.len());
-                job.rest = w.buf[after..end].to_string();
-                end
-            } else {
-                // The agent edited the rest of its chunk: take it as it is
-                // now, up to the next request header.
-                let e = next_request(&w.buf, after, &stem);
-                job.rest = w.buf[after..e].to_string();
-                e
-            };
-            return Some((
-                w,
-                Region {
-                    start: 0,
-                    end,
-                    placeholder,
-                    rest: after..rest_end,
-                },
-            ));
-        }
-        None
-    }
-
-    fn rewrite_region(&mut self, w: &mut Work, r: &Region, now: Now) {
-        let Some(job) = self.job.as_mut() else { return };
-        if now.mono.since(job.shown_at) >= PLACEHOLDER_REFRESH_MS {
-            job.shown_secs = now.mono.since(job.started) / 1000;
-            job.shown_at = now.mono;
-        }
-        let region = w.eol.convert(&region_text(job));
-        w.buf.replace_range(r.start..r.end, &region);
-    }
-
-    /// The executing region cannot be found nor put back: say so in the
-    /// log, cancel the job and restore the footer.
-    fn abandon(&mut self, text: &str, now: Now, out: &mut Output) {
-        let Some(job) = self.job.take() else { return };
-        let error = JobError {
-            name: "Error".into(),
-            message: format!(
-                "the executing reply of this request was edited or removed from the log, so job {} was cancelled; append the block again to re-run it",
-                job.id
-            ),
-            stack: None,
-        };
-        let elapsed = now.mono.since(job.started);
-        let (verdict, outcome) = (Verdict::Error(elapsed), Outcome::Error(error));
-        // A fan-out job keeps the replies it gathered.
-        let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
-        self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
-        self.pending.insert(0, reply.clone());
-        // The note and the footer go above the first chunk the agent added
-        // after the hub's part of the log (reconcile found where that
-        // ends): that chunk stays new and runs, not taken for answered.
-        // Never in the log's head: a save with no hub block left has its
-        // tail from the text's start.
-        let head = template::head_end(text, &self.stem).0;
-        let from = self.tail_from.min(text.len()).max(head);
-        let new_chunk = chunks(text, from, &self.stem)
-            .into_iter()
-            .find(|c| c.draft || c.runnable())
-            .map(|c| c.start);
-        let mut w = Work::new(
-            text,
-            new_chunk.map_or(end_base(text), |at| at.saturating_sub(1)),
-        );
-        let pos = new_chunk.map_or(w.buf.len(), |at| at - w.base);
-        // The agent is told to append the block again: that must run (a
-        // copy with nothing under it is new). A save from an older read
-        // that brings the block back with its region is this block: it
-        // gets this reply and does not run again.
-        if let Some(t) = self.ledger.of_job(job.id) {
-            t.state = TakenState::Replied(reply.clone());
-            t.released = true;
-        }
-        self.place_footer(&mut w, pos);
-        out.effects.push(Effect::Cancel { job: job.id });
-        out.effects.push(Effect::State(LogState::Failed));
-        out.effects.push(Effect::Notice(format!(
-            "{}: lost the executing region of job {}; cancelled it",
-            self.stem, job.id
-        )));
-        self.ended.handle_unanswered(job.id, job.agent);
-        self.settle(&mut w, pos, now, out);
-        self.finish(text, w, out);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn result(
-        &mut self,
-        text: &str,
-        job: JobId,
-        outcome: Outcome,
-        events: Vec<BackgroundEvent>,
-        drops: Drops,
-        duration_ms: u64,
-        now: Now,
-        out: &mut Output,
-    ) {
-        if let Some(done) = self.preludes.handle_result(job, &outcome) {
-            if let Some(lines) = done {
-                self.write_lifecycle(text, lines, now, out);
-            }
-            return;
-        }
-        if self.job.as_ref().is_some_and(|j| j.id == job) {
-            let verdict = match outcome {
-                Outcome::Ok(_) => Verdict::Ok(duration_ms),
-                Outcome::Error(_) => Verdict::Error(duration_ms),
-            };
-            if let Some(j) = self.job.as_mut() {
-                j.events = events;
-                j.drops = drops;
-            }
-            return self.complete(text, verdict, Some(outcome), now, out);
-        }
-        if let Some(agent) = self.ended.take_late(job) {
-            let suffix = format!("(late, {})", format_duration(duration_ms));
-            let shown = self.pictures.take(job);
-            let reply = self.reply(
-                &agent, now.clock, &suffix, &outcome, &shown, &events, drops, 0, out,
-            );
-            return self.above_footer(text, reply, now, out);
-        }
-        let why = if self.ended.has_reply(job) {
-            "already has its reply"
-        } else {
-            "is unknown"
-        };
-        out.effects.push(Effect::Notice(format!(
-            "{}: result for job {job} ignored: the job {why}",
-            self.stem
-        )));
-    }
-
-    /// Ends the running block: its reply replaces the executing region,
-    /// then the chunk's next block starts, or the footer goes back.
-    fn complete(
-        &mut self,
-        text: &str,
-        verdict: Verdict,
-        outcome: Option<Outcome>,
-        now: Now,
-        out: &mut Output,
-    ) {
-        // A timeout whose region is gone leaves no reply in the log (there
-        // is nothing to say that the region's loss did not), only its answer.
-        let written = outcome.is_some();
-        let Some(outcome) = outcome.or_else(|| {
-            let job = self.job.as_ref()?;
-            Some(Outcome::Error(timeout_error(job, &verdict)))
-        }) else {
-            return;
-        };
-        let Some((mut w, r)) = self.region_work(text) else {
-            // Nowhere to put it: the reply goes above the footer instead.
-            let Some(job) = self.job.take() else { return };
-            let reply = self.final_reply(&job, now.clock, &verdict, &outcome, 0, out);
-            self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
-            if written {
-                if let Some(t) = self.ledger.of_job(job.id) {
-                    t.state = TakenState::Replied(reply.clone());
-                }
-                self.pending.push(reply);
-            }
-            self.ended.handle_unanswered(job.id, job.agent);
-            return self.idle_changed(text, now, out);
-        };
-        let Some(job) = self.job.take() else { return };
-        let later = exec_blocks(&w.buf, r.rest.clone());
-        let ok = matches!(verdict, Verdict::Ok(_));
-        let skipped = if ok { 0 } else { later.len() };
-        let reply = self.final_reply(&job, job.exec_clock, &verdict, &outcome, skipped, out);
-        if let Some(t) = self.ledger.of_job(job.id) {
-            t.state = TakenState::Replied(reply.clone());
-        }
-        self.answer(job.id, &reply, &verdict, &outcome, &job.events, out);
-        let reply = w.eol.convert(&reply);
-        let delta = reply.len() as isize - (r.end - r.start) as isize;
-        w.buf.replace_range(r.start..r.end, &reply);
-        let rest_end = r.rest.end.saturating_add_signed(delta);
-        if !ok {
-            for b in &later {
-                let mut b = b.clone();
-                shift_block(&mut b, delta);
-                let mut t = reconcile::skipped(&w.buf, &b);
-                t.place = Place::At(w.base + b.start);
-                self.ledger.push(t);
-            }
-        }
-        match verdict {
-            // A late result still comes: it is written as late.
-            Verdict::Timeout(_) | Verdict::Cancelled(_) => {
-                self.ended.handle_unanswered(job.id, job.agent.clone())
-            }
-            _ => self.ended.handle_replied(job.id),
-        }
-        if ok {
-            if let Some(mut next) = later.into_iter().next() {
-                shift_block(&mut next, delta);
-                let request = (job.request_header, job.request_hint);
-                if !self.start_block(&mut w, &next, rest_end, job.agent, request, now, out) {
-                    self.settle(&mut w, 0, now, out);
-                }
-                return self.finish(text, w, out);
-            }
-        }
-        out.effects.push(Effect::State(verdict.state()));
-        self.place_footer(&mut w, rest_end);
-        self.settle(&mut w, 0, now, out);
-        self.finish(text, w, out);
-    }
-
-    /// Tells the door that submitted `job`, if one did, how it ended.
-    fn answer(
-        &mut self,
-        job: JobId,
-        reply: &str,
-        verdict: &Verdict,
-        outcome: &Outcome,
-        events: &[BackgroundEvent],
-        out: &mut Output,
-    ) {
-        let answer = || effect::Answer {
-            job,
-            reply: reply.to_string(),
-            state: verdict.state(),
-            outcome: outcome.clone(),
-            events: events.to_vec(),
-            duration_ms: verdict.ms(),
-            unwritten: None,
-        };
-        if let Some((ticket, answer)) = self.door_calls.answer(job, answer) {
-            out.effects.push(Effect::Answered { ticket, answer });
-        }
-    }
-
-    /// A fan-out job's answers changed: it ends when every realm asked
-    /// has answered (at once when none was asked), else its region shows
-    /// the replies so far.
-    fn gathered(&mut self, text: &str, now: Now, out: &mut Output) {
-        let Some(job) = &self.job else { return };
-        let Some(g) = job.gathering.as_ref().filter(|g| g.complete()) else {
-            return self.update_region(text, true, now, out);
-        };
-        let elapsed = now.mono.since(job.started);
-        let verdict = match g.asked.as_ref().is_some_and(Vec::is_empty) || g.failed > 0 {
-            true => Verdict::Error(elapsed),
-            false => Verdict::Ok(elapsed),
-        };
-        // The replies are the body (see `final_reply`).
-        let outcome = Outcome::Ok(Value::Text(String::new()));
-        self.complete(text, verdict, Some(outcome), now, out);
-    }
-
-    /// The reply that replaces a job's region (LF endings): its outcome,
-    /// events and notes, and the lifecycle lines written while it ran; a
-    /// fan-out job's is the realms' replies instead of its outcome.
-    #[allow(clippy::too_many_arguments)]
-    fn final_reply(
-        &mut self,
-        job: &Running,
-        at: ClockTime,
-        verdict: &Verdict,
-        outcome: &Outcome,
-        skipped: usize,
-        out: &mut Output,
-    ) -> String {
-        let Some(g) = &job.gathering else {
-            // The dev server's hot updates while it ran are lines after
-            // it, as lifecycle lines are (docs/log-format.md, "Hot
-            // updates").
-            let (hot, events): (Vec<_>, Vec<_>) = job
-                .events
-                .iter()
-                .cloned()
-                .partition(|e| e.source.as_deref() == Some(render::HOT_SOURCE));
-            let hot: String = hot
-                .iter()
-                .map(|e| {
-                    let when = ClockTime::parse(&e.ts).unwrap_or(at);
-                    lifecycle::hot_updated(&self.stem, &e.message, when) + "\n"
-                })
-                .collect();
-            let lifecycle = job.lifecycle.clone() + &hot;
-            let (events, drops) = (&events[..], job.drops);
-            let suffix = verdict.suffix();
-            let note = match outcome {
-                Outcome::Ok(Value::Json(v)) if job.data => agent_data::note(v),
-                _ => None,
-            };
-            let reply = match note {
-                // A data fence's reply: its note (and what it logged).
-                Some(note) => format!(
-                    "> **{}** to {} at {at} {suffix}\n{}{note}\n",
-                    self.stem,
-                    job.agent,
-                    render::events(events, drops)
-                ),
-                None => {
-                    let shown = self.pictures.take(job.id);
-                    self.reply(
-                        &job.agent, at, &suffix, outcome, &shown, events, drops, skipped, out,
-                    )
-                }
-            };
-            // What happened to the realm while it ran, after a blank line.
-            return match lifecycle.is_empty() {
-                true => reply,
-                false => reply + "\n" + &lifecycle,
-            };
-        };
-        let mut s = format!(
-            "> **{}** to {} at {at} {}\n",
-            self.stem,
-            job.agent,
-            verdict.suffix()
-        );
-        s.push_str(&g.replies);
-        let missing = match &g.asked {
-            None => vec!["the realms"],
-            Some(_) => g.missing(),
-        };
-        let error = match verdict {
-            _ if g.asked.as_ref().is_some_and(Vec::is_empty) => Some(fan_out::no_realm()),
-            _ if missing.is_empty() => None,
-            Verdict::Timeout(ms) => Some(fan_out::missing(&missing, Some(*ms))),
-            Verdict::Cancelled(_) => Some(fan_out::missing(&missing, None)),
-            // The code itself failed before anything was sent.
-            _ => match outcome {
-                Outcome::Error(e) => Some(e.clone()),
-                Outcome::Ok(_) => None,
-            },
-        };
-        if let Some(e) = error {
-            s.push_str(&render::fenced("Error", &render::error_text(&e)));
-        }
-        if skipped > 0 {
-            s.push_str(&skip_note(skipped));
-            s.push('\n');
-        }
-        s
-    }
-
     // ----- rendering ----------------------------------------------------
-
-    /// A whole reply: header, result fence, the job's pictures, background
-    /// events and notes (LF endings).
-    #[allow(clippy::too_many_arguments)]
-    fn reply(
-        &mut self,
-        agent: &str,
-        at: ClockTime,
-        suffix: &str,
-        outcome: &Outcome,
-        pictures: &[picture::Picture],
-        events: &[BackgroundEvent],
-        drops: Drops,
-        skipped: usize,
-        out: &mut Output,
-    ) -> String {
-        let mut s = format!("> **{}** to {agent} at {at} {suffix}\n", self.stem);
-        let mut notes = Vec::new();
-        match outcome {
-            Outcome::Ok(v) => {
-                let (info, content) = render::value(v, self.config.inline_limit);
-                match render::cut(&content, self.config.inline_limit) {
-                    (kept, true) => {
-                        let path = format!("archive/{}-{}.txt", self.stem, self.next_job);
-                        self.next_job += 1;
-                        s.push_str(&render::fenced("Text", kept));
-                        notes.push(format!(
-                            "(cut at {} of {} bytes; the whole reply is in [{path}]({path}))",
-                            kept.len(),
-                            content.len()
-                        ));
-                        out.effects.push(Effect::Archive {
-                            path,
-                            text: content,
-                        });
-                    }
-                    (_, false) => s.push_str(&render::fenced(info, &content)),
-                }
-            }
-            Outcome::Error(e) => s.push_str(&render::fenced("Error", &render::error_text(e))),
-        }
-        for p in pictures {
-            s.push_str(&p.line());
-            s.push('\n');
-        }
-        s.push_str(&render::events(events, drops));
-        if skipped > 0 {
-            notes.push(skip_note(skipped));
-        }
-        for n in notes {
-            s.push_str(&n);
-            s.push('\n');
-        }
-        s
-    }
-}
-
-/// The error of a job that timed out (or was cancelled): the realm's
-/// absence when it was away, else the code's slowness.
-fn timeout_error(job: &Running, verdict: &Verdict) -> JobError {
-    let limit = match verdict {
-        Verdict::Timeout(ms) | Verdict::Cancelled(ms) => format_timeout(*ms),
-        _ => String::new(),
-    };
-    let message = match (&job.away, job.away_since) {
-        // The realm was gone or silent: that is the news, not the
-        // code's slowness, and it is not taking the next block.
-        (Some(away), Some(since)) => format!(
-            "no result within {limit}, and the realm was not there to give one: {} at {since}. A late result is added below if it comes back with one.",
-            away_what(away)
-        ),
-        _ => format!(
-            "no result within {limit}. The realm stopped waiting and takes the next block; a late result is added below if one comes. For more time, write e.g. `js timeout=120s` as the fence's info string."
-        ),
-    };
-    JobError {
-        name: "TimeoutError".into(),
-        message,
-        stack: None,
-    }
-}
-
-/// What a Presence note says happened, without how the hub waits: `page
-/// disconnected, waiting…` → `the page disconnected`, `the page stopped
-/// answering (busy…); still waiting` → `the page stopped answering`.
-fn away_what(away: &str) -> String {
-    let what = away
-        .split([',', ';'])
-        .next()
-        .unwrap_or(away)
-        .split(" (")
-        .next()
-        .unwrap_or(away)
-        .trim();
-    match what.starts_with("the ") {
-        true => what.to_string(),
-        false => format!("the {what}"),
-    }
 }
 
 /// The note under a failed block's reply about the blocks after it.
 fn skip_note(skipped: usize) -> String {
     let blocks = if skipped == 1 { "block" } else { "blocks" };
     format!("(skipped the {skipped} later {blocks} of this request because this one failed)")
-}
-
-/// The executing region of a job (LF endings).
-fn region_text(job: &Running) -> String {
-    let deleted = match job.line_deleted {
-        true => "; this line was deleted and is back: the block still runs, append a line `cancel` to stop waiting",
-        false => "",
-    };
-    format!(
-        "{}\n{}{}{}executing ({}s{}{deleted})\n",
-        job.exec_header,
-        render::events(&job.events, job.drops),
-        job.gathering.as_ref().map_or("", |g| g.replies.as_str()),
-        job.lifecycle,
-        job.shown_secs,
-        job.away
-            .as_ref()
-            .map_or(String::new(), |a| format!("; {a}"))
-    )
 }
 
 /// The info string of a fence's opening line (` ```js timeout=5s` →

@@ -21,7 +21,7 @@ use super::markdown::{parse_header, HeaderKind};
 use super::survey::{is_placeholder, survey, HubBlock, Survey, SurveyedBlock};
 use super::tail::ExecBlock;
 use super::text::{lines_back, lines_from, Eol};
-use super::{region_text, LogEngine, Now, Outcome, Output};
+use super::{LogEngine, Now, Outcome, Output};
 
 /// How many times the text is fixed and surveyed again in one input. The
 /// second survey of a fixed text finds nothing to fix; a third is a guard.
@@ -54,7 +54,10 @@ impl LogEngine {
         fixed
     }
 
-    /// What must change in `text` so it agrees with the engine.
+    /// What must change in `text` so it agrees with the engine: the
+    /// engine's blocks' replies and region, executing regions no block of
+    /// the engine's owns, stray footers; once those agree, hub blocks a
+    /// save removed.
     fn fixes(
         &mut self,
         text: &str,
@@ -65,13 +68,27 @@ impl LogEngine {
         out: &mut Output,
     ) -> Vec<Fix> {
         let eol = Eol::detect(text);
+        let mut fixes = self.taken_fixes(text, s, matched, eol, out);
+        fixes.extend(self.unowned_fixes(text, s, matched, eol, now, out));
+        fixes.extend(self.footer_fixes(text, s, matched, out));
+        if fixes.is_empty() {
+            // Once the blocks agree: hub blocks written after them.
+            fixes = self.lost_writes(text, s, matched, start, eol, out);
+        }
+        without_overlaps(fixes)
+    }
+
+    /// Blocks the engine took: their replies and the live region back.
+    fn taken_fixes(
+        &mut self,
+        text: &str,
+        s: &Survey,
+        matched: &[Option<usize>],
+        eol: Eol,
+        out: &mut Output,
+    ) -> Vec<Fix> {
         let mut fixes: Vec<Fix> = Vec::new();
         let running = self.job.as_ref().map(|j| j.id);
-        let job_matched = matched
-            .iter()
-            .flatten()
-            .any(|&k| running.is_some() && self.ledger.get(k).job == running);
-        // Blocks the engine took: their replies and the live region back.
         for (b, k) in s.blocks.iter().zip(matched) {
             let Some(k) = *k else { continue };
             let taken = self.ledger.get(k);
@@ -80,9 +97,9 @@ impl LogEngine {
                     let Some(job) = self.job.as_mut() else {
                         continue;
                     };
-                    let region = eol.convert(&region_text(job));
+                    let region = eol.convert(&job.region_text());
                     let (fix, sep) = under(text, &b.block, &region, eol);
-                    job.sep = sep;
+                    job.place.sep = sep;
                     fixes.push(fix);
                     out.effects.push(notice(
                         &self.stem,
@@ -106,7 +123,27 @@ impl LogEngine {
                 _ => {}
             }
         }
-        // Executing regions under no block of the engine's.
+        fixes
+    }
+
+    /// Executing regions under no block of the engine's: the running
+    /// job's own (its block was edited) stays once; a stale copy goes, or
+    /// becomes the reply it turned into; a stopped hub's is closed.
+    fn unowned_fixes(
+        &mut self,
+        text: &str,
+        s: &Survey,
+        matched: &[Option<usize>],
+        eol: Eol,
+        now: Now,
+        out: &mut Output,
+    ) -> Vec<Fix> {
+        let mut fixes: Vec<Fix> = Vec::new();
+        let running = self.job.as_ref().map(|j| j.id);
+        let job_matched = matched
+            .iter()
+            .flatten()
+            .any(|&k| running.is_some() && self.ledger.get(k).job == running);
         let unowned = s
             .blocks
             .iter()
@@ -118,7 +155,7 @@ impl LogEngine {
         let mut live_seen = false;
         for (block, a) in unowned {
             let header = lines_from(text, a.start).next().map_or("", |l| l.text);
-            if let Some(j) = self.job.as_ref().filter(|j| j.exec_header == header) {
+            if let Some(j) = self.job.as_ref().filter(|j| j.place.exec_header == header) {
                 if !job_matched && !live_seen {
                     // The running block was edited: its region stays.
                     live_seen = true;
@@ -131,44 +168,66 @@ impl LogEngine {
                 }
                 continue;
             }
-            // A header names a second, not a job: under a block, the
-            // region is a taken block's only when that block's code is the
-            // one above it (two jobs in one second are told apart).
-            let code = block.map(|b| text[b.block.body.clone()].replace("\r\n", "\n"));
-            let owner =
-                self.ledger.iter().enumerate().find(|(_, t)| {
-                    t.header == header && code.as_ref().is_none_or(|c| *c == t.code)
-                });
-            let stale = self.ledger.iter().any(|t| t.header == header);
-            if let Some((k, t)) = owner {
-                let elsewhere = matched.contains(&Some(k));
-                let fix = match &t.state {
-                    TakenState::Replied(reply) if !elsewhere => eol.convert(reply),
-                    _ => String::new(),
-                };
-                fixes.push((a.start..a.end, fix));
-                out.effects
-                    .push(notice(&self.stem, "replaced a stale executing region"));
-                continue;
+            match self.stale_region(text, block, header, matched, eol) {
+                Some((fix, what)) => {
+                    fixes.push((a.start..a.end, fix));
+                    out.effects.push(notice(&self.stem, what));
+                }
+                None => fixes.push(self.close_orphan(text, s, a, eol, now, out)),
             }
-            if stale {
-                // Another block's region of the same second, brought back
-                // under this one by a save: not this block's answer.
-                fixes.push((a.start..a.end, String::new()));
-                out.effects.push(notice(
-                    &self.stem,
-                    "removed an executing region a save had put under another block",
-                ));
-                continue;
-            }
-            fixes.push(self.close_orphan(text, s, a, eol, now, out));
         }
-        // Footers above what the hub wrote or ran are stale copies. Below
-        // it, there is one footer while idle (the hub's, where it left it,
-        // else the first) and none while a job runs: others are copies an
-        // agent wrote.
+        fixes
+    }
+
+    /// An executing region with `header` that a block of the engine's
+    /// owned: what replaces it, and the note that says so. A header names
+    /// a second, not a job: under a block, the region is a taken block's
+    /// only when that block's code is the one above it (two jobs in one
+    /// second are told apart).
+    fn stale_region(
+        &self,
+        text: &str,
+        block: Option<&SurveyedBlock>,
+        header: &str,
+        matched: &[Option<usize>],
+        eol: Eol,
+    ) -> Option<(String, &'static str)> {
+        let code = block.map(|b| text[b.block.body.clone()].replace("\r\n", "\n"));
+        let owner = self
+            .ledger
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.header == header && code.as_ref().is_none_or(|c| *c == t.code));
+        if let Some((k, t)) = owner {
+            let elsewhere = matched.contains(&Some(k));
+            let fix = match &t.state {
+                TakenState::Replied(reply) if !elsewhere => eol.convert(reply),
+                _ => String::new(),
+            };
+            return Some((fix, "replaced a stale executing region"));
+        }
+        // Another block's region of the same second, brought back under
+        // this one by a save: not this block's answer.
+        self.ledger.iter().any(|t| t.header == header).then_some((
+            String::new(),
+            "removed an executing region a save had put under another block",
+        ))
+    }
+
+    /// Footers above what the hub wrote or ran are stale copies. Below
+    /// it, there is one footer while idle (the hub's, where it left it,
+    /// else the first) and none while a job runs: others are copies an
+    /// agent wrote.
+    fn footer_fixes(
+        &self,
+        text: &str,
+        s: &Survey,
+        matched: &[Option<usize>],
+        out: &mut Output,
+    ) -> Vec<Fix> {
+        let mut fixes: Vec<Fix> = Vec::new();
         let end = consumed_end(s, matched);
-        let keep = match running {
+        let keep = match self.job {
             Some(_) => None,
             None => s
                 .footers
@@ -211,20 +270,7 @@ impl LogEngine {
                 },
             ));
         }
-        if fixes.is_empty() {
-            // Once the blocks agree: hub blocks written after them.
-            fixes = self.lost_writes(text, s, matched, start, eol, out);
-        }
-        fixes.sort_by_key(|(r, _)| r.start);
-        // Two fixes never overlap (each covers its own block or line); if
-        // a malformed text made them, keep the first of each overlap.
-        let mut kept: Vec<Fix> = Vec::with_capacity(fixes.len());
-        for f in fixes {
-            if kept.last().is_none_or(|(r, _)| r.end <= f.0.start) {
-                kept.push(f);
-            }
-        }
-        kept
+        fixes
     }
 
     /// What the hub wrote that a save removed: chunks it wrote for other
@@ -262,21 +308,7 @@ impl LogEngine {
         if !doors && !self.ledger.has_writes() {
             return Vec::new();
         }
-        // How many copies of each hub block's text stand in the survey.
-        let mut standing: std::collections::HashMap<std::borrow::Cow<'_, str>, usize> =
-            std::collections::HashMap::new();
-        for h in s
-            .blocks
-            .iter()
-            .filter_map(|b| b.answer.as_ref())
-            .chain(s.loose.iter())
-        {
-            let t = match &text[h.start..h.end] {
-                t if t.contains('\r') => std::borrow::Cow::Owned(t.replace("\r\n", "\n")),
-                t => std::borrow::Cow::Borrowed(t),
-            };
-            *standing.entry(t).or_default() += 1;
-        }
+        let mut standing = standing_copies(text, s);
         let mut lost_after = |seq: u64, into: &mut String| {
             for w in self.ledger.writes_after(seq) {
                 match standing.get_mut(w.text.as_str()) {
@@ -304,19 +336,7 @@ impl LogEngine {
         let mut anchor: Option<usize> = None;
         let mut door_lost = false;
         let flush = |pending: &mut String, at: usize, fixes: &mut Vec<Fix>| {
-            if pending.is_empty() {
-                return;
-            }
-            let mut fix = std::mem::take(pending);
-            let blank_above = lines_back(text, at).next().is_none_or(|l| l.is_blank());
-            if !blank_above {
-                fix.insert_str(0, eol.as_str());
-            }
-            let blank_below = lines_from(text, at).next().is_none_or(|l| l.is_blank());
-            if blank_below {
-                fix.truncate(fix.len() - eol.as_str().len());
-            }
-            fixes.push((at..at, fix));
+            fixes.extend(put_back(text, eol, std::mem::take(pending), at));
         };
         // Hub blocks written before any block: only while no block stands
         // above the survey (they would be above it too).
@@ -398,7 +418,7 @@ impl LogEngine {
         let answer = match (&t.state, t.job) {
             (TakenState::Replied(reply), _) => reply.clone(),
             (TakenState::Running, job) => match &self.job {
-                Some(j) if Some(j.id) == job => region_text(j),
+                Some(j) if Some(j.id) == job => j.region_text(),
                 _ => return chunk,
             },
             _ => return chunk,
@@ -551,7 +571,7 @@ impl LogEngine {
                     .next()
             });
             if let Some(at) = region {
-                j.region_hint = Some(at);
+                j.place.region_hint = Some(at);
             }
         }
         let end = consumed_end(s, matched).max(start);
@@ -638,4 +658,56 @@ fn after_hub_blocks(text: &str, s: &Survey, b: &SurveyedBlock) -> usize {
             None => return at,
         }
     }
+}
+
+/// How many copies of each hub block's text stand in the survey.
+fn standing_copies<'a>(
+    text: &'a str,
+    s: &Survey,
+) -> std::collections::HashMap<std::borrow::Cow<'a, str>, usize> {
+    let mut standing = std::collections::HashMap::new();
+    for h in s
+        .blocks
+        .iter()
+        .filter_map(|b| b.answer.as_ref())
+        .chain(s.loose.iter())
+    {
+        let t = match &text[h.start..h.end] {
+            t if t.contains('\r') => std::borrow::Cow::Owned(t.replace("\r\n", "\n")),
+            t => std::borrow::Cow::Borrowed(t),
+        };
+        *standing.entry(t).or_default() += 1;
+    }
+    standing
+}
+
+/// Lost items (`pending`, each followed by a line end) put back at `at`,
+/// with one blank line at each seam.
+fn put_back(text: &str, eol: Eol, mut pending: String, at: usize) -> Option<Fix> {
+    if pending.is_empty() {
+        return None;
+    }
+    let blank_above = lines_back(text, at).next().is_none_or(|l| l.is_blank());
+    if !blank_above {
+        pending.insert_str(0, eol.as_str());
+    }
+    let blank_below = lines_from(text, at).next().is_none_or(|l| l.is_blank());
+    if blank_below {
+        pending.truncate(pending.len() - eol.as_str().len());
+    }
+    Some((at..at, pending))
+}
+
+/// The fixes in text order. Two fixes never overlap (each covers its own
+/// block or line); if a malformed text made them, the first of each
+/// overlap is kept.
+fn without_overlaps(mut fixes: Vec<Fix>) -> Vec<Fix> {
+    fixes.sort_by_key(|(r, _)| r.start);
+    let mut kept: Vec<Fix> = Vec::with_capacity(fixes.len());
+    for f in fixes {
+        if kept.last().is_none_or(|(r, _)| r.end <= f.0.start) {
+            kept.push(f);
+        }
+    }
+    kept
 }

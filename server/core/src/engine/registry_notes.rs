@@ -3,7 +3,9 @@
 //! executable block with a one-line note naming the page logs
 //! (docs/log-format.md, "The registry"). Pure: text in, text out.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::time::Millis;
 
 use super::markdown::{blocks, exec_info, Block};
 use super::text::lines_from;
@@ -25,7 +27,7 @@ pub struct RegistryText {
     /// What the agent wrote below the hub's part, with its notes.
     agent: String,
     /// The file was found empty then: a save in progress, for a while.
-    empty_since: Option<Instant>,
+    empty_since: Option<Millis>,
 }
 
 /// What to do with the registry file after a read.
@@ -34,7 +36,7 @@ pub enum RegistryNext {
     /// Write this (it may equal what was read: nothing to do).
     Write(String),
     /// Leave the file alone until then, and read it again.
-    Wait(Instant),
+    Wait(Millis),
 }
 
 impl RegistryText {
@@ -47,7 +49,7 @@ impl RegistryText {
         text: &str,
         hub: &str,
         answer: impl Fn(&str) -> String,
-        now: Instant,
+        now: Millis,
     ) -> RegistryNext {
         if text != self.seen {
             if text.is_empty() && !self.seen.is_empty() {
@@ -209,7 +211,7 @@ mod tests {
     /// (a save in progress), then is written afresh.
     #[test]
     fn the_agents_part_survives_the_hubs_rewrites() {
-        let t0 = Instant::now();
+        let t0 = Millis(1_000);
         let note = |part: &str| answer_blocks(part, &["shop-3f2a"], "10:00:05");
         let mut reg = RegistryText::default();
         let first = write(reg.handle_read("", HUB, note, t0));

@@ -5,6 +5,7 @@
 //! wall-clock time of day for the `HH:MM:SS` stamps written into logs.
 
 use std::fmt;
+use std::time::Duration;
 
 /// Milliseconds on a monotonic scale with an arbitrary origin (the shell
 /// uses the hub's start). Only differences between two values mean anything.
@@ -20,6 +21,26 @@ impl Millis {
     /// `self + ms`, saturating.
     pub fn plus(self, ms: u64) -> Millis {
         Millis(self.0.saturating_add(ms))
+    }
+
+    /// `self - earlier` as a duration, or zero if `earlier` is later.
+    pub fn saturating_duration_since(self, earlier: Millis) -> Duration {
+        Duration::from_millis(self.since(earlier))
+    }
+
+    /// The same, for the parts that had instants (never panics either).
+    pub fn duration_since(self, earlier: Millis) -> Duration {
+        self.saturating_duration_since(earlier)
+    }
+}
+
+/// A deadline `d` after a reading (saturating; sub-millisecond parts are
+/// dropped, as the scale has none).
+impl std::ops::Add<Duration> for Millis {
+    type Output = Millis;
+
+    fn add(self, d: Duration) -> Millis {
+        self.plus(d.as_millis().min(u64::MAX as u128) as u64)
     }
 }
 

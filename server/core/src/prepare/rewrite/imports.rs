@@ -39,29 +39,11 @@ impl Rewriter<'_> {
             .map(|w| format!(", {{ with: {} }}", attributes(span(w.span))))
             .unwrap_or_default();
         let load = format!("await import({RESOLVE}({specifier}){options})");
-        let mut default = None;
-        let mut namespace = None;
-        let mut named = Vec::new();
-        for s in i.specifiers.iter().flatten() {
-            match s {
-                ImportDeclarationSpecifier::ImportDefaultSpecifier(d) => {
-                    default = Some(d.local.name.as_str().to_string())
-                }
-                ImportDeclarationSpecifier::ImportNamespaceSpecifier(n) => {
-                    namespace = Some(n.local.name.as_str().to_string())
-                }
-                ImportDeclarationSpecifier::ImportSpecifier(s) => {
-                    if s.import_kind == ImportOrExportKind::Type {
-                        continue;
-                    }
-                    let imported = match &s.imported {
-                        ModuleExportName::StringLiteral(l) => span(l.span).to_string(),
-                        other => other.name().as_str().to_string(),
-                    };
-                    named.push((imported, s.local.name.as_str().to_string()));
-                }
-            }
-        }
+        let Bindings {
+            default,
+            namespace,
+            named,
+        } = self.bindings(i);
         // The module namespace, kept so later blocks read the live exports.
         self.imports += 1;
         let namespace_var = format!("$daebug$import{}", self.imports);
@@ -112,6 +94,45 @@ impl Rewriter<'_> {
                 format!(";{EXPORT}({{ {} }});", accessors.join(", ")),
             );
         }
+    }
+}
+
+/// The names an `import` binds.
+#[derive(Default)]
+struct Bindings {
+    /// `import d from …`
+    default: Option<String>,
+    /// `import * as ns from …`
+    namespace: Option<String>,
+    /// `import { a as b } from …`: (imported, local), types left out.
+    named: Vec<(String, String)>,
+}
+
+impl Rewriter<'_> {
+    fn bindings(&self, i: &ImportDeclaration<'_>) -> Bindings {
+        let span = |s: oxc_span::Span| &self.source[s.start as usize..s.end as usize];
+        let mut b = Bindings::default();
+        for s in i.specifiers.iter().flatten() {
+            match s {
+                ImportDeclarationSpecifier::ImportDefaultSpecifier(d) => {
+                    b.default = Some(d.local.name.as_str().to_string())
+                }
+                ImportDeclarationSpecifier::ImportNamespaceSpecifier(n) => {
+                    b.namespace = Some(n.local.name.as_str().to_string())
+                }
+                ImportDeclarationSpecifier::ImportSpecifier(s) => {
+                    if s.import_kind == ImportOrExportKind::Type {
+                        continue;
+                    }
+                    let imported = match &s.imported {
+                        ModuleExportName::StringLiteral(l) => span(l.span).to_string(),
+                        other => other.name().as_str().to_string(),
+                    };
+                    b.named.push((imported, s.local.name.as_str().to_string()));
+                }
+            }
+        }
+        b
     }
 }
 
