@@ -313,88 +313,7 @@ impl<'a> Bridge<'a> {
 
     fn on_event(&mut self, e: CdpEvent) {
         match e.method.as_str() {
-            "Target.attachedToTarget" => {
-                let Some(session) = e.params.get("sessionId").and_then(Value::as_str) else {
-                    return;
-                };
-                let kind = e
-                    .params
-                    .pointer("/targetInfo/type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let commands = self.commands.clone();
-                let session = session.to_string();
-                if !wanted(kind) {
-                    tokio::spawn(async move {
-                        let _ = commands
-                            .call(
-                                "Target.detachFromTarget",
-                                json!({ "sessionId": session }),
-                                None,
-                            )
-                            .await;
-                    });
-                    return;
-                }
-                self.targets.attached(&session, kind, epoch_ms());
-                let url = e
-                    .params
-                    .pointer("/targetInfo/url")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                let waiting = e
-                    .params
-                    .get("waitingForDebugger")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                let injection = self.injection.clone();
-                // The adapter, with no tag (docs/zero-edits.md, "Attach to
-                // a browser"): a page gets the script for its new
-                // documents (it checks each document's URL itself); a
-                // worker is reached by its own URL or its page's.
-                let page = kind != "worker" && !inject::is_browsers_own(&url);
-                if kind == "page" {
-                    let id = e
-                        .params
-                        .pointer("/targetInfo/targetId")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    self.pages_at.insert(session.clone(), (id, url.clone()));
-                }
-                let parent = e
-                    .session
-                    .as_ref()
-                    .and_then(|p| self.pages_at.get(p))
-                    .map(|(_, u)| u.as_str());
-                let worker = kind == "worker"
-                    && (injection.reach.reaches(&url)
-                        || parent.is_some_and(|p| injection.reach.reaches(p)));
-                let held = self.held.clone();
-                tokio::spawn(async move {
-                    let s = Some(session.as_str());
-                    if page {
-                        inject::page(&commands, &injection, &session, &url).await;
-                    }
-                    let _ = commands.call("Runtime.enable", json!({}), s).await;
-                    let _ = commands.call("Log.enable", json!({}), s).await;
-                    // Its workers and out-of-process frames.
-                    let _ = commands
-                        .call("Target.setAutoAttach", auto_attach(), s)
-                        .await;
-                    if worker {
-                        if let Some(bp) =
-                            inject::worker(&commands, &injection, &session, waiting).await
-                        {
-                            held.lock().expect("held").insert(session.clone(), bp);
-                        }
-                    }
-                    let _ = commands
-                        .call("Runtime.runIfWaitingForDebugger", json!({}), s)
-                        .await;
-                });
-            }
+            "Target.attachedToTarget" => self.on_attached(e.session, &e.params),
             "Target.detachedFromTarget" => {
                 if let Some(s) = e.params.get("sessionId").and_then(Value::as_str) {
                     self.targets.detached(s);
@@ -416,24 +335,7 @@ impl<'a> Bridge<'a> {
             // statement met while a logpoint is set) goes on at once.
             "Debugger.paused" => {
                 if let Some(s) = e.session {
-                    let commands = self.commands.clone();
-                    // A worker held before its first script: the loader
-                    // goes in first (`inject.rs`).
-                    let held = match e.params.get("reason").and_then(Value::as_str) {
-                        Some("instrumentation") => self.held.lock().expect("held").remove(&s),
-                        _ => None,
-                    };
-                    let injection = self.injection.clone();
-                    tokio::spawn(async move {
-                        match held {
-                            Some(bp) => {
-                                inject::paused(&commands, &injection, &s, &bp, &e.params).await
-                            }
-                            None => {
-                                let _ = commands.call("Debugger.resume", json!({}), Some(&s)).await;
-                            }
-                        }
-                    });
+                    self.on_paused(s, e.params);
                 }
             }
             // A tab going elsewhere: its CSP bypassed only where the
@@ -446,24 +348,126 @@ impl<'a> Bridge<'a> {
                     self.targets.context_gone(s, None);
                 }
             }
-            method => {
-                let Some(session) = e.session else { return };
-                if !self.targets.is_attached(&session) {
-                    return;
-                }
-                let Some((place, line)) = lines::line_of(method, &e.params) else {
-                    return;
-                };
-                if lines::timestamp(method, &e.params)
-                    .is_some_and(|at| self.targets.is_replay(&session, at))
-                {
-                    return;
-                }
-                match self.targets.stem(&session, &place) {
-                    Some(stem) => (self.report)(stem.to_string(), line),
-                    None => self.wait_for_stem(session, place, line),
+            method => self.on_line(method, e.session, &e.params),
+        }
+    }
+
+    /// A target the bridge attached to (auto-attach): a page gets the
+    /// adapter for its new documents, a worker held before its first
+    /// script gets it first; each is let run whatever a step did.
+    fn on_attached(&mut self, parent: Option<String>, params: &Value) {
+        let Some(session) = params.get("sessionId").and_then(Value::as_str) else {
+            return;
+        };
+        let kind = params
+            .pointer("/targetInfo/type")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let commands = self.commands.clone();
+        let session = session.to_string();
+        if !wanted(kind) {
+            tokio::spawn(async move {
+                let _ = commands
+                    .call(
+                        "Target.detachFromTarget",
+                        json!({ "sessionId": session }),
+                        None,
+                    )
+                    .await;
+            });
+            return;
+        }
+        self.targets.attached(&session, kind, epoch_ms());
+        let url = params
+            .pointer("/targetInfo/url")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let waiting = params
+            .get("waitingForDebugger")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let injection = self.injection.clone();
+        // The adapter, with no tag (docs/zero-edits.md, "Attach to a
+        // browser"): a page gets the script for its new documents (it
+        // checks each document's URL itself); a worker is reached by its
+        // own URL or its page's.
+        let page = kind != "worker" && !inject::is_browsers_own(&url);
+        if kind == "page" {
+            let id = params
+                .pointer("/targetInfo/targetId")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            self.pages_at.insert(session.clone(), (id, url.clone()));
+        }
+        let parent = parent
+            .as_ref()
+            .and_then(|p| self.pages_at.get(p))
+            .map(|(_, u)| u.as_str());
+        let worker = kind == "worker"
+            && (injection.reach.reaches(&url)
+                || parent.is_some_and(|p| injection.reach.reaches(p)));
+        let held = self.held.clone();
+        tokio::spawn(async move {
+            let s = Some(session.as_str());
+            if page {
+                inject::page(&commands, &injection, &session, &url).await;
+            }
+            let _ = commands.call("Runtime.enable", json!({}), s).await;
+            let _ = commands.call("Log.enable", json!({}), s).await;
+            // Its workers and out-of-process frames.
+            let _ = commands
+                .call("Target.setAutoAttach", auto_attach(), s)
+                .await;
+            if worker {
+                if let Some(bp) = inject::worker(&commands, &injection, &session, waiting).await {
+                    held.lock().expect("held").insert(session.clone(), bp);
                 }
             }
+            let _ = commands
+                .call("Runtime.runIfWaitingForDebugger", json!({}), s)
+                .await;
+        });
+    }
+
+    /// A realm's debugger never pauses it (docs/log-format.md,
+    /// "Logpoints"): a pause that comes anyway (a `debugger;` statement
+    /// met while a logpoint is set) goes on at once, and a worker held
+    /// before its first script gets the loader first (`inject.rs`).
+    fn on_paused(&mut self, s: String, params: Value) {
+        let commands = self.commands.clone();
+        let held = match params.get("reason").and_then(Value::as_str) {
+            Some("instrumentation") => self.held.lock().expect("held").remove(&s),
+            _ => None,
+        };
+        let injection = self.injection.clone();
+        tokio::spawn(async move {
+            match held {
+                Some(bp) => inject::paused(&commands, &injection, &s, &bp, &params).await,
+                None => {
+                    let _ = commands.call("Debugger.resume", json!({}), Some(&s)).await;
+                }
+            }
+        });
+    }
+
+    /// Any other event: a line for the log of the realm it is about, when
+    /// it is one and not a replay of what was said before the attach.
+    fn on_line(&mut self, method: &str, session: Option<String>, params: &Value) {
+        let Some(session) = session else { return };
+        if !self.targets.is_attached(&session) {
+            return;
+        }
+        let Some((place, line)) = lines::line_of(method, params) else {
+            return;
+        };
+        if lines::timestamp(method, params).is_some_and(|at| self.targets.is_replay(&session, at)) {
+            return;
+        }
+        match self.targets.stem(&session, &place) {
+            Some(stem) => (self.report)(stem.to_string(), line),
+            None => self.wait_for_stem(session, place, line),
         }
     }
 

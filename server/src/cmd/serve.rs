@@ -79,45 +79,12 @@ pub struct ServeArgs {
 /// MCP on stdin/stdout too, until stdin closes. With a command after
 /// `--`, serves while it runs (`cmd/beside.rs`). The status to exit with.
 pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
-    if !(cli.timeout.is_finite() && cli.timeout > 0.0 && cli.timeout <= 86_400.0) {
-        anyhow::bail!("--timeout must be a number of seconds between 0 and 86400");
-    }
     if mcp && !cli.command.is_empty() {
         anyhow::bail!("daebug mcp runs no command: start `daebug --root DIR -- <command>` in a terminal, then `daebug mcp` attaches to it");
     }
-    if cli.cdp.is_none() && !cli.matches.is_empty() {
-        anyhow::bail!("--match needs the browser bridge: --cdp <a Chromium's DevTools URL> (or `daebug attach`)");
-    }
-    let host = cli.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
-    let port = cli.port.unwrap_or(DEFAULT_PORT);
-    let mut token = cli.token.clone();
-    if !host.is_loopback() && token.is_none() {
-        token = Some(names::token());
-    }
-    let proxy = match cli
-        .proxy
-        .as_deref()
-        .map(daebug::http::proxy::Upstream::parse)
-    {
-        Some(Err(why)) => anyhow::bail!("{why}"),
-        Some(Ok(upstream)) => Some(upstream),
-        None => None,
-    };
-    // A page matched by name is one the person asked to connect.
-    let mut allow_origins = cli.allow_origin.clone();
-    allow_origins.extend(daebug::cdp::reach::named_origins(&cli.matches));
-    let config = HubConfig {
-        addr: SocketAddr::new(host, port),
-        allow_origins,
-        default_timeout: Duration::from_secs_f64(cli.timeout),
-        token: token.clone(),
-        restart_command: restart_command(),
-        cdp: cli.cdp.clone(),
-        cdp_match: cli.matches.clone(),
-        proxy: proxy.clone(),
-        ..HubConfig::new(cli.root.clone(), port)
-    };
-
+    let config = config_of(&cli)?;
+    let token = config.token.clone();
+    let proxy = config.proxy.clone();
     // Listening from the start: a signal while the hub starts is not lost.
     let (shutdown, beside) = match cli.command.is_empty() {
         true => (Some(shutdown_signal()?), None),
@@ -140,47 +107,10 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
             false => writeln!(std::io::stdout(), "{line}"),
         };
     };
-    say(format!(
-        "daebug {} serving {} at {}/",
-        env!("CARGO_PKG_VERSION"),
-        cli.root.display(),
-        hub.base_url()
-    ));
-    if cli.token.is_none() && token.is_some() {
-        say(
-            "listening beyond loopback: realms must present this token (it is in the line below)"
-                .into(),
-        );
+    let generated = cli.token.is_none() && token.is_some();
+    for line in start_lines(&cli, &hub, proxy.as_ref(), generated) {
+        say(line);
     }
-    if let Some(cdp) = &cli.cdp {
-        let which = match cli.matches.is_empty() {
-            true => "every page of a loopback (or --allow-origin) origin".to_string(),
-            false => format!("the pages at {}", cli.matches.join(", ")),
-        };
-        say(format!(
-            "attaching to the browser at {cdp}: {which} and their workers get daebug, no tag needed"
-        ));
-    }
-    match &proxy {
-        Some(upstream) => say(format!(
-            "proxying {}: open {}/ to use the app with daebug in its pages",
-            upstream.origin,
-            hub.base_url()
-        )),
-        None => {
-            say("add this line to a page to connect it:".into());
-            say(format!("  {}", hub.script_tag()));
-        }
-    }
-    say(format!(
-        "then open debug.md in {} to find each page's log",
-        cli.root.display()
-    ));
-    say(format!(
-        "or watch and drive them in the dashboard: {}",
-        hub.dashboard_url()
-    ));
-
     let Some(shutdown) = shutdown else {
         let signals = beside.expect("listened for the command");
         return Ok(beside::serve_beside(hub, &cli.command, signals).await);
@@ -192,6 +122,96 @@ pub async fn serve(cli: ServeArgs, mcp: bool) -> Result<u8> {
     }
     hub.run(shutdown).await?;
     Ok(0)
+}
+
+/// The hub's configuration from the command line, or why it is wrong.
+fn config_of(cli: &ServeArgs) -> Result<HubConfig> {
+    if !(cli.timeout.is_finite() && cli.timeout > 0.0 && cli.timeout <= 86_400.0) {
+        anyhow::bail!("--timeout must be a number of seconds between 0 and 86400");
+    }
+    if cli.cdp.is_none() && !cli.matches.is_empty() {
+        anyhow::bail!("--match needs the browser bridge: --cdp <a Chromium's DevTools URL> (or `daebug attach`)");
+    }
+    let host = cli.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let port = cli.port.unwrap_or(DEFAULT_PORT);
+    let mut token = cli.token.clone();
+    if !host.is_loopback() && token.is_none() {
+        token = Some(names::token());
+    }
+    let proxy = match cli
+        .proxy
+        .as_deref()
+        .map(daebug::http::proxy::Upstream::parse)
+    {
+        Some(Err(why)) => anyhow::bail!("{why}"),
+        Some(Ok(upstream)) => Some(upstream),
+        None => None,
+    };
+    // A page matched by name is one the person asked to connect.
+    let mut allow_origins = cli.allow_origin.clone();
+    allow_origins.extend(daebug::cdp::reach::named_origins(&cli.matches));
+    Ok(HubConfig {
+        addr: SocketAddr::new(host, port),
+        allow_origins,
+        default_timeout: Duration::from_secs_f64(cli.timeout),
+        token,
+        restart_command: restart_command(),
+        cdp: cli.cdp.clone(),
+        cdp_match: cli.matches.clone(),
+        proxy,
+        ..HubConfig::new(cli.root.clone(), port)
+    })
+}
+
+/// What the hub says when it starts: where it serves, how a page
+/// connects, where the logs and the dashboard are.
+fn start_lines(
+    cli: &ServeArgs,
+    hub: &Hub,
+    proxy: Option<&daebug::http::proxy::Upstream>,
+    generated_token: bool,
+) -> Vec<String> {
+    let mut lines = vec![format!(
+        "daebug {} serving {} at {}/",
+        env!("CARGO_PKG_VERSION"),
+        cli.root.display(),
+        hub.base_url()
+    )];
+    if generated_token {
+        lines.push(
+            "listening beyond loopback: realms must present this token (it is in the line below)"
+                .into(),
+        );
+    }
+    if let Some(cdp) = &cli.cdp {
+        let which = match cli.matches.is_empty() {
+            true => "every page of a loopback (or --allow-origin) origin".to_string(),
+            false => format!("the pages at {}", cli.matches.join(", ")),
+        };
+        lines.push(format!(
+            "attaching to the browser at {cdp}: {which} and their workers get daebug, no tag needed"
+        ));
+    }
+    match proxy {
+        Some(upstream) => lines.push(format!(
+            "proxying {}: open {}/ to use the app with daebug in its pages",
+            upstream.origin,
+            hub.base_url()
+        )),
+        None => {
+            lines.push("add this line to a page to connect it:".into());
+            lines.push(format!("  {}", hub.script_tag()));
+        }
+    }
+    lines.push(format!(
+        "then open debug.md in {} to find each page's log",
+        cli.root.display()
+    ));
+    lines.push(format!(
+        "or watch and drive them in the dashboard: {}",
+        hub.dashboard_url()
+    ));
+    lines
 }
 
 /// `daebug mcp` in-process: serves `hub` as usual (pages, logs) and the

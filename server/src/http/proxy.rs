@@ -316,32 +316,12 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
         false => None,
     };
 
-    let mut headers = std::mem::take(&mut parts.headers);
-    strip_hop_by_hop(&mut headers, upgrading);
-    without_hub_cookie(&mut headers);
-    let hub_host = headers.get(header::HOST).cloned();
-    if let Ok(host) = HeaderValue::from_str(&proxy.upstream.authority) {
-        headers.insert(header::HOST, host);
-    }
-    if let Some(host) = hub_host {
-        headers.insert(HeaderName::from_static("x-forwarded-host"), host);
-    }
-    headers.insert(
-        HeaderName::from_static("x-forwarded-proto"),
-        HeaderValue::from_static("http"),
+    let headers = upstream_headers(
+        proxy,
+        std::mem::take(&mut parts.headers),
+        upgrading,
+        edit.is_some(),
     );
-    headers.append(header::VIA, HeaderValue::from_static(VIA));
-    if upgrading {
-        headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
-    }
-    if edit.is_some() {
-        // A page or worker script to add to comes uncompressed (a server
-        // that compresses anyway is decoded below).
-        headers.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_static("identity"),
-        );
-    }
     let target = parts
         .uri
         .path_and_query()
@@ -370,17 +350,69 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
     strip_hop_by_hop(&mut res_parts.headers, false);
     rewrite_location(&proxy.upstream, &mut res_parts.headers);
     let body = Body::new(res_body);
-    let kind = res_parts
+    let edit = edit.filter(|e| answer_to_edit(*e, &res_parts));
+    match edit {
+        Some(edit) => with_daebug(proxy, edit, res_parts, body, parts.uri.path()).await,
+        None => Response::from_parts(res_parts, body),
+    }
+}
+
+/// The request's headers as the upstream gets them: hop-by-hop ones and
+/// the hub's cookie out, its own `Host`, the hub's as `X-Forwarded-Host`,
+/// and a page or worker script asked for uncompressed when it is edited.
+fn upstream_headers(
+    proxy: &Proxy,
+    mut headers: HeaderMap,
+    upgrading: bool,
+    editing: bool,
+) -> HeaderMap {
+    strip_hop_by_hop(&mut headers, upgrading);
+    without_hub_cookie(&mut headers);
+    let hub_host = headers.get(header::HOST).cloned();
+    if let Ok(host) = HeaderValue::from_str(&proxy.upstream.authority) {
+        headers.insert(header::HOST, host);
+    }
+    if let Some(host) = hub_host {
+        headers.insert(HeaderName::from_static("x-forwarded-host"), host);
+    }
+    headers.insert(
+        HeaderName::from_static("x-forwarded-proto"),
+        HeaderValue::from_static("http"),
+    );
+    headers.append(header::VIA, HeaderValue::from_static(VIA));
+    if upgrading {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    }
+    if editing {
+        // A page or worker script to add to comes uncompressed (a server
+        // that compresses anyway is decoded below).
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("identity"),
+        );
+    }
+    headers
+}
+
+/// Whether the upstream's answer is what `edit` adds to: a page of any
+/// status but 204/304 (a dev server's error page is one to debug), a
+/// worker's script only when it is JavaScript and a 200.
+fn answer_to_edit(edit: Edit, res: &axum::http::response::Parts) -> bool {
+    let kind = res
         .headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(|t| t.trim_start().to_ascii_lowercase())
         .unwrap_or_default();
-    let of_its_type = match edit {
-        Some(Edit::Page) => {
-            kind.starts_with("text/html") || kind.starts_with("application/xhtml+xml")
+    match edit {
+        Edit::Page => {
+            (kind.starts_with("text/html") || kind.starts_with("application/xhtml+xml"))
+                && !matches!(
+                    res.status,
+                    StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
+                )
         }
-        Some(Edit::Worker(_)) => {
+        Edit::Worker(_) => {
             let essence = kind.split(';').next().unwrap_or("").trim();
             matches!(
                 essence,
@@ -389,24 +421,8 @@ async fn forward(proxy: &Proxy, req: Request) -> Response {
                     | "application/x-javascript"
                     | "text/ecmascript"
                     | "application/ecmascript"
-            )
+            ) && res.status == StatusCode::OK
         }
-        None => false,
-    };
-    // A page of any status has the tag (a dev server's error page is one
-    // to debug); a worker's script only when it is one.
-    let with_body = match edit {
-        Some(Edit::Page) => !matches!(
-            res_parts.status,
-            StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
-        ),
-        _ => res_parts.status == StatusCode::OK,
-    };
-    match edit {
-        Some(edit) if of_its_type && with_body => {
-            with_daebug(proxy, edit, res_parts, body, parts.uri.path()).await
-        }
-        _ => Response::from_parts(res_parts, body),
     }
 }
 
@@ -522,13 +538,7 @@ async fn with_daebug(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > HTML_CAP as u64) {
-        proxy.warn_once(
-            format!("large {page}"),
-            format!(
-                "daebug: {page} is larger than {} MiB: passed through without the tag",
-                HTML_CAP >> 20
-            ),
-        );
+        warn_large(proxy, page);
         return Response::from_parts(parts, body);
     }
     let encoding = parts
@@ -559,13 +569,7 @@ async fn with_daebug(
                 size += chunk.len();
                 kept.push(chunk);
                 if size > HTML_CAP {
-                    proxy.warn_once(
-                        format!("large {page}"),
-                        format!(
-                            "daebug: {page} is larger than {} MiB: passed through without the tag",
-                            HTML_CAP >> 20
-                        ),
-                    );
+                    warn_large(proxy, page);
                     let so_far = futures_util::stream::iter(kept.into_iter().map(Ok));
                     let rest: std::pin::Pin<Box<dyn Stream<Item = _> + Send>> = Box::pin(stream);
                     return Response::from_parts(parts, Body::from_stream(so_far.chain(rest)));
@@ -578,15 +582,7 @@ async fn with_daebug(
         }
     }
     let raw = kept.concat();
-    let decoded = match encoding.as_str() {
-        "gzip" | "x-gzip" => Some(decode(flate2::read::MultiGzDecoder::new(&raw[..]))),
-        "deflate" => Some(
-            decode(flate2::read::ZlibDecoder::new(&raw[..]))
-                .or_else(|_| decode(flate2::read::DeflateDecoder::new(&raw[..]))),
-        ),
-        _ => None,
-    };
-    let decoded = match decoded {
+    let decoded = match decode_as(&encoding, &raw) {
         None => raw,
         Some(Ok(decoded)) => decoded,
         Some(Err(why)) => {
@@ -610,6 +606,30 @@ async fn with_daebug(
         },
     };
     Response::from_parts(parts, Body::from(edited))
+}
+
+/// Says once that `page` is over [`HTML_CAP`] and goes without the tag.
+fn warn_large(proxy: &Proxy, page: &str) {
+    proxy.warn_once(
+        format!("large {page}"),
+        format!(
+            "daebug: {page} is larger than {} MiB: passed through without the tag",
+            HTML_CAP >> 20
+        ),
+    );
+}
+
+/// `raw` decoded from `encoding` (gzip or deflate, zlib-wrapped or raw);
+/// `None` when it needs no decoding.
+fn decode_as(encoding: &str, raw: &[u8]) -> Option<Result<Vec<u8>, String>> {
+    match encoding {
+        "gzip" | "x-gzip" => Some(decode(flate2::read::MultiGzDecoder::new(raw))),
+        "deflate" => Some(
+            decode(flate2::read::ZlibDecoder::new(raw))
+                .or_else(|_| decode(flate2::read::DeflateDecoder::new(raw))),
+        ),
+        _ => None,
+    }
 }
 
 /// A compressed page, decoded up to [`HTML_CAP`].
