@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use daebug::engine::template::new_log;
-use daebug::engine::{
+use daebug_core::engine::template::new_log;
+use daebug_core::engine::{
     apply, ClockTime, Config, Input, JobId, JobResult, LogEngine, Millis, Now, Outcome, Value,
 };
 

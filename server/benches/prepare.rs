@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use daebug::engine::Lang;
-use daebug::prepare::prepare;
+use daebug_core::engine::Lang;
+use daebug_core::prepare::prepare;
 use daebug_protocol::JobId;
 
 /// What an agent typically sends: a few lines of DOM and data work.

@@ -37,9 +37,6 @@ pub mod http;
 pub mod hub;
 pub mod sourcemap;
 
-// The pure per-log behaviour lives in its own crate, so the compiler
-// keeps it free of tokio, files and clocks; the hub uses it by the same
-// paths it always had.
-pub use daebug_core::{check, engine, lang, prepare};
-
-pub use config::HubConfig;
+// The pure per-log behaviour lives in its own crate, `daebug_core`, so
+// the compiler keeps it free of tokio, files and clocks; the hub names it
+// by its own paths (`daebug_core::engine`, `daebug_core::delivery`, …).

@@ -17,15 +17,15 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 
-use daebug::engine::lifecycle::Lifecycle;
-use daebug::engine::markdown::{blocks, exec_info, Block};
-use daebug::engine::{
+use daebug::hub::log_file::LogFile;
+use daebug_core::delivery::Early;
+use daebug_core::engine::lifecycle::Lifecycle;
+use daebug_core::engine::markdown::{blocks, exec_info, Block};
+use daebug_core::engine::{
     ClockTime, Config, Effect, Input, JobError, JobId, JobResult, LogEngine, Millis, Now, Outcome,
     Value,
 };
-use daebug::hub::delivery::Early;
-use daebug::hub::log_file::LogFile;
-use daebug::prepare::Verbatim;
+use daebug_core::prepare::Verbatim;
 use daebug_protocol::{BackgroundEvent, EventType, Level};
 use proptest::prelude::*;
 

@@ -7,13 +7,13 @@
 //! They were written by an adversarial review of the engine; the second
 //! group each failed on the engine of the time (the fix is named there).
 
-use daebug::engine::markdown::{blocks, Block};
-use daebug::engine::template::{new_log, FOOTER};
-use daebug::engine::{
+use daebug_core::engine::markdown::{blocks, Block};
+use daebug_core::engine::template::{new_log, FOOTER};
+use daebug_core::engine::{
     apply, ClockTime, Config, Effect, Input, JobError, JobId, JobResult, LogEngine, Millis, Now,
     Outcome, Value,
 };
-use daebug::prepare::Verbatim;
+use daebug_core::prepare::Verbatim;
 use daebug_protocol::{BackgroundEvent, EventType, JobProgress, Level};
 
 const STEM: &str = "shop-3f2a";
@@ -618,7 +618,7 @@ fn a_reply_under_a_reloaded_line_is_not_dated_before_it() {
     let check = h.running().expect("the check waits for the new document");
     h.advance(2_000);
     h.step(Input::Lifecycle {
-        what: daebug::engine::lifecycle::Lifecycle::Reloaded,
+        what: daebug_core::engine::lifecycle::Lifecycle::Reloaded,
         url: "http://127.0.0.1:5173/".into(),
         at: None,
     });
@@ -653,7 +653,7 @@ fn a_new_documents_events_before_the_waiting_block_stand_above_it() {
     let check = h.running().expect("the check waits");
     h.advance(1_000);
     h.step(Input::Lifecycle {
-        what: daebug::engine::lifecycle::Lifecycle::Reloaded,
+        what: daebug_core::engine::lifecycle::Lifecycle::Reloaded,
         url: "http://127.0.0.1:5173/".into(),
         at: None,
     });

@@ -23,9 +23,9 @@
 
 use std::path::{Path, PathBuf};
 
-use daebug::engine::markdown::{blocks, Block};
-use daebug::engine::template::FOOTER;
-use daebug::engine::{apply, ClockTime, Config, Effect, Input, LogEngine, Millis, Now};
+use daebug_core::engine::markdown::{blocks, Block};
+use daebug_core::engine::template::FOOTER;
+use daebug_core::engine::{apply, ClockTime, Config, Effect, Input, LogEngine, Millis, Now};
 
 #[derive(Debug, Clone)]
 struct Section {

@@ -2,13 +2,13 @@
 //! it never panics, every line the agent wrote survives every transition in
 //! order, and there is never more than one footer.
 
-use daebug::engine::markdown::{blocks, Block};
-use daebug::engine::template::{new_log, FOOTER};
-use daebug::engine::{
+use daebug_core::engine::markdown::{blocks, Block};
+use daebug_core::engine::template::{new_log, FOOTER};
+use daebug_core::engine::{
     apply, ClockTime, Config, Input, JobError, JobId, JobProgress, JobResult, LogEngine, Millis,
     Now, Outcome, Value,
 };
-use daebug::prepare::Verbatim;
+use daebug_core::prepare::Verbatim;
 use daebug_protocol::{BackgroundEvent, EventType, Level};
 use proptest::prelude::*;
 

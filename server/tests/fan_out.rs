@@ -3,8 +3,8 @@
 //! hub's last write (docs/log-format.md, "Every realm at once", "Stale
 //! saves"). Before/after cases in `fixtures/engine/85-*.md` and `86-*.md`.
 
-use daebug::engine::template::new_log;
-use daebug::engine::{apply, ClockTime, Config, Effect, Input, LogEngine, Millis, Now};
+use daebug_core::engine::template::new_log;
+use daebug_core::engine::{apply, ClockTime, Config, Effect, Input, LogEngine, Millis, Now};
 
 fn input(kind: &str, payload: &str) -> Input {
     let mut obj: serde_json::Map<String, serde_json::Value> = if payload.trim().is_empty() {

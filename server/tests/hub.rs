@@ -704,7 +704,7 @@ async fn the_default_timeout_comes_from_the_config() {
 #[tokio::test]
 async fn a_busy_port_is_a_clear_error() {
     let hub = TestHub::start().await;
-    let config = daebug::HubConfig::new(hub.root.path(), hub.addr.port());
+    let config = daebug::config::HubConfig::new(hub.root.path(), hub.addr.port());
     match daebug::app::Hub::bind(config).await {
         Err(e) => {
             let msg = e.to_string();
@@ -724,7 +724,8 @@ async fn a_file_named_debug_is_a_clear_error_at_bind() {
     let root = tempfile::tempdir().unwrap();
     let file = root.path().join("debug");
     std::fs::write(&file, "my notes").unwrap();
-    let Err(e) = daebug::app::Hub::bind(daebug::HubConfig::new(root.path(), 0)).await else {
+    let Err(e) = daebug::app::Hub::bind(daebug::config::HubConfig::new(root.path(), 0)).await
+    else {
         panic!("bound with a file named debug");
     };
     let msg = e.to_string();
@@ -742,7 +743,8 @@ async fn a_file_named_debug_is_a_clear_error_at_bind() {
 async fn a_broken_debug_link_is_a_clear_error_at_bind() {
     let root = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(root.path().join("gone"), root.path().join("debug")).unwrap();
-    let Err(e) = daebug::app::Hub::bind(daebug::HubConfig::new(root.path(), 0)).await else {
+    let Err(e) = daebug::app::Hub::bind(daebug::config::HubConfig::new(root.path(), 0)).await
+    else {
         panic!("bound with a broken debug link");
     };
     assert!(e.to_string().contains("debug is a link to nothing"), "{e}");

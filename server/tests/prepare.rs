@@ -3,8 +3,8 @@
 //! and how its positions map back. The values these give in a real page
 //! and worker are checked by `tests/tests/evaluation.rs`.
 
-use daebug::engine::Lang;
-use daebug::prepare::{cell_url, prepare, CellMap};
+use daebug_core::engine::Lang;
+use daebug_core::prepare::{cell_url, prepare, CellMap};
 use daebug_protocol::JobId;
 
 const R: &str = "$daebug$result";
@@ -448,7 +448,7 @@ fn a_block_that_uses_daebug_binds_the_toolkit_and_leaves_the_global_alone() {
         "{prologue}"
     );
     assert_eq!(
-        daebug::prepare::TOOLKIT,
+        daebug_core::prepare::TOOLKIT,
         "daebug.toolkit",
         "the adapter keeps it under this key"
     );
@@ -527,7 +527,7 @@ fn syntax_errors_point_at_the_block_line_and_column() {
 /// code): 1-based line counting the function's two header lines and every
 /// JavaScript line terminator, 1-based column in UTF-16 units.
 fn v8_position(code: &str, generated_at: usize) -> (usize, usize) {
-    let starts = daebug::prepare::cell::js_line_starts(code);
+    let starts = daebug_core::prepare::cell::js_line_starts(code);
     let line = starts.partition_point(|&s| s <= generated_at);
     let line_start = starts[line - 1];
     (
@@ -608,7 +608,7 @@ fn stacks_name_the_cell_and_its_lines() {
         throw_at.0, throw_at.1, call_at.0, call_at.1, call_at.0, call_at.1
     );
     let map: &CellMap = &prepared.map;
-    let mapped = daebug::prepare::cell::map_stack(&stack, |job| {
+    let mapped = daebug_core::prepare::cell::map_stack(&stack, |job| {
         (job == 17).then(|| (map, "<cell>".to_string()))
     });
     assert_eq!(
@@ -622,17 +622,17 @@ fn stacks_name_the_cell_and_its_lines() {
         throw_at.0, throw_at.1, call_at.0, call_at.1
     );
     assert_eq!(
-        daebug::prepare::cell::map_stack(&node, |job| (job == 17).then(|| (map, "<cell>".to_string()))),
+        daebug_core::prepare::cell::map_stack(&node, |job| (job == 17).then(|| (map, "<cell>".to_string()))),
         "Error: x\n    at thrower (<cell>:2:9)\n    at <cell>:4:1\n    at process.processTicksAndRejections (node:internal/process/task_queues:103:5)"
     );
     // A cell whose map is gone keeps its line, without the prologue's.
-    let unknown = daebug::prepare::cell::map_stack("    at f (daebug-cell-5:6:3)", |_| None);
+    let unknown = daebug_core::prepare::cell::map_stack("    at f (daebug-cell-5:6:3)", |_| None);
     assert_eq!(unknown, "    at f (<cell ?>:3:3)");
 }
 
 #[test]
 fn earlier_cells_are_named_by_when_they_ran() {
-    let mut cells = daebug::prepare::cell::Cells::default();
+    let mut cells = daebug_core::prepare::cell::Cells::default();
     let first = prepare("function f() {\n  oops();\n}", Lang::Js, JobId(1)).unwrap();
     let oops = v8_position(&first.code, in_copies(&first.code, "oops")[1]);
     cells.remember(1, first.map, "10:00:01".into());
@@ -681,7 +681,7 @@ fn stacks_of_each_engine_name_the_cell_in_its_syntax() {
     ];
     for (stack, want) in cases {
         assert_eq!(
-            daebug::prepare::cell::map_stack(stack, lookup),
+            daebug_core::prepare::cell::map_stack(stack, lookup),
             want,
             "{stack}"
         );

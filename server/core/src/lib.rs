@@ -19,8 +19,8 @@
 //!
 //! Architecture Invariant: this crate depends on no tokio, no filesystem
 //! and no clock; time comes in as `now`. Its manifest is the proof: none
-//! of those is a dependency. The hub (`daebug`) re-exports these modules
-//! under the same paths (`daebug::engine`, `daebug::hub::delivery`, …).
+//! of those is a dependency. The hub (`daebug`) names these modules by
+//! their own paths (`daebug_core::engine`, `daebug_core::delivery`, …).
 
 pub mod check;
 pub mod chore;

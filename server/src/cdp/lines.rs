@@ -279,6 +279,6 @@ mod tests {
         )
         .unwrap();
         let e = line.into_event("t".into());
-        assert_eq!(crate::engine::render::event_info(&e), "Text browser");
+        assert_eq!(daebug_core::engine::render::event_info(&e), "Text browser");
     }
 }

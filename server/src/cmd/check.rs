@@ -1,17 +1,17 @@
 //! `daebug check <file.md> [--realm R]` (docs/log-format.md, "Logs as tests"):
 //! a recorded log's blocks replayed in a live realm, in order, through its
 //! log like any door's; each reply's value (or error) compared with the
-//! recorded one (`daebug::check`, pure); each difference printed with the
+//! recorded one (`daebug_core::check`, pure); each difference printed with the
 //! block it belongs to; exit 1 on any.
 
 use std::io::Write;
 use std::path::Path;
 
-use daebug::check::{compare, recorded_blocks, reply_outcome, LineSpan};
 use daebug::doors::client::{EXIT_FAILED, EXIT_OK, EXIT_OTHER};
 use daebug::doors::door::Door;
 use daebug::doors::json::{DoorError, EvalRequest, Timeout};
-use daebug::lang::Lang;
+use daebug_core::check::{compare, recorded_blocks, reply_outcome, LineSpan};
+use daebug_core::lang::Lang;
 
 use super::{connect, HubArgs};
 

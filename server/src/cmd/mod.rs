@@ -149,7 +149,7 @@ pub enum Command {
         /// Replay only a span of the log: the blocks whose fence opens on
         /// these lines (`40-120`, `40-`, `-120`, 1-based, both ends in).
         #[arg(long, value_name = "FROM-TO")]
-        lines: Option<daebug::check::LineSpan>,
+        lines: Option<daebug_core::check::LineSpan>,
     },
     /// Run a command (`node server.js`, `npm run dev`, `nodemon`) with the
     /// Node loader in `NODE_OPTIONS`, so every Node process it starts is a

@@ -9,8 +9,8 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 use daebug::app::Hub;
+use daebug::config::HubConfig;
 use daebug::hub::names;
-use daebug::HubConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::{beside, restart_command, shutdown_signal, DEFAULT_PORT};

@@ -255,7 +255,7 @@ mod tests {
     #[tokio::test]
     async fn a_running_hub_answers_as_its_doors_do() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let hub = crate::app::Hub::bind(crate::HubConfig::new(dir.path(), 0))
+        let hub = crate::app::Hub::bind(crate::config::HubConfig::new(dir.path(), 0))
             .await
             .expect("bind");
         let doors = hub.doors();
@@ -325,7 +325,7 @@ mod tests {
         // old port is held meanwhile, so the new hub cannot take it again.
         let old_port = attached.url().rsplit(':').next().expect("a port");
         let held = std::net::TcpListener::bind(format!("127.0.0.1:{old_port}")).expect("hold");
-        let hub = crate::app::Hub::bind(crate::HubConfig::new(dir.path(), 0))
+        let hub = crate::app::Hub::bind(crate::config::HubConfig::new(dir.path(), 0))
             .await
             .expect("bind again");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -120,7 +120,7 @@ async fn archive_file(
         return missing();
     };
     let path = format!("archive/{name}");
-    let content_type = match crate::engine::picture::mime_of(&path) {
+    let content_type = match daebug_core::engine::picture::mime_of(&path) {
         "application/octet-stream" if path.ends_with(".txt") || path.ends_with(".md") => {
             "text/plain; charset=utf-8"
         }

@@ -20,8 +20,8 @@ use std::fmt::Write as _;
 use daebug_protocol::BackgroundEvent;
 
 use super::json::EvalReply;
-use crate::engine::markdown::{blocks, exec_info, Block};
-use crate::engine::render::{event_info, thousands};
+use daebug_core::engine::markdown::{blocks, exec_info, Block};
+use daebug_core::engine::render::{event_info, thousands};
 
 /// Distinct messages a digest lists at most.
 const MESSAGES: usize = 20;
@@ -381,8 +381,10 @@ mod tests {
         let events: Vec<BackgroundEvent> = (0..50)
             .map(|i| event(&format!("cart {}: 3 items, total 42.00 EUR", i % 3)))
             .collect();
-        let shown =
-            crate::engine::render::events(&events, crate::engine::render::Drops::new(50, 4_900));
+        let shown = daebug_core::engine::render::events(
+            &events,
+            daebug_core::engine::render::Drops::new(50, 4_900),
+        );
         let header = format!("> **{STEM}** to mcp at 10:00:05 (1200ms)");
         let reply = EvalReply {
             ok: true,

@@ -6,7 +6,7 @@ pub use daebug_protocol::door::*;
 use daebug_protocol::{Outcome, Value};
 
 /// The parts of a reply a realm's log wrote, as a door answers them.
-pub fn eval_reply(stem: &str, answered: crate::engine::effect::Answer) -> EvalReply {
+pub fn eval_reply(stem: &str, answered: daebug_core::engine::effect::Answer) -> EvalReply {
     let (value, error) = match answered.outcome {
         Outcome::Ok(Value::Json(json)) => {
             let v = serde_json::from_str(&json).unwrap_or(serde_json::Value::String(json));
@@ -15,13 +15,13 @@ pub fn eval_reply(stem: &str, answered: crate::engine::effect::Answer) -> EvalRe
         Outcome::Ok(Value::Text(text)) => (Some(serde_json::Value::String(text)), None),
         Outcome::Error(e) => (None, Some(e)),
     };
-    let images = crate::engine::picture::image_paths(&answered.reply)
+    let images = daebug_core::engine::picture::image_paths(&answered.reply)
         .into_iter()
         .map(str::to_string)
         .collect();
     EvalReply {
         images,
-        ok: answered.state == crate::engine::LogState::Completed,
+        ok: answered.state == daebug_core::engine::LogState::Completed,
         state: answered.state.as_str().to_string(),
         text: answered.reply,
         value,
@@ -52,7 +52,7 @@ pub fn fence_info(lang: Option<&str>, timeout: Option<&Timeout>) -> Result<Strin
             format!("{}ms", (s * 1000.0).ceil() as u64)
         }
         Some(Timeout::Text(t))
-            if crate::engine::time::parse_timeout(t)
+            if daebug_core::engine::time::parse_timeout(t)
                 .is_some_and(|ms| ms > 0 && ms <= 86_400_000) =>
         {
             t.trim().to_string()

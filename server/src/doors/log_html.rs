@@ -133,7 +133,7 @@ pub fn tail_start(text: &str, lines: usize) -> usize {
     if naive == 0 {
         return 0;
     }
-    crate::engine::markdown::blocks(text, 0)
+    daebug_core::engine::markdown::blocks(text, 0)
         .map(|b| b.start())
         .find(|&start| start >= naive)
         .unwrap_or(text.len())

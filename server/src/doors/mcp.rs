@@ -36,9 +36,9 @@ use super::mcp_tools::{self as words, EVAL, LIST_REALMS, READ_LOG, RUN_TESTS};
 use super::reading::{LogQuery, LogRead, DEFAULT_TAIL};
 use super::run_tests::{test_block, tests_exit_status, Spec, TestRequest};
 use super::Doors;
-use crate::engine::picture;
 use crate::http::guard::Guard;
 use crate::hub::timing;
+use daebug_core::engine::picture;
 
 /// The door's name: the agent a block sent through MCP is written as.
 pub const DOOR: &str = "mcp";

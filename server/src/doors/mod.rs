@@ -207,11 +207,12 @@ impl Doors {
         let stem = self.resolve(realm).await?;
         let path = self.logs.join(format!("{stem}.md"));
         let text = tokio::fs::read_to_string(&path).await.unwrap_or_default();
-        let (body_start, lines_end) = crate::engine::template::head_end(&text, &stem);
+        let (body_start, lines_end) = daebug_core::engine::template::head_end(&text, &stem);
         // What the history files named in the head hold.
         let mut archived = 0;
         for line in text[..lines_end].lines() {
-            let Some(rest) = line.strip_prefix(crate::engine::template::HISTORY_LINK_START) else {
+            let Some(rest) = line.strip_prefix(daebug_core::engine::template::HISTORY_LINK_START)
+            else {
                 continue;
             };
             let rel = rest
@@ -250,8 +251,8 @@ impl Doors {
     pub async fn picture(&self, path: &str) -> Option<Vec<u8>> {
         let image = format!("![]({path})");
         let copied = format!("[]({path})");
-        crate::engine::picture::image_path(&image)
-            .or_else(|| crate::engine::picture::image_path(&copied))?;
+        daebug_core::engine::picture::image_path(&image)
+            .or_else(|| daebug_core::engine::picture::image_path(&copied))?;
         tokio::fs::read(self.logs.join(path)).await.ok()
     }
 

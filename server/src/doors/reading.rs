@@ -14,8 +14,8 @@
 //! cursor is found again by its hash, nearest its offset first.
 
 use super::digest::{digest, tokens};
-use crate::engine::markdown::{blocks, Block};
-use crate::engine::template::FOOTER;
+use daebug_core::engine::markdown::{blocks, Block};
+use daebug_core::engine::template::FOOTER;
 
 /// Lines `read_log` returns when asked for no `tail` and no `since`.
 pub const DEFAULT_TAIL: usize = 200;
@@ -217,7 +217,7 @@ fn tail_start(text: &str, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::template::new_log;
+    use daebug_core::engine::template::new_log;
 
     const STEM: &str = "shop-3f2a";
 
@@ -225,7 +225,7 @@ mod tests {
         LogText {
             stem: STEM,
             text,
-            body_start: crate::engine::template::head_end(text, STEM).0,
+            body_start: daebug_core::engine::template::head_end(text, STEM).0,
             archived,
         }
     }

@@ -3,7 +3,7 @@
 use chrono::Timelike;
 use tokio::time::Instant;
 
-use crate::engine::{ClockTime, Millis, Now};
+use daebug_core::engine::{ClockTime, Millis, Now};
 
 /// Monotonic milliseconds since the hub started, plus local wall time.
 /// Built on tokio's clock so tests with paused time drive it.

@@ -17,14 +17,15 @@ use tokio_util::task::TaskTracker;
 
 use super::clock::wall;
 use super::log_task::{self, LogSettings};
-use super::messages::{ConnId, DirMsg, Hello, ListedRealm, LogHandle, LogMsg, Unresolved, Welcome};
+use super::messages::{DirMsg, Hello, ListedRealm, LogHandle, LogMsg, Unresolved, Welcome};
 use super::names;
 use super::registry_file::{RegistryFile, Synced};
-use crate::engine::earlier;
-use crate::engine::lifecycle::Lifecycle;
-use crate::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
-use crate::engine::registry_notes::answer_blocks;
-use crate::engine::{ClockTime, Input, LogState};
+use daebug_core::delivery::ConnId;
+use daebug_core::engine::earlier;
+use daebug_core::engine::lifecycle::Lifecycle;
+use daebug_core::engine::registry::{self, HubStatus, RealmEntry, RealmStatus};
+use daebug_core::engine::registry_notes::answer_blocks;
+use daebug_core::engine::{ClockTime, Input, LogState};
 use daebug_protocol::door::HubEvent;
 
 /// At most this many realms are remembered; the oldest disconnected ones

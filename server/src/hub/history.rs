@@ -7,8 +7,9 @@
 //! to it goes into the head. Pure text rules here; the file side is in
 //! [`super::log_file`].
 
-pub use crate::engine::template::head_end;
-use crate::engine::template::HISTORY_LINK_START as LINK_START;
+#[cfg(test)]
+use daebug_core::engine::template::head_end;
+use daebug_core::engine::template::HISTORY_LINK_START as LINK_START;
 
 /// A log larger than this (bytes) has its history moved on its next write.
 pub const ROTATE_AT: usize = 4 << 20;
@@ -36,7 +37,7 @@ fn size(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::template::{title, INTRO};
+    use daebug_core::engine::template::{title, INTRO};
 
     #[test]
     fn the_head_is_title_intro_links_and_blanks() {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use daebug_protocol::MAX_IMAGE_BYTES;
 
 use super::fsio::{remove_quietly, write_temp_bytes};
-use crate::engine::picture::{extension, Picture};
+use daebug_core::engine::picture::{extension, Picture};
 
 /// How many taken names one save tries before it gives up (a folder full
 /// of a stem's pictures from earlier runs is walked past once; the count
@@ -66,7 +66,7 @@ impl ImageFiles {
             return refused(over_limit(bytes.len() as u64));
         }
         let Some(ext) = extension(meta.mime) else {
-            let mime = crate::engine::picture::clean_label(meta.mime);
+            let mime = daebug_core::engine::picture::clean_label(meta.mime);
             return refused(format!("\"{mime}\" is not an image type the hub saves"));
         };
         match self.write(bytes, ext) {

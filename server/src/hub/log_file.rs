@@ -50,14 +50,15 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::fsio::{exchange, remove_quietly, same_inode, write_temp_after};
-use super::history::{head_end, link_line, MIN_HISTORY, ROTATE_AT};
+use super::history::{link_line, MIN_HISTORY, ROTATE_AT};
 use super::in_place::{self, InPlace};
 use super::window::{
     already_holds, anchor, appended, rewrite, touches_first_line, Anchor, LateWrite, Seen,
 };
-use crate::engine::text::Eol;
-use crate::engine::{apply, Effect, Input, Now};
-use crate::hub::delivery::Early;
+use daebug_core::delivery::Early;
+use daebug_core::engine::template::head_end;
+use daebug_core::engine::text::Eol;
+use daebug_core::engine::{apply, Effect, Input, Now};
 use daebug_core::machine::{LogMachine, Snapshot};
 
 /// How long an empty log must stay empty before the hub rewrites it.
@@ -432,7 +433,7 @@ impl LogFile {
         read: &Read0,
         new: Seen,
         engine: &mut impl LogMachine,
-        clock: crate::engine::ClockTime,
+        clock: daebug_core::engine::ClockTime,
     ) -> io::Result<(Seen, Option<PathBuf>)> {
         let Some(cut) = engine.history_cut(&new.text, new.base) else {
             return Ok((new, None));
@@ -1017,7 +1018,7 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
-    use crate::engine::LogEngine;
+    use daebug_core::engine::LogEngine;
 
     /// A transaction with `between` run before each write (where the log
     /// task sends a job ahead); `SkipPast` runs it again with fresh ids.
@@ -1042,7 +1043,7 @@ mod tests {
             self.transact(engine, |e| e, input, now, |_, _| Early::Go)
         }
     }
-    use crate::engine::{template, ClockTime, Config, Millis};
+    use daebug_core::engine::{template, ClockTime, Config, Millis};
 
     fn at(ms: u64) -> Now {
         Now {
@@ -1378,10 +1379,10 @@ mod tests {
         (dir, file, engine)
     }
 
-    fn result(job: crate::engine::JobId) -> Input {
-        Input::Result(crate::engine::JobResult {
+    fn result(job: daebug_core::engine::JobId) -> Input {
+        Input::Result(daebug_core::engine::JobResult {
             job,
-            outcome: crate::engine::Outcome::Ok(crate::engine::Value::Json("2".into())),
+            outcome: daebug_core::engine::Outcome::Ok(daebug_core::engine::Value::Json("2".into())),
             events: Vec::new(),
             dropped: 0,
             limited: 0,
@@ -1660,7 +1661,7 @@ mod tests {
             .unwrap();
         let got = std::fs::read_to_string(&file.path).unwrap();
         let base = file.last_seen.as_ref().unwrap().base;
-        let footer = |t: &str| t.find(crate::engine::template::FOOTER);
+        let footer = |t: &str| t.find(daebug_core::engine::template::FOOTER);
         let header = |t: &str| t.find("> **agent** to shop-3f2a");
         assert!(
             got == expected,

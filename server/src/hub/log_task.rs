@@ -29,20 +29,22 @@ use tokio_util::sync::CancellationToken;
 
 use super::browser_seen::BrowserSeen;
 use super::clock::{wall, Clock};
-use super::delivery::Early;
 use super::fsio::write_atomic;
 use super::image_file::{over_limit, ImageFiles, ImageMeta};
 use super::log_file::{Later, LogFile, UnwrittenRun};
-use super::messages::{Answered, ConnId, DirMsg, LogHandle, LogMsg, RealmLetter, REALM_INBOX};
+use super::messages::{DirMsg, LogHandle, LogMsg, RealmLetter, REALM_INBOX};
 use super::timing::JobTimes;
-use crate::engine::lifecycle::Lifecycle;
-use crate::engine::picture::Picture;
-use crate::engine::{Config, Effect, Input};
-use crate::prepare::cell::Cells;
 use crate::sourcemap::SourceMaps;
 use daebug_core::chore::Chore;
+use daebug_core::delivery::ConnId;
+use daebug_core::delivery::Early;
+use daebug_core::engine::effect::Answer;
+use daebug_core::engine::lifecycle::Lifecycle;
+use daebug_core::engine::picture::Picture;
+use daebug_core::engine::{Config, Effect, Input};
 use daebug_core::intake::{Deferral, Health};
 use daebug_core::log_core::{Aside, LogCore, ToRealm};
+use daebug_core::prepare::cell::Cells;
 use daebug_protocol::door::HubEvent;
 
 /// When to look into the file a write replaced, after the write: late
@@ -123,7 +125,7 @@ struct LogTask {
     /// Realms waiting to hear that what they sent is written.
     flushes: Vec<(u64, mpsc::Sender<HubMsg>)>,
     /// Blocks other doors submitted, by ticket: who waits for the reply.
-    submitted: HashMap<u64, oneshot::Sender<Answered>>,
+    submitted: HashMap<u64, oneshot::Sender<Answer>>,
     next_ticket: u64,
     /// The fan-out log (`debug/all.md`): no realm of its own; its jobs go
     /// to the directory, and their answers come back to `inbox` (as a
@@ -571,7 +573,7 @@ impl LogTask {
 
     fn map_stack(&self, stack: &mut String, current: Option<u64>) {
         // Text with nothing to rewrite is left as it is, uncopied.
-        if stack.contains(crate::prepare::cell::CELL_PREFIX) {
+        if stack.contains(daebug_core::prepare::cell::CELL_PREFIX) {
             *stack = self.cells.map_stack(stack, current);
         }
         let now = std::time::Instant::now();
@@ -1051,7 +1053,7 @@ mod tests {
     use std::io::Write;
 
     use super::*;
-    use crate::engine::template;
+    use daebug_core::engine::template;
     use daebug_core::presence::{DROPPED_GRACE, LEAVING_GRACE};
 
     /// A job sent early for a run the file did not keep is cancelled, and

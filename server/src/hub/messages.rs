@@ -8,9 +8,9 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 use crate::cdp::lines::BrowserLine;
-use crate::engine::lifecycle::Lifecycle;
-use crate::engine::registry::RealmEntry;
-use crate::engine::{Input, LogState};
+use daebug_core::engine::lifecycle::Lifecycle;
+use daebug_core::engine::registry::RealmEntry;
+use daebug_core::engine::{Input, LogState};
 
 /// A realm as the directory lists it: its registry entry and the name
 /// it gave.
@@ -18,7 +18,7 @@ use crate::engine::{Input, LogState};
 pub struct ListedRealm {
     pub entry: RealmEntry,
     /// Its last heartbeat.
-    pub heard: crate::engine::ClockTime,
+    pub heard: daebug_core::engine::ClockTime,
     pub name: String,
     /// Its panels, asks and picks waiting for a person, as it sent them.
     pub waiting: Vec<daebug_protocol::person::Waiting>,
@@ -113,11 +113,8 @@ pub enum DirMsg {
     Browser { stem: String, line: BrowserLine },
 }
 
-/// How a block another door submitted to a log ended.
-pub use crate::engine::effect::Answer as Answered;
-
-/// Identifies one WebSocket connection (a realm can reconnect).
-pub use daebug_core::delivery::ConnId;
+use daebug_core::delivery::ConnId;
+use daebug_core::engine::effect::Answer;
 
 /// What a log task is told.
 #[derive(Debug)]
@@ -150,7 +147,7 @@ pub enum LogMsg {
         agent: String,
         info: String,
         code: String,
-        answer: oneshot::Sender<Answered>,
+        answer: oneshot::Sender<Answer>,
     },
     /// An input from the hub itself: whom a fan-out job was sent to, and
     /// their answers ([`Input::FannedOut`], [`Input::Answer`]).

@@ -13,8 +13,6 @@ pub mod browser_seen;
 pub mod clock;
 pub mod directory;
 pub mod fsio;
-// Pure, in `daebug-core`; here by the paths the hub always used.
-pub use daebug_core::{delivery, flood};
 pub mod history;
 pub mod image_file;
 pub mod in_place;

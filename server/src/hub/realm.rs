@@ -22,16 +22,16 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{interval, Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
-use super::messages::{ConnId, DirMsg, Hello, LogHandle, LogMsg};
-use crate::engine::Input;
+use super::messages::{DirMsg, Hello, LogHandle, LogMsg};
 use crate::http::guard::Guard;
+use daebug_core::delivery::ConnId;
+use daebug_core::engine::Input;
 
 /// A realm has this long to say hello after the upgrade.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
 /// How long a connection closed for a message over the limit stays open
 /// after its close frame (see [`linger`]).
 const LINGER: Duration = Duration::from_millis(500);
-pub use crate::config::MAX_FRAME;
 
 /// What the `/ws` route needs.
 #[derive(Clone)]
@@ -40,7 +40,7 @@ pub struct SocketState {
     pub guard: Arc<Guard>,
     pub ping_every: Duration,
     pub unresponsive_after: Duration,
-    /// Largest message a realm may send ([`MAX_FRAME`] unless a test
+    /// Largest message a realm may send ([`crate::config::MAX_FRAME`] unless a test
     /// sets it lower).
     pub max_frame: usize,
     pub shutdown: CancellationToken,
@@ -410,6 +410,7 @@ async fn send<W: Sink<Message> + Unpin>(sink: &mut W, msg: &HubMsg) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::MAX_FRAME;
 
     #[test]
     fn too_big_reads_the_libraries_error() {

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use super::fsio::{remove_quietly, same_inode, write_temp};
 use super::in_place::{self, Rewrite};
-use crate::engine::registry_notes::{RegistryNext, RegistryText};
-use crate::engine::Millis;
+use daebug_core::engine::registry_notes::{RegistryNext, RegistryText};
+use daebug_core::engine::Millis;
 
 /// How long the hub waits for a lease before it swaps the file whole.
 const LEASE_PATIENCE: Duration = Duration::from_secs(1);

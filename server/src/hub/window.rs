@@ -4,7 +4,7 @@
 //! enough ([`touches_first_line`]), and what a late write into a replaced
 //! file was ([`LateWrite`]). [`super::log_file`] does the IO.
 
-use crate::engine::text::Eol;
+use daebug_core::engine::text::Eol;
 
 /// How much text before the engine's horizon a window starts with: the
 /// engine looks a few lines back from its footer (blank lines at the
@@ -73,7 +73,7 @@ pub fn anchor(seen: &Seen, horizon: Option<usize>, old: Option<Anchor>) -> Optio
 }
 
 /// Whether an edit starts on the first line of a window.
-pub fn touches_first_line(window: &str, edits: &[crate::engine::TextEdit]) -> bool {
+pub fn touches_first_line(window: &str, edits: &[daebug_core::engine::TextEdit]) -> bool {
     let first = window.find('\n').map_or(window.len(), |i| i + 1);
     edits.iter().any(|e| e.range.start < first)
 }
@@ -132,7 +132,7 @@ pub fn rewrite(known: &Seen, whole: String, starts_log: bool) -> LateWrite {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::text::TextEdit;
+    use daebug_core::engine::text::TextEdit;
 
     fn seen(base: usize, text: &str) -> Seen {
         Seen {

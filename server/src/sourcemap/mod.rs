@@ -1,5 +1,5 @@
 //! Stacks as the log shows them, past the cells' own positions
-//! ([`crate::prepare::cell`]): daebug's frames dropped, and frames of
+//! ([`daebug_core::prepare::cell`]): daebug's frames dropped, and frames of
 //! page scripts that have a source map moved to the original file, line
 //! and column.
 //!

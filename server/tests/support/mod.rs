@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use daebug::app::{Hub, HubError};
-use daebug::HubConfig;
+use daebug::config::HubConfig;
 use daebug_protocol::{
     HubMsg, JobId, JobResult, Outcome, RealmKind, RealmMsg, Value, PROTOCOL_VERSION,
 };
@@ -113,7 +113,10 @@ impl TestHub {
     /// sent to `realm`, answered, and its reply on disk with the footer
     /// last. Returns the log's text then.
     pub async fn one_job(&self, realm: &mut FakeRealm, log: &Path) -> String {
-        let idle = |t: &str| t.trim_end().ends_with(daebug::engine::template::FOOTER);
+        let idle = |t: &str| {
+            t.trim_end()
+                .ends_with(daebug_core::engine::template::FOOTER)
+        };
         self.wait_file(log, idle).await;
         append(log, &js("1"));
         let (job, _) = realm.job().await;
