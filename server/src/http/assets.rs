@@ -22,6 +22,7 @@ use axum::routing::get;
 use axum::Router;
 
 use super::guard::Cors;
+use super::loader::{url_of, Loader};
 use super::state::HttpState;
 
 /// One embedded adapter file.
@@ -118,8 +119,10 @@ const REQUEST_PRIVATE_NETWORK: HeaderName =
 const ALLOW_PRIVATE_NETWORK: HeaderName =
     HeaderName::from_static("access-control-allow-private-network");
 
-/// The routes of every adapter file (GET, HEAD and CORS preflight).
+/// The routes of every adapter file (GET, HEAD and CORS preflight). The
+/// loader is assembled here, once, as the hub starts.
 pub fn routes() -> Router<HttpState> {
+    super::loader::assemble();
     ADAPTER_FILES
         .iter()
         .enumerate()
@@ -141,9 +144,6 @@ pub fn routes() -> Router<HttpState> {
             )
         })
 }
-
-/// Where the hub writes the loader's own URL into it (see [`loader`]).
-const SELF_PLACEHOLDER: &str = "\"__DAEBUG_SELF__\"";
 
 /// The console, fetch and XMLHttpRequest hooks, written once for both
 /// loaders (`daebug.js` and `daebug-node.mjs`): see [`with_hooks`].
@@ -213,29 +213,6 @@ pub fn with_hooks(loader: &str) -> String {
     loader.replacen(HOOKS_MARKER, &shared, 1)
 }
 
-/// The loader with its own URL written in: as a classic script (the tag
-/// that captures from a page's first line) it has no `import.meta.url`,
-/// and it loads the adapter from next to itself and passes the URL's
-/// options (`?name=`, `?token=`) on. The URL is the one it was requested
-/// by: `Host` was checked by the guard before this runs; without one, the
-/// hub's own address stands in.
-pub fn loader(state: &HttpState, headers: &HeaderMap, uri: &axum::http::Uri) -> String {
-    let host = headers
-        .get(axum::http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(String::from)
-        .or_else(|| {
-            let rest = state.script_url.strip_prefix("http://")?;
-            Some(rest.split('/').next()?.to_string())
-        })
-        .unwrap_or_default();
-    let path = uri.path_and_query().map_or("/daebug.js", |p| p.as_str());
-    let url = format!("http://{host}{path}");
-    let quoted = serde_json::to_string(&url).unwrap_or_else(|_| "\"\"".into());
-    let shim = std::str::from_utf8(ADAPTER_FILES[0].body).unwrap_or_default();
-    with_hooks(shim).replacen(SELF_PLACEHOLDER, &quoted, 1)
-}
-
 /// GET/HEAD of an adapter file (axum drops the body for HEAD).
 fn serve(
     state: &HttpState,
@@ -249,12 +226,11 @@ fn serve(
         Cors::Allow(origin) => Some(origin),
         Cors::NotNeeded => None,
     };
-    // The loader is small and differs by the URL it was asked by.
-    let loader = (index == 0).then(|| loader(state, headers, uri));
-    let loader_etag = loader
+    // The loader differs by the URL it was asked by (`loader.rs`).
+    let loader = (index == 0).then(|| Loader::get().served(&url_of(state, headers, uri)));
+    let etag = loader
         .as_ref()
-        .map(|l| format!("\"{:016x}\"", fnv1a(l.as_bytes())));
-    let etag = loader_etag.as_deref().unwrap_or_else(|| etag(index));
+        .map_or_else(|| etag(index), |served| served.etag.as_str());
     let fresh = headers
         .get(IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -264,8 +240,8 @@ fn serve(
         });
     let mut res = if fresh {
         StatusCode::NOT_MODIFIED.into_response()
-    } else if let Some(loader) = loader {
-        Body::from(loader).into_response()
+    } else if let Some(served) = &loader {
+        Body::from(Loader::get().text(served)).into_response()
     } else {
         Body::from(file.body).into_response()
     };
@@ -324,9 +300,17 @@ fn etag(index: usize) -> &'static str {
     etags.get(index).map_or("", String::as_str)
 }
 
+/// Where 64-bit FNV-1a starts.
+pub(super) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// 64-bit FNV-1a: tiny, and plenty to tell two builds of a file apart.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+    fnv1a_from(FNV_START, bytes)
+}
+
+/// FNV-1a carried on from `hash` over `bytes` (a text hashed in parts).
+pub(super) fn fnv1a_from(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
