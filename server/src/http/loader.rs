@@ -103,10 +103,7 @@ mod tests {
     fn a_url_is_written_between_the_halves() {
         let loader = Loader::new("a \"__DAEBUG_SELF__\" b");
         let served = loader.served("http://h/daebug.js?name=x");
-        assert_eq!(
-            loader.text(&served),
-            "a \"http://h/daebug.js?name=x\" b"
-        );
+        assert_eq!(loader.text(&served), "a \"http://h/daebug.js?name=x\" b");
     }
 
     #[test]

@@ -169,11 +169,17 @@ pub fn realm_stages(rows: &mut Vec<Row>) {
     let log = world.log("realm-");
     // A page that is not cross-origin isolated reads `performance.now()`
     // in steps of 100 µs; isolated, of 5 µs.
-    super::append(&log.path, "\n```js\n`isolated=${crossOriginIsolated}`\n```\n");
+    super::append(
+        &log.path,
+        "\n```js\n`isolated=${crossOriginIsolated}`\n```\n",
+    );
     let said = super::wait_tail(&log.path, |t| {
         t.contains("\"isolated=") && t.trim_end().ends_with(FOOTER)
     });
-    assert!(said.contains("\"isolated=true\""), "the page is not isolated: {said}");
+    assert!(
+        said.contains("\"isolated=true\""),
+        "the page is not isolated: {said}"
+    );
     for (mode, pause) in [
         ("spaced 250 ms, as an agent's", Some(SPACED)),
         ("back to back", None),
