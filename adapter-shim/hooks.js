@@ -276,6 +276,7 @@ function hooks(self) {
   let keptBytes = 0;
   // Body reads under way (a job's end waits for them a little).
   const reading = new Set();
+  let stages = [];
   const tag = Date.now().toString(36).slice(-4) + ((Math.random() * 1296) | 0).toString(36);
   let archived = 0;
   const started = (method, url, headers) => {
@@ -1007,9 +1008,27 @@ function hooks(self) {
     network,
     // `daebug.fresh()` (docs/log-format.md, "Hot updates").
     fresh,
+    // With `?stages` on the loader's URL, the adapter's marks of a job
+    // (docs/wire-protocol.md, "Stage marks"): stage 0 a hub message came,
+    // 1 it was this job's, … 7 its result was sent. Each job is a row of
+    // `globalThis[Symbol.for("daebug.stages")]`: its id, when it came
+    // (`timeOrigin + now`, ms), `Date.now()` then, and each stage's µs.
+    stage(job, n) {
+      const t = performance.now();
+      if (n === 0) return void (stages = [0, t, Date.now()]);
+      if (n === 1) stages[0] = job;
+      if (stages[0] !== job) return;
+      stages[n + 2] = t;
+      if (n < 7) return;
+      const row = [job, performance.timeOrigin + stages[1], stages[2]];
+      for (let i = 3, was = stages[1]; i <= 9; was = stages[i++] ?? was) row.push(Math.round(((stages[i] ?? was) - was) * 1000));
+      (globalThis[Symbol.for("daebug.stages")] ??= []).push(row);
+    },
     // Resolves when the bodies being read are read, or after 300 ms: a
-    // job's end waits for it, so its summary has their digests.
+    // job's end waits for it, so its summary has their digests. Nothing
+    // (no promise, no timer) when none is being read.
     settled() {
+      if (!reading.size) return undefined;
       const all = Promise.all([...reading]);
       return Promise.race([all, new Promise((r) => setTimeout(r, 300))]).then(() => {});
     },
@@ -1033,7 +1052,10 @@ function hooks(self) {
       const text = listed ? summary(listed, unlisted, jobNow) : "";
       listed = on ? [] : null;
       unlisted = 0;
-      jobNow = on ? { job: ++jobs, at: clock(), late: 0, cell: id ? `daebug-cell-${id}:` : "" } : null;
+      // `at` (the wall clock's time of day) is read only when a line
+      // names the block: a job's start skips the local-time lookup.
+      const t = Date.now();
+      jobNow = on ? { job: ++jobs, get at() { return clock(t); }, late: 0, cell: id ? `daebug-cell-${id}:` : "" } : null;
       if (on) causes.hold(jobNow);
       return text;
     },
@@ -1091,8 +1113,8 @@ function pathOf(url) {
 }
 
 // The time of day as the log's headers write it (`10:00:04`).
-function clock() {
-  return new Date().toTimeString().slice(0, 8);
+function clock(t) {
+  return (t === undefined ? new Date() : new Date(t)).toTimeString().slice(0, 8);
 }
 
 // What both loaders' request records share (docs/log-format.md, "Request

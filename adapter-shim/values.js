@@ -599,24 +599,32 @@ function values(fold) {
       return shown(new Walker(limits).node(value, 0));
     },
     // A job's value: with a last line that says so when the depth limit
-    // cut it (docs/log-format.md, "Values").
-    async later(value, limits) {
+    // cut it (docs/log-format.md, "Values"). Shown at once when it holds
+    // no promise (most values: no turn of the microtask queue), else a
+    // promise of it, their states learned.
+    later(value, limits) {
       const [depth, items, , nodes] = limits;
       const w = new Walker(limits);
       const node = w.node(value, 0);
       const met = w.promises.splice(0);
-      const states = [];
-      for (const [, p] of met) states.push(await settled(p));
-      // Settled values are walked without looking into their own promises.
-      met.forEach(([promise], i) => {
-        const s = states[i];
-        if (!s) return;
-        promise.state = s.state;
-        promise.value = w.node(s.v, 1);
-      });
-      const out = shown(node);
-      if (w.cutAtDepth) out.text += "\n" + cutNote(value, met, states, depth, items, nodes);
-      return out;
+      const done = (states) => {
+        // Settled values are walked without looking into their own promises.
+        met.forEach(([promise], i) => {
+          const s = states[i];
+          if (!s) return;
+          promise.state = s.state;
+          promise.value = w.node(s.v, 1);
+        });
+        const out = shown(node);
+        if (w.cutAtDepth) out.text += "\n" + cutNote(value, met, states, depth, items, nodes);
+        return out;
+      };
+      if (!met.length) return done([]);
+      return (async () => {
+        const states = [];
+        for (const [, p] of met) states.push(await settled(p));
+        return done(states);
+      })();
     },
   };
 }

@@ -19,6 +19,7 @@ use crate::buffer::{Batch, BufferLimits, EventBuffer, Outgoing};
 use crate::capture::{now_ms, Capture, Shared};
 use crate::identity;
 use crate::link::{Action, Identity, Link};
+use crate::stages::Stage;
 
 /// How often the buffer is asked for progress and background flushes.
 const TICK_MS: i32 = 250;
@@ -38,6 +39,9 @@ pub fn start(script_url: String) {
         return;
     }
     mark("daebug:start");
+    if identity::query_param(&script_url, "stages").is_some() {
+        crate::stages::enable();
+    }
     let adapter = Rc::new(RefCell::new(Adapter::new(&script_url)));
     ADAPTER.with(|a| *a.borrow_mut() = Some(adapter.clone()));
     Adapter::begin(&adapter);
@@ -326,6 +330,7 @@ impl Adapter {
         let buffer: Shared = Rc::new(RefCell::new(EventBuffer::new(BufferLimits::default())));
         // Before the capture: it shows what the loader kept at once.
         if let Some(h) = crate::bind::hooks() {
+            crate::bind::keep_hooks(&h);
             crate::values::install(&h.values());
         }
         let capture = Capture::install(buffer.clone()).ok();
@@ -502,16 +507,20 @@ impl Adapter {
             Adapter::perform(rc, actions);
         });
         let on_message = handler(|rc, e| {
+            crate::stages::mark(JobId(0), Stage::Heard);
             // Read as a property, not through `MessageEvent`: Node's events
             // are not always instances of its global one.
-            let Some(text) = Reflect::get(&e, &"data".into())
-                .ok()
-                .and_then(|d| d.as_string())
-            else {
+            let data = e.unchecked_ref::<crate::bind::Message>().data();
+            let Some(decoded) = crate::codec::decode_data(&data) else {
                 return;
             };
-            let actions = match crate::codec::decode(&text) {
-                Ok(msg) => rc.borrow_mut().link.on_message(msg),
+            let actions = match decoded {
+                Ok(msg) => {
+                    if let daebug_protocol::HubMsg::Job { job, .. } = &msg {
+                        crate::stages::mark(*job, Stage::Decoded);
+                    }
+                    rc.borrow_mut().link.on_message(msg)
+                }
                 Err(e) => vec![Action::Warn(format!("daebug: unreadable hub message: {e}"))],
             };
             Adapter::perform(rc, actions);
@@ -559,7 +568,18 @@ impl Adapter {
                                 let _ = s.ws.send_with_str(&crate::codec::encode(&body));
                             }
                         }
-                        let _ = s.ws.send_with_str(&crate::codec::encode(&msg));
+                        let result = match &msg {
+                            daebug_protocol::RealmMsg::Result(r) => Some(r.job),
+                            _ => None,
+                        };
+                        let text = crate::codec::encode(&msg);
+                        if let Some(job) = result {
+                            crate::stages::mark(job, Stage::Encoded);
+                        }
+                        let _ = s.ws.send_with_str(&text);
+                        if let Some(job) = result {
+                            crate::stages::mark(job, Stage::Sent);
+                        }
                     }
                 }
                 Action::Run {
@@ -683,13 +703,14 @@ impl Adapter {
         let pictures = rc.borrow().pictures.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let seen = |v: &JsValue| pictures.value(v, job);
-            let ran = crate::job::run_seen(&code, view.0, view.1, &seen).await;
+            let ran = crate::job::run_seen(job, &code, view.0, view.1, &seen).await;
             // The job's pictures go ahead of its result (and its events
             // include those of their encoding).
             let images = pictures.take(job).await;
             // Its requests' bodies read, so its summary has their digests.
-            if let Some(settled) = crate::bind::hooks().and_then(|h| h.settled().ok()) {
-                let _ = JsFuture::from(settled).await;
+            let settled = crate::bind::hooks().and_then(|h| h.settled().ok());
+            if let Some(p) = settled.and_then(|p| p.dyn_into::<js_sys::Promise>().ok()) {
+                let _ = JsFuture::from(p).await;
             }
             let Some(rc) = weak.upgrade() else { return };
             for image in images {
@@ -706,6 +727,7 @@ impl Adapter {
                 let actions = rc.borrow_mut().link.reloading();
                 Adapter::perform(&rc, actions);
             }
+            crate::stages::mark(job, Stage::Gathered);
             let actions = rc
                 .borrow_mut()
                 .link

@@ -15,6 +15,7 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     /// What `hooks()` returns (`adapter-shim/hooks.js`): the loader's
     /// console, request and error hooks.
+    #[derive(Clone)]
     pub type Hooks;
     /// The console's methods as they were before the loader wrapped them.
     #[wasm_bindgen(method, getter)]
@@ -66,14 +67,19 @@ extern "C" {
     #[wasm_bindgen(method)]
     pub fn remove(this: &Kit);
     /// Resolves once the request bodies being read are read (at most
-    /// 300 ms): a job's summary waits for their digests.
+    /// 300 ms): a job's summary waits for their digests. `undefined`
+    /// when none is being read: nothing to wait for.
     #[wasm_bindgen(method, catch)]
-    pub fn settled(this: &Hooks) -> Result<js_sys::Promise, JsValue>;
+    pub fn settled(this: &Hooks) -> Result<JsValue, JsValue>;
     /// A job starts (`true`, with its id: its code's frames name
     /// `daebug-cell-<id>`) or ends: the `Text network` summary of the
     /// requests it caused so far ("" when none).
     #[wasm_bindgen(method, catch)]
     pub fn requests(this: &Hooks, on: bool, job: f64) -> Result<String, JsValue>;
+    /// With the loader's `?stages`: `job` reached stage `n` now
+    /// ([`crate::stages`]).
+    #[wasm_bindgen(method)]
+    pub fn stage(this: &Hooks, job: f64, n: u32);
     /// The `[name, text]` bodies the request lines sent so far link, once.
     #[wasm_bindgen(method)]
     pub fn bodies(this: &Hooks) -> Array;
@@ -120,6 +126,11 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn body(this: &Event) -> JsValue;
 
+    /// A socket's `message` event (a browser's or Node's).
+    pub type Message;
+    #[wasm_bindgen(method, getter)]
+    pub fn data(this: &Message) -> JsValue;
+
     /// Anything with `addEventListener` (the global scope, `navigation`).
     pub type Target;
     #[wasm_bindgen(method, catch, js_name = addEventListener)]
@@ -138,14 +149,29 @@ extern "C" {
     ) -> Result<(), JsValue>;
 }
 
+thread_local! {
+    /// The running adapter's hooks, kept at its start ([`keep_hooks`]):
+    /// a job asks for them several times, each a lookup otherwise.
+    static KEPT: std::cell::RefCell<Option<Hooks>> = const { std::cell::RefCell::new(None) };
+}
+
 /// The loader's hooks, when a loader put them in place
 /// (`globalThis[Symbol.for("daebug.early")]`).
 pub fn hooks() -> Option<Hooks> {
+    if let Some(h) = KEPT.with(|k| k.borrow().clone()) {
+        return Some(h);
+    }
     let key: JsValue = js_sys::Symbol::for_("daebug.early").into();
     js_sys::Reflect::get(&js_sys::global(), &key)
         .ok()
         .filter(JsValue::is_object)
         .map(JsCast::unchecked_into)
+}
+
+/// The adapter started with these hooks: they are its hooks for the
+/// realm's life (a loader puts them in place once, before it starts).
+pub fn keep_hooks(hooks: &Hooks) {
+    KEPT.with(|k| *k.borrow_mut() = Some(hooks.clone()));
 }
 
 /// Which phase a [`Listener`] listens in.

@@ -9,9 +9,10 @@ use daebug_protocol::text;
 use daebug_protocol::{
     BackgroundEvent, EventType, HubMsg, JobError, JobId, Level, Outcome, RealmKind, RealmMsg, Value,
 };
-use js_sys::{Reflect, JSON};
+use js_sys::{JsString, Reflect, JSON};
 use std::fmt::Write;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// `msg` as JSON text, written here (the page's `JSON.stringify` can be
 /// changed by its code, e.g. an `Array.prototype.toJSON`).
@@ -193,10 +194,53 @@ impl Json {
     }
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` of a socket's `data` where it is, not copied into the
+    /// module and back first.
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
+    fn parse_data(text: &JsString) -> Result<JsValue, JsValue>;
+
+    /// A parsed hub message's fields a job reads, as properties: no key
+    /// string made and passed for each (a job's message is the hot one).
+    type Wire;
+    #[wasm_bindgen(method, getter, js_name = type)]
+    fn kind(this: &Wire) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn job(this: &Wire) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn code(this: &Wire) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn timeout_ms(this: &Wire) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn depth(this: &Wire) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn full(this: &Wire) -> JsValue;
+}
+
 /// A hub message from JSON text; what is wrong with it otherwise.
 pub fn decode(text: &str) -> Result<HubMsg, String> {
-    let v = JSON::parse(text).map_err(|_| "not JSON".to_string())?;
-    let kind = string(&v, "type")?;
+    decode_value(JSON::parse(text).map_err(|_| "not JSON".to_string())?)
+}
+
+/// A hub message from a socket message's `data`; `None` when it is not
+/// text (not the protocol's).
+pub fn decode_data(data: &JsValue) -> Option<Result<HubMsg, String>> {
+    let text = data.dyn_ref::<JsString>()?;
+    Some(
+        parse_data(text)
+            .map_err(|_| "not JSON".to_string())
+            .and_then(decode_value),
+    )
+}
+
+fn decode_value(v: JsValue) -> Result<HubMsg, String> {
+    // `JSON.parse` of a number or `null` has no fields to read.
+    if !v.is_object() {
+        return Err("missing field `type`".into());
+    }
+    let wire = v.unchecked_ref::<Wire>();
+    let kind = text_of(wire.kind(), "type")?;
     Ok(match kind.as_str() {
         "welcome" => HubMsg::Welcome {
             version: number(&v, "version")? as u32,
@@ -204,12 +248,12 @@ pub fn decode(text: &str) -> Result<HubMsg, String> {
             id: string(&v, "id")?,
         },
         "job" => HubMsg::Job {
-            job: JobId(number(&v, "job")? as u64),
-            code: string(&v, "code")?,
-            timeout_ms: number(&v, "timeout_ms")? as u64,
+            job: JobId(number_of(wire.job(), "job")? as u64),
+            code: text_of(wire.code(), "code")?,
+            timeout_ms: number_of(wire.timeout_ms(), "timeout_ms")? as u64,
             // Fence options, absent when default.
-            depth: number(&v, "depth").ok().map(|d| d as u32),
-            full: field(&v, "full").is_ok_and(|f| f.is_truthy()),
+            depth: number_of(wire.depth(), "depth").ok().map(|d| d as u32),
+            full: wire.full().is_truthy(),
         },
         "cancel" => HubMsg::Cancel {
             job: JobId(number(&v, "job")? as u64),
@@ -252,14 +296,28 @@ fn field(v: &JsValue, key: &str) -> Result<JsValue, String> {
 }
 
 fn string(v: &JsValue, key: &str) -> Result<String, String> {
-    field(v, key)?
-        .as_string()
-        .ok_or_else(|| format!("`{key}` is not a string"))
+    text_of(field(v, key)?, key)
 }
 
 fn number(v: &JsValue, key: &str) -> Result<f64, String> {
-    field(v, key)?
-        .as_f64()
+    number_of(field(v, key)?, key)
+}
+
+/// A field's value read as text (`key` names it in the error).
+fn text_of(f: JsValue, key: &str) -> Result<String, String> {
+    if f.is_undefined() {
+        return Err(format!("missing field `{key}`"));
+    }
+    f.as_string()
+        .ok_or_else(|| format!("`{key}` is not a string"))
+}
+
+/// A field's value read as a finite number ≥ 0.
+fn number_of(f: JsValue, key: &str) -> Result<f64, String> {
+    if f.is_undefined() {
+        return Err(format!("missing field `{key}`"));
+    }
+    f.as_f64()
         .filter(|n| n.is_finite() && *n >= 0.0)
         .ok_or_else(|| format!("`{key}` is not a number"))
 }

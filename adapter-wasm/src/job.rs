@@ -6,14 +6,18 @@
 //! sends `cancel`, which ends the job's event window; if it settles later,
 //! its result is still sent, and the hub records it as late).
 
-use daebug_protocol::{JobError, Outcome, Value};
+use daebug_protocol::{JobError, JobId, Outcome, Value};
 use js_sys::{Function, Promise, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use daebug_protocol::MAX_REPLY_BYTES;
 
 use crate::reply::{cap, Rendered};
+use crate::stages::{self, Stage};
 use crate::values::{cut_string, show, show_now, WalkLimits, ERROR_TEXT};
 
 /// How a job ended, measured in the realm.
@@ -23,32 +27,50 @@ pub struct Ran {
     pub duration_ms: u64,
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The realm's high-resolution clock (pages, workers, Node ≥ 16).
+    #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
+    fn perf_now() -> Result<f64, JsValue>;
+}
+
+thread_local! {
+    /// The `AsyncFunction` constructor, found once.
+    static ASYNC_FUNCTION: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
 /// Milliseconds from the realm's high-resolution clock (`performance.now`
 /// where there is one).
 fn now() -> f64 {
-    let perf = Reflect::get(&js_sys::global(), &"performance".into()).ok();
-    perf.and_then(|p| {
-        let f: Function = Reflect::get(&p, &"now".into()).ok()?.dyn_into().ok()?;
-        f.call0(&p).ok()?.as_f64()
-    })
-    .unwrap_or_else(js_sys::Date::now)
+    perf_now().unwrap_or_else(|_| js_sys::Date::now())
 }
 
 /// The `AsyncFunction` constructor.
 fn async_function() -> Result<Function, JsValue> {
+    if let Some(f) = ASYNC_FUNCTION.with(|f| f.borrow().clone()) {
+        return Ok(f);
+    }
     let sample = js_sys::eval("(async function () {})")?;
-    Reflect::get(&sample, &"constructor".into())?.dyn_into()
+    let f: Function = Reflect::get(&sample, &"constructor".into())?.dyn_into()?;
+    ASYNC_FUNCTION.with(|c| *c.borrow_mut() = Some(f.clone()));
+    Ok(f)
 }
 
 /// Runs `code` once and renders what it returned or threw, within the
 /// limits of its fence options `depth=N` and `full`.
 pub async fn run(code: &str, depth: Option<u32>, full: bool) -> Ran {
-    run_seen(code, depth, full, &|_| {}).await
+    run_seen(JobId(0), code, depth, full, &|_| {}).await
 }
 
 /// [`run`], showing the value to `seen` first, before it is walked (the
 /// pictures take a canvas's pixels while they are still there).
-pub async fn run_seen(code: &str, depth: Option<u32>, full: bool, seen: &dyn Fn(&JsValue)) -> Ran {
+pub async fn run_seen(
+    job: JobId,
+    code: &str,
+    depth: Option<u32>,
+    full: bool,
+    seen: &dyn Fn(&JsValue),
+) -> Ran {
     let start = now();
     let settled = async {
         // A Node process: as its entry script's code. WebKit pages: from
@@ -63,11 +85,13 @@ pub async fn run_seen(code: &str, depth: Option<u32>, full: bool, seen: &dyn Fn(
                 }
             },
         };
+        stages::mark(job, Stage::Compiled);
         let promise: Promise = f.call0(&JsValue::UNDEFINED)?.dyn_into()?;
         JsFuture::from(promise).await
     }
     .await;
     let duration_ms = (now() - start).max(0.0).round() as u64;
+    stages::mark(job, Stage::Ran);
     let outcome = match settled {
         Ok(value) => {
             seen(&value);
@@ -79,6 +103,7 @@ pub async fn run_seen(code: &str, depth: Option<u32>, full: bool, seen: &dyn Fn(
         }
         Err(thrown) => Outcome::Error(error_of(&thrown)),
     };
+    stages::mark(job, Stage::Rendered);
     Ran {
         outcome,
         duration_ms,

@@ -36,6 +36,8 @@
 //! - [`reply`]: the walk's limits for `depth=N` and `full`, and the cap on
 //!   a reply's size.
 //! - [`stack`]: the adapter's own frames folded out of a stack.
+//! - `stages` (wasm32 only): with the loader's `?stages`, each job's
+//!   moments inside the realm, for the bench.
 //! - `toolkit` (wasm32 only): the `daebug` object blocks see (`waitFor`,
 //!   `reload`, `module`, `sleep`, `realm`), made by the loader's
 //!   `adapter-shim/toolkit.js`, and what it asks of the adapter.
@@ -75,6 +77,8 @@ pub mod reply;
 #[cfg(target_arch = "wasm32")]
 pub mod script_cell;
 pub mod stack;
+#[cfg(target_arch = "wasm32")]
+pub mod stages;
 #[cfg(target_arch = "wasm32")]
 pub mod toolkit;
 pub mod truncate;

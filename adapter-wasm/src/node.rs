@@ -38,13 +38,24 @@ extern "C" {
     fn unref(this: &NodeTimer) -> Result<(), JsValue>;
 }
 
-/// The loader's object, when this realm is a Node process.
+thread_local! {
+    /// Whether this realm is a Node process, asked once (a job asks).
+    static REALM: std::cell::OnceCell<Option<NodeRealm>> = const { std::cell::OnceCell::new() };
+}
+
+/// The loader's object, when this realm is a Node process (the loader
+/// puts it in place before the adapter starts).
 pub fn realm() -> Option<NodeRealm> {
-    let key: JsValue = js_sys::Symbol::for_("daebug.node").into();
-    Reflect::get(&js_sys::global(), &key)
-        .ok()
-        .filter(JsValue::is_object)
-        .map(JsCast::unchecked_into)
+    REALM.with(|r| {
+        r.get_or_init(|| {
+            let key: JsValue = js_sys::Symbol::for_("daebug.node").into();
+            Reflect::get(&js_sys::global(), &key)
+                .ok()
+                .filter(JsValue::is_object)
+                .map(JsCast::unchecked_into)
+        })
+        .clone()
+    })
 }
 
 /// Who the process is, for its hello.

@@ -225,6 +225,10 @@ impl Pictures {
     /// Called as soon as the value is there (a WebGL canvas's pixels last
     /// only until its frame is shown).
     pub fn value(&self, value: &JsValue, job: JobId) {
+        // A picture is an object: a number or a string is never asked.
+        if !value.is_object() {
+            return;
+        }
         let Ok(kind) = self.call("kind", std::slice::from_ref(value)) else {
             return;
         };

@@ -22,9 +22,10 @@ extern "C" {
     /// [`WalkLimits::args`] gives them.
     #[wasm_bindgen(method, catch)]
     fn now(this: &Values, value: &JsValue, limits: &[f64]) -> Result<Shown, JsValue>;
-    /// The value with its promises' states learned: a promise of [`Shown`].
+    /// The value with its promises' states learned: a [`Shown`] at once
+    /// when it holds no promise, else a promise of one.
     #[wasm_bindgen(method, catch)]
-    fn later(this: &Values, value: &JsValue, limits: &[f64]) -> Result<Promise, JsValue>;
+    fn later(this: &Values, value: &JsValue, limits: &[f64]) -> Result<JsValue, JsValue>;
 
     /// `{ json, text }`: how the value is written.
     pub type Shown;
@@ -140,13 +141,17 @@ pub async fn show(value: &JsValue, limits: WalkLimits) -> Rendered {
         let values = v.borrow();
         values.as_ref()?.later(value, &limits.args()).ok()
     });
-    match later {
-        Some(p) => match JsFuture::from(p).await {
-            Ok(shown) => rendered(shown.unchecked_into()),
-            Err(_) => unshown(),
+    let shown = match later.map(JsCast::dyn_into::<Promise>) {
+        // A value without promises is shown at once: no turn of the
+        // event loop's microtasks to wait for.
+        Some(Err(shown)) => shown,
+        Some(Ok(p)) => match JsFuture::from(p).await {
+            Ok(shown) => shown,
+            Err(_) => return unshown(),
         },
-        None => unshown(),
-    }
+        None => return unshown(),
+    };
+    rendered(shown.unchecked_into())
 }
 
 /// `value`'s text when it is a string, cut to `limit` UTF-16 units inside

@@ -28,43 +28,43 @@ export function version() {
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,
-        $3a: function(arg0) {
+        $3j: function(arg0) {
             const v = arg0;
             const ret = typeof(v) === 'boolean' ? v : undefined;
             return isLikeNone(ret) ? 0xFFFFFF : ret ? 1 : 0;
         },
-        $35: function(arg0) {
+        $3e: function(arg0) {
             const ret = !arg0;
             return ret;
         },
-        $3b: function(arg0) {
+        $3k: function(arg0) {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
-        $34: function(arg0) {
+        $3d: function(arg0) {
             const ret = arg0 === null;
             return ret;
         },
-        $36: function(arg0) {
+        $3f: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
             return ret;
         },
-        $37: function(arg0) {
+        $3g: function(arg0) {
             const ret = typeof(arg0) === 'string';
             return ret;
         },
-        $3c: function(arg0) {
+        $3l: function(arg0) {
             const ret = arg0 === undefined;
             return ret;
         },
-        $38: function(arg0, arg1) {
+        $3h: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'number' ? obj : undefined;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $39: function(arg0, arg1) {
+        $3i: function(arg0, arg1) {
             const obj = arg1;
             const ret = typeof(obj) === 'string' ? obj : undefined;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -72,143 +72,159 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $33: function(arg0, arg1) {
+        $3c: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        $3d: function(arg0) {
+        $3m: function(arg0) {
             arg0._wbg_cb_unref();
         },
-        $u: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $x: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.addEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $1m: function() { return handleError(function (arg0, arg1, arg2) {
+        $1w: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.apply(arg1, arg2);
             return ret;
         }, arguments); },
-        $q: function(arg0) {
+        $s: function(arg0) {
             const ret = arg0.args;
             return ret;
         },
-        $y: function(arg0) {
+        $11: function(arg0) {
             const ret = arg0.argv;
             return ret;
         },
-        $o: function(arg0) {
+        $q: function(arg0) {
             const ret = arg0.at;
             return ret;
         },
-        $d: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $f: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.attach(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $e: function(arg0) {
+        $g: function(arg0) {
             const ret = arg0.bodies();
             return ret;
         },
-        $7: function(arg0) {
+        $8: function(arg0) {
             const ret = arg0.body;
             return ret;
         },
-        $21: function(arg0) {
+        $2b: function(arg0) {
             const ret = arg0.bufferedAmount;
             return ret;
         },
-        $24: function() { return handleError(function (arg0, arg1) {
+        $2e: function() { return handleError(function (arg0, arg1) {
             const ret = arg0.call(arg1);
             return ret;
         }, arguments); },
-        $1k: function() { return handleError(function (arg0, arg1, arg2) {
+        $1u: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.call(arg1, arg2);
             return ret;
         }, arguments); },
-        $1l: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1v: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.call(arg1, arg2, arg3);
             return ret;
         }, arguments); },
-        $23: function() { return handleError(function (arg0) {
+        $2d: function() { return handleError(function (arg0) {
             arg0.close();
         }, arguments); },
-        $x: function() { return handleError(function (arg0, arg1, arg2) {
+        $18: function(arg0) {
+            const ret = arg0.code;
+            return ret;
+        },
+        $10: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.compile(getStringFromWasm0(arg1, arg2));
             return ret;
         }, arguments); },
-        $1t: function() { return handleError(function (arg0, arg1) {
+        $23: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.construct(arg0, arg1);
             return ret;
         }, arguments); },
-        $19: function(arg0, arg1, arg2, arg3) {
+        $w: function(arg0) {
+            const ret = arg0.data;
+            return ret;
+        },
+        $1j: function(arg0, arg1, arg2, arg3) {
             const ret = arg1.decode(getArrayU8FromWasm0(arg2, arg3));
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1j: function(arg0, arg1) {
+        $1t: function(arg0, arg1) {
             const ret = arg0.delete(arg1);
             return ret;
         },
-        $f: function(arg0) {
+        $1a: function(arg0) {
+            const ret = arg0.depth;
+            return ret;
+        },
+        $h: function(arg0) {
             arg0.detach();
         },
-        $3: function(arg0) {
+        $4: function(arg0) {
             arg0.dialogs();
         },
-        $1v: function(arg0) {
+        $25: function(arg0) {
             arg0.disconnect();
         },
-        $5: function(arg0) {
+        $6: function(arg0) {
             const ret = arg0.dropped;
             return ret;
         },
-        $9: function(arg0) {
+        $a: function(arg0) {
             const ret = arg0.error;
             return ret;
         },
-        $2f: function() { return handleError(function (arg0, arg1) {
+        $2o: function() { return handleError(function (arg0, arg1) {
             const ret = eval(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $s: function(arg0) {
+        $u: function(arg0) {
             const ret = arg0.event;
             return ret;
         },
-        $2o: function(arg0, arg1) {
+        $2x: function(arg0, arg1) {
             const ret = Symbol.for(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $2c: function(arg0) {
+        $1b: function(arg0) {
+            const ret = arg0.full;
+            return ret;
+        },
+        $2m: function(arg0) {
             const ret = arg0.getHours();
             return ret;
         },
-        $28: function(arg0) {
+        $2i: function(arg0) {
             const ret = arg0.getMinutes();
             return ret;
         },
-        $29: function(arg0) {
+        $2j: function(arg0) {
             const ret = arg0.getSeconds();
             return ret;
         },
-        $2v: function() { return handleError(function (arg0, arg1) {
+        $34: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
-        $1h: function(arg0, arg1) {
+        $1r: function(arg0, arg1) {
             const ret = arg0.get(arg1);
             return ret;
         },
-        $1d: function(arg0, arg1) {
+        $1n: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $1c: function(arg0, arg1) {
+        $1m: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
         },
-        $2w: function() { return handleError(function (arg0, arg1) {
+        $35: function() { return handleError(function (arg0, arg1) {
             const ret = Reflect.has(arg0, arg1);
             return ret;
         }, arguments); },
-        $25: function(arg0) {
+        $2f: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Error;
@@ -218,7 +234,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1n: function(arg0) {
+        $1x: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Map;
@@ -228,7 +244,7 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $1o: function(arg0) {
+        $1y: function(arg0) {
             let result;
             try {
                 result = arg0 instanceof Promise;
@@ -238,89 +254,93 @@ function __wbg_get_imports() {
             const ret = result;
             return ret;
         },
-        $2k: function(arg0) {
+        $2t: function(arg0) {
             const ret = Array.isArray(arg0);
             return ret;
         },
-        $2m: function(arg0, arg1) {
+        $2v: function(arg0, arg1) {
             const ret = Object.is(arg0, arg1);
             return ret;
         },
-        $14: function(arg0) {
+        $17: function(arg0) {
+            const ret = arg0.job;
+            return ret;
+        },
+        $1e: function(arg0) {
             const ret = arg0.json;
             return ret;
         },
-        $1q: function(arg0) {
+        $20: function(arg0) {
             const ret = Object.keys(arg0);
             return ret;
         },
-        $13: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1d: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.later(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
-        $1g: function(arg0) {
+        $1q: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $31: function(arg0) {
+        $3a: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
-        $n: function(arg0) {
+        $p: function(arg0) {
             const ret = arg0.m;
             return ret;
         },
-        $c: function(arg0) {
+        $d: function(arg0) {
             const ret = arg0.message;
             return ret;
         },
-        $z: function(arg0, arg1) {
+        $12: function(arg0, arg1) {
             const ret = arg1.name;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             var len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $p: function(arg0) {
+        $r: function(arg0) {
             const ret = arg0.net;
             return ret;
         },
-        $2b: function() {
+        $2l: function() {
             const ret = new Date();
             return ret;
         },
-        $18: function() {
+        $1i: function() {
             const ret = new TextDecoder();
             return ret;
         },
-        $2g: function() {
+        $2p: function() {
             const ret = new Array();
             return ret;
         },
-        $32: function(arg0, arg1) {
+        $3b: function(arg0, arg1) {
             const ret = new TypeError(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $16: function() { return handleError(function (arg0, arg1) {
+        $1g: function() { return handleError(function (arg0, arg1) {
             const ret = new ReportingObserver(arg0, arg1);
             return ret;
         }, arguments); },
-        $27: function() {
+        $2h: function() {
             const ret = new Map();
             return ret;
         },
-        $2l: function(arg0, arg1) {
+        $2u: function(arg0, arg1) {
             const ret = new Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
-        $1r: function(arg0, arg1) {
+        $21: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3t(a, state0.b, arg0, arg1);
+                        return $42(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -331,22 +351,22 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $2n: function() {
+        $2w: function() {
             const ret = new Object();
             return ret;
         },
-        $22: function() { return handleError(function (arg0, arg1) {
+        $2c: function() { return handleError(function (arg0, arg1) {
             const ret = new WebSocket(getStringFromWasm0(arg0, arg1));
             return ret;
         }, arguments); },
-        $1s: function(arg0, arg1) {
+        $22: function(arg0, arg1) {
             try {
                 var state0 = {a: arg0, b: arg1};
                 var cb0 = (arg0, arg1) => {
                     const a = state0.a;
                     state0.a = 0;
                     try {
-                        return $3t(a, state0.b, arg0, arg1);
+                        return $42(a, state0.b, arg0, arg1);
                     } finally {
                         state0.a = a;
                     }
@@ -357,273 +377,288 @@ function __wbg_get_imports() {
                 state0.a = 0;
             }
         },
-        $r: function(arg0) {
+        $t: function(arg0) {
             const ret = arg0.node;
             return ret;
         },
-        $2a: function() {
+        $0: function() { return handleError(function () {
+            const ret = performance.now();
+            return ret;
+        }, arguments); },
+        $2k: function() {
             const ret = Date.now();
             return ret;
         },
-        $15: function() {
+        $1f: function() {
             const ret = performance.now();
             return ret;
         },
-        $1a: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $1k: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.now(arg1, getArrayF64FromWasm0(arg2, arg3));
             return ret;
         }, arguments); },
-        $1: function(arg0) {
+        $2: function(arg0) {
             const ret = arg0.object;
             return ret;
         },
-        $17: function() { return handleError(function (arg0) {
+        $1h: function() { return handleError(function (arg0) {
             arg0.observe();
         }, arguments); },
-        $2h: function(arg0) {
+        $2q: function(arg0) {
             const ret = Array.of(arg0);
             return ret;
         },
-        $2j: function(arg0, arg1, arg2, arg3) {
+        $2s: function(arg0, arg1, arg2, arg3) {
             const ret = Array.of(arg0, arg1, arg2, arg3);
             return ret;
         },
-        $2i: function(arg0, arg1) {
+        $2r: function(arg0, arg1) {
             const ret = Array.of(arg0, arg1);
             return ret;
         },
-        $m: function(arg0) {
+        $o: function(arg0) {
             const ret = arg0.originals;
             return ret;
         },
-        $2d: function() { return handleError(function (arg0, arg1) {
-            const ret = JSON.parse(getStringFromWasm0(arg0, arg1));
+        $15: function() { return handleError(function (arg0) {
+            const ret = JSON.parse(arg0);
             return ret;
         }, arguments); },
-        $g: function(arg0) {
+        $i: function(arg0) {
             const ret = arg0.person;
             return ret;
         },
-        $k: function(arg0) {
+        $m: function(arg0) {
             const ret = arg0.pictures;
             return ret;
         },
-        $11: function(arg0, arg1) {
+        $14: function(arg0, arg1) {
             const ret = arg1.pid;
             getDataViewMemory0().setFloat64((arg0 >>> 0) + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, !isLikeNone(ret), true);
         },
-        $1e: function(arg0, arg1) {
+        $1o: function(arg0, arg1) {
             const ret = arg0.push(arg1);
             return ret;
         },
-        $2z: function(arg0) {
+        $38: function(arg0) {
             const ret = arg0.queueMicrotask;
             return ret;
         },
-        $2y: function(arg0) {
+        $37: function(arg0) {
             queueMicrotask(arg0);
         },
-        $2e: function() {
+        $2n: function() {
             const ret = Math.random();
             return ret;
         },
-        $0: function(arg0) {
+        $1: function(arg0) {
             const ret = arg0.realm;
             return ret;
         },
-        $a: function(arg0) {
+        $b: function(arg0) {
             const ret = arg0.reason;
             return ret;
         },
-        $6: function(arg0) {
+        $7: function(arg0) {
             const ret = arg0.records;
             return ret;
         },
-        $2t: function(arg0) {
+        $32: function(arg0) {
             const ret = Promise.reject(arg0);
             return ret;
         },
-        $1u: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+        $24: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
             arg0.removeEventListener(getStringFromWasm0(arg1, arg2), arg3, arg4 !== 0);
         }, arguments); },
-        $2: function(arg0) {
+        $3: function(arg0) {
             arg0.remove();
         },
-        $l: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        $n: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg1.requests(arg2 !== 0, arg3);
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         }, arguments); },
-        $2u: function(arg0) {
+        $33: function(arg0) {
             const ret = Promise.resolve(arg0);
             return ret;
         },
-        $1z: function() { return handleError(function (arg0, arg1, arg2) {
+        $29: function() { return handleError(function (arg0, arg1, arg2) {
             arg0.send(getStringFromWasm0(arg1, arg2));
         }, arguments); },
-        $1b: function(arg0, arg1) {
+        $1l: function(arg0, arg1) {
             const ret = globalThis.setTimeout(arg0, arg1);
             return ret;
         },
-        $2x: function() { return handleError(function (arg0, arg1, arg2) {
+        $36: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
         }, arguments); },
-        $1i: function(arg0, arg1, arg2) {
+        $1s: function(arg0, arg1, arg2) {
             const ret = arg0.set(arg1, arg2);
             return ret;
         },
-        $1x: function(arg0, arg1) {
+        $27: function(arg0, arg1) {
             arg0.onclose = arg1;
         },
-        $1y: function(arg0, arg1) {
+        $28: function(arg0, arg1) {
             arg0.onerror = arg1;
         },
-        $20: function(arg0, arg1) {
+        $2a: function(arg0, arg1) {
             arg0.onmessage = arg1;
         },
-        $1w: function(arg0, arg1) {
+        $26: function(arg0, arg1) {
             arg0.onopen = arg1;
         },
-        $i: function() { return handleError(function (arg0) {
+        $k: function() { return handleError(function (arg0) {
             const ret = arg0.settled();
             return ret;
         }, arguments); },
-        $1f: function(arg0, arg1, arg2) {
+        $1p: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $30: function(arg0, arg1, arg2) {
+        $39: function(arg0, arg1, arg2) {
             const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
-        $w: function() { return handleError(function (arg0, arg1, arg2) {
+        $z: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.socket(getStringFromWasm0(arg1, arg2));
             return ret;
         }, arguments); },
-        $2p: function() {
+        $e: function(arg0, arg1, arg2) {
+            arg0.stage(arg1, arg2 >>> 0);
+        },
+        $2y: function() {
             const ret = typeof globalThis === 'undefined' ? undefined : globalThis;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2r: function() {
+        $30: function() {
             const ret = typeof global === 'undefined' ? undefined : global;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2q: function() {
+        $2z: function() {
             const ret = typeof self === 'undefined' ? undefined : self;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $2s: function() {
+        $31: function() {
             const ret = typeof window === 'undefined' ? undefined : window;
             return isLikeNone(ret) ? 0 : addToExternrefTable0(ret);
         },
-        $b: function(arg0) {
+        $c: function(arg0) {
             const ret = arg0.target;
             return ret;
         },
-        $12: function(arg0, arg1) {
+        $1c: function(arg0, arg1) {
             const ret = arg1.text;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             const len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $1p: function(arg0, arg1, arg2) {
+        $1z: function(arg0, arg1, arg2) {
             const ret = arg0.then(arg1, arg2);
             return ret;
         },
-        $26: function(arg0, arg1) {
+        $2g: function(arg0, arg1) {
             const ret = arg0.then(arg1);
             return ret;
         },
-        $j: function(arg0) {
+        $19: function(arg0) {
+            const ret = arg0.timeout_ms;
+            return ret;
+        },
+        $l: function(arg0) {
             const ret = arg0.toolkit;
             return ret;
         },
-        $t: function(arg0) {
+        $v: function(arg0) {
             const ret = arg0.trace;
             return ret;
         },
-        $8: function(arg0) {
+        $9: function(arg0) {
             const ret = arg0.type;
             return ret;
         },
-        $v: function() { return handleError(function (arg0) {
+        $16: function(arg0) {
+            const ret = arg0.type;
+            return ret;
+        },
+        $y: function() { return handleError(function (arg0) {
             arg0.unref();
         }, arguments); },
-        $10: function(arg0, arg1) {
+        $13: function(arg0, arg1) {
             const ret = arg1.url;
             var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             var len1 = WASM_VECTOR_LEN;
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
-        $h: function(arg0) {
+        $j: function(arg0) {
             const ret = arg0.values;
             return ret;
         },
-        $4: function(arg0, arg1, arg2) {
+        $5: function(arg0, arg1, arg2) {
             arg0.welcomed(getStringFromWasm0(arg1, arg2));
         },
-        $3f: function(arg0, arg1) {
+        $3o: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref, Externref], shim_idx: 7, ret: Result(Externref), inner_ret: Some(Result(Externref)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3r);
+            const ret = makeMutClosure(arg0, arg1, $40);
             return ret;
         },
-        $3g: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 111, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+        $3p: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, Externref], shim_idx: 115, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6);
             return ret;
         },
-        $3h: function(arg0, arg1) {
+        $3q: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref, NamedExternref("Array<any>"), Externref, Externref], shim_idx: 10, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3q);
+            const ret = makeMutClosure(arg0, arg1, $3z);
             return ret;
         },
-        $3i: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 102, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3v);
+        $3r: function(arg0, arg1) {
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 106, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, $44);
             return ret;
         },
-        $3j: function(arg0, arg1) {
+        $3s: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 9, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3x);
+            const ret = makeMutClosure(arg0, arg1, $46);
             return ret;
         },
-        $3k: function(arg0, arg1) {
+        $3t: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 11, ret: String, inner_ret: Some(String) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3s);
+            const ret = makeClosure(arg0, arg1, $41);
             return ret;
         },
-        $3l: function(arg0, arg1) {
+        $3u: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 6, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3w);
+            const ret = makeMutClosure(arg0, arg1, $45);
             return ret;
         },
-        $3m: function(arg0, arg1) {
+        $3v: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [String], shim_idx: 8, ret: Unit, inner_ret: Some(Unit) }, mutable: false }) -> Externref`.
-            const ret = makeClosure(arg0, arg1, $3u);
+            const ret = makeClosure(arg0, arg1, $43);
             return ret;
         },
-        $3n: function(arg0, arg1) {
+        $3w: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [], shim_idx: 5, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, $3y);
+            const ret = makeMutClosure(arg0, arg1, $47);
             return ret;
         },
-        $3o: function(arg0) {
+        $3x: function(arg0) {
             // Cast intrinsic for `F64 -> Externref`.
             const ret = arg0;
             return ret;
         },
-        $3p: function(arg0, arg1) {
+        $3y: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
         },
-        $3e: function() {
+        $3n: function() {
             const table = wasm.__wbindgen_externrefs;
             table.set(0, undefined);
             table.set(1024, undefined);
@@ -638,60 +673,60 @@ function __wbg_get_imports() {
     };
 }
 
-function $3y(arg0, arg1) {
-    wasm.$3y(arg0, arg1);
+function $47(arg0, arg1) {
+    wasm.$47(arg0, arg1);
 }
 
-function $3x(arg0, arg1, arg2) {
-    wasm.$3x(arg0, arg1, arg2);
+function $46(arg0, arg1, arg2) {
+    wasm.$46(arg0, arg1, arg2);
 }
 
-function $3v(arg0, arg1, arg2) {
-    const ret = wasm.$3v(arg0, arg1, arg2);
+function $44(arg0, arg1, arg2) {
+    const ret = wasm.$44(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
 }
 
-function $3t(arg0, arg1, arg2, arg3) {
-    wasm.$3t(arg0, arg1, arg2, arg3);
+function $42(arg0, arg1, arg2, arg3) {
+    wasm.$42(arg0, arg1, arg2, arg3);
 }
 
 function wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3) {
     wasm.wasm_bindgen__convert__closures_____invoke__h19bdaa6738d82ae4_6(arg0, arg1, arg2, arg3);
 }
 
-function $3r(arg0, arg1, arg2, arg3, arg4) {
-    const ret = wasm.$3r(arg0, arg1, arg2, arg3, arg4);
+function $40(arg0, arg1, arg2, arg3, arg4) {
+    const ret = wasm.$40(arg0, arg1, arg2, arg3, arg4);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return takeFromExternrefTable0(ret[0]);
 }
 
-function $3q(arg0, arg1, arg2, arg3, arg4, arg5) {
-    wasm.$3q(arg0, arg1, arg2, arg3, arg4, arg5);
+function $3z(arg0, arg1, arg2, arg3, arg4, arg5) {
+    wasm.$3z(arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
-function $3w(arg0, arg1, arg2) {
+function $45(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$3w(arg0, arg1, ptr0, len0);
+    wasm.$45(arg0, arg1, ptr0, len0);
 }
 
-function $3u(arg0, arg1, arg2) {
+function $43(arg0, arg1, arg2) {
     const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    wasm.$3u(arg0, arg1, ptr0, len0);
+    wasm.$43(arg0, arg1, ptr0, len0);
 }
 
-function $3s(arg0, arg1, arg2) {
+function $41(arg0, arg1, arg2) {
     let deferred2_0;
     let deferred2_1;
     try {
         const ptr0 = passStringToWasm0(arg2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.$3s(arg0, arg1, ptr0, len0);
+        const ret = wasm.$41(arg0, arg1, ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);

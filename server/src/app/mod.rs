@@ -266,7 +266,7 @@ impl Hub {
             self.config.allow_origins.clone(),
             admit,
         );
-        let loader = crate::http::assets::loader_at(&self.script_url());
+        let loader = crate::http::loader::Loader::get().at(&self.script_url());
         crate::cdp::inject::Injection::new(reach, &loader)
     }
 

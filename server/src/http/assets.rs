@@ -22,6 +22,7 @@ use axum::routing::get;
 use axum::Router;
 
 use super::guard::Cors;
+use super::loader::{url_of, Loader, Served};
 use super::service_worker::service_worker_loader;
 use super::state::HttpState;
 
@@ -132,8 +133,10 @@ const REQUEST_PRIVATE_NETWORK: HeaderName =
 const ALLOW_PRIVATE_NETWORK: HeaderName =
     HeaderName::from_static("access-control-allow-private-network");
 
-/// The routes of every adapter file (GET, HEAD and CORS preflight).
+/// The routes of every adapter file (GET, HEAD and CORS preflight). The
+/// loader is assembled here, once, as the hub starts.
 pub fn routes() -> Router<HttpState> {
+    super::loader::assemble();
     ADAPTER_FILES
         .iter()
         .enumerate()
@@ -155,9 +158,6 @@ pub fn routes() -> Router<HttpState> {
             )
         })
 }
-
-/// Where the hub writes the loader's own URL into it (see [`loader`]).
-const SELF_PLACEHOLDER: &str = "\"__DAEBUG_SELF__\"";
 
 /// The console, fetch and XMLHttpRequest hooks, written once for both
 /// loaders (`daebug.js` and `daebug-node.mjs`): see [`with_hooks`].
@@ -227,32 +227,11 @@ pub fn with_hooks(loader: &str) -> String {
     loader.replacen(HOOKS_MARKER, &shared, 1)
 }
 
-/// The loader with its own URL written in: as a classic script (the tag
-/// that captures from a page's first line) it has no `import.meta.url`,
-/// and it loads the adapter from next to itself and passes the URL's
-/// options (`?name=`, `?token=`) on. The URL is the one it was requested
-/// by: `Host` was checked by the guard before this runs; without one, the
-/// hub's own address stands in.
-pub fn loader(state: &HttpState, headers: &HeaderMap, uri: &axum::http::Uri) -> String {
-    let host = headers
-        .get(axum::http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(String::from)
-        .or_else(|| {
-            let rest = state.script_url.strip_prefix("http://")?;
-            Some(rest.split('/').next()?.to_string())
-        })
-        .unwrap_or_default();
-    let path = uri.path_and_query().map_or("/daebug.js", |p| p.as_str());
-    loader_at(&format!("http://{host}{path}"))
-}
-
-/// The loader as served from `url` (the browser bridge evaluates it in
-/// the documents and workers it reaches: `cdp/reach.rs`).
-pub fn loader_at(url: &str) -> String {
-    let quoted = serde_json::to_string(url).unwrap_or_else(|_| "\"\"".into());
-    let shim = std::str::from_utf8(ADAPTER_FILES[0].body).unwrap_or_default();
-    with_hooks(shim).replacen(SELF_PLACEHOLDER, &quoted, 1)
+/// A file made for the request: the loader at its URL, or the service
+/// worker's loader with its ETag.
+enum Made {
+    Loader(Served),
+    Text(String, String),
 }
 
 /// GET/HEAD of an adapter file (axum drops the body for HEAD).
@@ -268,16 +247,23 @@ fn serve(
         Cors::Allow(origin) => Some(origin),
         Cors::NotNeeded => None,
     };
-    // The loader is small and differs by the URL it was asked by.
-    let loader = match file.path {
-        "/daebug.js" => Some(loader(state, headers, uri)),
+    // The loader differs by the URL it was asked by (`loader.rs`); the
+    // service worker's is made from it with the adapter's glue inside.
+    let made = match file.path {
+        "/daebug.js" => Some(Made::Loader(
+            Loader::get().served(&url_of(state, headers, uri)),
+        )),
         SERVICE_WORKER_LOADER => {
             let glue = ADAPTER_FILES
                 .iter()
                 .find(|f| f.path == "/daebug_adapter.js")
                 .map_or("", |f| std::str::from_utf8(f.body).unwrap_or_default());
-            match service_worker_loader(&loader(state, headers, uri), glue) {
-                Some(made) => Some(made),
+            let loader = Loader::get().at(&url_of(state, headers, uri));
+            match service_worker_loader(&loader, glue) {
+                Some(text) => {
+                    let etag = format!("\"{:016x}\"", fnv1a(text.as_bytes()));
+                    Some(Made::Text(text, etag))
+                }
                 None => {
                     tracing::warn!(
                         "daebug: the adapter's glue has a shape daebug-sw.js cannot take"
@@ -288,10 +274,12 @@ fn serve(
         }
         _ => None,
     };
-    let loader_etag = loader
-        .as_ref()
-        .map(|l| format!("\"{:016x}\"", fnv1a(l.as_bytes())));
-    let etag = loader_etag.as_deref().unwrap_or_else(|| etag(index));
+    let etag = match &made {
+        Some(Made::Loader(served)) => served.etag.as_str(),
+        Some(Made::Text(_, etag)) => etag.as_str(),
+        None => etag(index),
+    }
+    .to_owned();
     let fresh = headers
         .get(IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -301,8 +289,11 @@ fn serve(
         });
     let mut res = if fresh {
         StatusCode::NOT_MODIFIED.into_response()
-    } else if let Some(loader) = loader {
-        Body::from(loader).into_response()
+    } else if let Some(made) = made {
+        match made {
+            Made::Loader(served) => Body::from(Loader::get().text(&served)).into_response(),
+            Made::Text(text, _) => Body::from(text).into_response(),
+        }
     } else {
         Body::from(file.body).into_response()
     };
@@ -310,7 +301,7 @@ fn serve(
     out.insert(CONTENT_TYPE, HeaderValue::from_static(file.content_type));
     // The adapter changes whenever the hub is rebuilt: always revalidate.
     out.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    if let Ok(etag) = HeaderValue::from_str(etag) {
+    if let Ok(etag) = HeaderValue::from_str(&etag) {
         out.insert(ETAG, etag);
     }
     add_cors(out, allow_origin);
@@ -361,9 +352,17 @@ fn etag(index: usize) -> &'static str {
     etags.get(index).map_or("", String::as_str)
 }
 
+/// Where 64-bit FNV-1a starts.
+pub(super) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// 64-bit FNV-1a: tiny, and plenty to tell two builds of a file apart.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+    fnv1a_from(FNV_START, bytes)
+}
+
+/// FNV-1a carried on from `hash` over `bytes` (a text hashed in parts).
+pub(super) fn fnv1a_from(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }

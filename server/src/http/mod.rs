@@ -3,7 +3,8 @@
 //! - [`guard`]: the Host check on every request (DNS rebinding) and the
 //!   Origin rules for CORS and the WebSocket upgrade.
 //! - [`assets`]: the adapter (`/daebug.js`, glue, `.wasm`), embedded in
-//!   the binary.
+//!   the binary; [`loader`]: `/daebug.js` assembled once, its URL written
+//!   in per request.
 //! - [`files`]: static serving of `--root`, refusing dotfiles, `debug.md`
 //!   and `debug/`, and injecting the adapter tag into HTML.
 //! - [`test_files`]: `/daebug-tests.json`, the files a test glob matches;
@@ -29,6 +30,7 @@ pub mod assets;
 pub mod files;
 pub mod guard;
 pub mod inject;
+pub mod loader;
 pub mod node_specifiers;
 pub mod percent;
 pub mod proxy;

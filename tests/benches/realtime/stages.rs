@@ -11,6 +11,7 @@ use super::{timed_job, Row, Sample, FOOTER, JOBS, WARM_UP};
 /// One job's hub moments, in wall-clock µs (`answered`: a door's call
 /// got its answer; 0 for the file).
 pub struct HubTimes {
+    pub job: u64,
     pub heard: f64,
     pub sent: f64,
     pub result: f64,
@@ -32,6 +33,7 @@ pub fn hub_times(output: &str, stem: &str) -> Vec<HubTimes> {
                     .unwrap_or(0.0)
             };
             HubTimes {
+                job: field("job") as u64,
                 heard: field("heard"),
                 sent: field("sent"),
                 result: field("result"),
@@ -131,4 +133,209 @@ pub fn stage_cells(jobs: &[Vec<f64>], names: &[&str]) -> String {
         })
         .collect::<Vec<_>>()
         .join("<br>")
+}
+
+/// Jobs a mode of [`realm_stages`] measures, after its warm-up.
+const REALM_JOBS: usize = 100;
+/// The pause before each job when spaced like an agent's turns.
+const SPACED: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The realm's part of a `1+1` in a page, stage by stage: the page (of a
+/// server of its own, cross-origin isolated for a fine clock) loads
+/// `daebug.js?stages`, so its adapter marks each job's moments
+/// (docs/wire-protocol.md, "Stage marks"); the hub logs when it sent the
+/// job and got the result (`server/src/hub/timing.rs`). Jobs spaced like
+/// an agent's and back to back; beside them a plain WebSocket echo from
+/// this bench to the same page (a socket of a blank frame's own, no
+/// adapter, no hooks): the floor of the hops the browser owns.
+pub fn realm_stages(rows: &mut Vec<Row>) {
+    use super::support::{base_of, Browser, Running, TempDir};
+    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
+    let root = TempDir::new("realm");
+    let mut hub = Running::start(&["--port", "0"], &root);
+    std::env::remove_var("RUST_LOG");
+    let base = base_of(&hub.line_with("serving"));
+    let page = isolated_page(&format!(
+        "<!doctype html><html><head><script src=\"{base}/daebug.js?stages\" crossorigin></script>\
+         <title>Realm</title></head><body></body></html>"
+    ));
+    let browser = Browser::open(&page);
+    let world = World {
+        root,
+        base,
+        hub,
+        browser,
+    };
+    let log = world.log("realm-");
+    // A page that is not cross-origin isolated reads `performance.now()`
+    // in steps of 100 µs; isolated, of 5 µs.
+    super::append(
+        &log.path,
+        "\n```js\n`isolated=${crossOriginIsolated}`\n```\n",
+    );
+    let said = super::wait_tail(&log.path, |t| {
+        t.contains("\"isolated=") && t.trim_end().ends_with(FOOTER)
+    });
+    assert!(
+        said.contains("\"isolated=true\""),
+        "the page is not isolated: {said}"
+    );
+    for (mode, pause) in [
+        ("spaced 250 ms, as an agent's", Some(SPACED)),
+        ("back to back", None),
+    ] {
+        let saves: Vec<std::time::Duration> = (0..WARM_UP + REALM_JOBS)
+            .map(|_| {
+                if let Some(p) = pause {
+                    std::thread::sleep(p); // an agent's turn, not a wait for a condition
+                }
+                super::save_to_reply(&log.path, &log.stem)
+            })
+            .collect();
+        let hub = wait_hub_times(&world, &log.stem, saves.len());
+        let marks = realm_marks(&log);
+        let offset = marks.iter().map(|m| m[1] - m[2]).sum::<f64>() / marks.len() as f64 - 0.5;
+        let jobs: Vec<Vec<f64>> = hub
+            .iter()
+            .zip(&saves)
+            .skip(WARM_UP)
+            .filter_map(|(h, save)| {
+                let m = marks.iter().find(|m| m[0] as u64 == h.job)?;
+                let heard = (m[1] - offset) * 1000.0;
+                let inside: f64 = m[3..10].iter().sum();
+                let mut row = vec![heard - h.sent];
+                row.extend_from_slice(&m[3..10]);
+                row.extend([
+                    h.result - (heard + inside),
+                    inside,
+                    h.result - h.sent,
+                    save.as_secs_f64() * 1e6,
+                ]);
+                Some(row)
+            })
+            .collect();
+        assert!(
+            jobs.len() * 10 >= REALM_JOBS * 9,
+            "the marks of most jobs: {} of {REALM_JOBS}",
+            jobs.len()
+        );
+        let names = [
+            "the hub's send → the message in the page (the hub's socket task, WebSocket)",
+            "decode",
+            "compile (the job started, its function made)",
+            "run (the block's promise settled)",
+            "render (the value shown)",
+            "the job's end (its events, requests and pictures gathered)",
+            "encode",
+            "send (the socket's `send`)",
+            "→ the result at the log's task (WebSocket, the hub's socket task)",
+            "inside the realm, in all (message → sent)",
+            "**the hub's send → the result back** (the hub's clock)",
+            "save → reply on disk (the bench's poll, every 0.2 ms)",
+        ];
+        rows.push(Row {
+            what: format!(
+                "the realm's part of a `1+1`, a page, {mode} (medians of {}, µs)",
+                jobs.len()
+            ),
+            value: stage_cells(&jobs, &names),
+            goal: "send → result ≤ 350 µs; save → reply ≤ 1.0 ms".into(),
+        });
+    }
+    echo(&world, rows);
+}
+
+/// The rows the page's adapter kept (`[job, heard, Date.now(), µs of
+/// each stage]`), read by a block and taken away.
+fn realm_marks(log: &super::support::Log) -> Vec<Vec<f64>> {
+    super::append(
+        &log.path,
+        "\n```js\n'stages:' + globalThis[Symbol.for('daebug.stages')].splice(0).map((r) => r.join(',')).join(';')\n```\n",
+    );
+    let text = super::wait_tail(&log.path, |t| {
+        t.contains("\"stages:") && t.trim_end().ends_with(FOOTER)
+    });
+    let at = text.rfind("\"stages:").expect("the marks") + "\"stages:".len();
+    let line = &text[at..at + text[at..].find('"').expect("the string's end")];
+    line.split(';')
+        .filter(|r| !r.is_empty())
+        .map(|r| r.split(',').filter_map(|x| x.parse().ok()).collect())
+        .filter(|r: &Vec<f64>| r.len() == 10)
+        .collect()
+}
+
+/// A plain WebSocket echo between this bench and the page: a blank
+/// frame's own `WebSocket` (no adapter's hooks) sends back what it gets.
+fn echo(world: &World, rows: &mut Vec<Row>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the echo's port");
+    let port = listener.local_addr().expect("its address").port();
+    let log = world.log("realm-");
+    super::append(
+        &log.path,
+        &format!(
+            "\n```js\nconst frame = document.body.appendChild(document.createElement('iframe'));\n\
+             const ws = new frame.contentWindow.WebSocket('ws://127.0.0.1:{port}');\n\
+             ws.onmessage = (e) => ws.send(e.data);\n\
+             await new Promise((r) => (ws.onopen = r));\n'echo open'\n```\n"
+        ),
+    );
+    let (stream, _) = listener.accept().expect("the page's socket");
+    stream.set_nodelay(true).expect("no delay");
+    let mut ws = tungstenite::accept(stream).expect("the handshake");
+    super::wait_tail(&log.path, |t| {
+        t.contains("\"echo open\"") && t.trim_end().ends_with(FOOTER)
+    });
+    let mut cells = Vec::new();
+    for (mode, pause) in [("spaced 250 ms", Some(SPACED)), ("back to back", None)] {
+        let times: Vec<f64> = (0..WARM_UP + REALM_JOBS)
+            .map(|n| {
+                if let Some(p) = pause {
+                    std::thread::sleep(p); // as the jobs are spaced
+                }
+                let start = std::time::Instant::now();
+                ws.send(tungstenite::Message::text(format!("{n}")))
+                    .expect("send");
+                loop {
+                    if let tungstenite::Message::Text(_) = ws.read().expect("the echo") {
+                        break;
+                    }
+                }
+                start.elapsed().as_secs_f64() * 1e6
+            })
+            .skip(WARM_UP)
+            .collect();
+        cells.push(format!("{mode}: {:.0} µs", median(times)));
+    }
+    rows.push(Row {
+        what: format!(
+            "a plain WebSocket echo, the bench ↔ the page (no adapter; medians of {REALM_JOBS}, µs)"
+        ),
+        value: cells.join("<br>"),
+        goal: "the floor of the browser's hops".into(),
+    });
+}
+
+/// A page of its own server, cross-origin isolated (COOP `same-origin`,
+/// COEP `credentialless`), so its clock reads in steps of 5 µs; the hub's
+/// script loads into it with CORS.
+fn isolated_page(html: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the page's port");
+    let url = format!("http://{}/", listener.local_addr().expect("its address"));
+    let html = html.to_string();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\
+                 Cross-Origin-Opener-Policy: same-origin\r\n\
+                 Cross-Origin-Embedder-Policy: credentialless\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{html}",
+                html.len()
+            );
+        }
+    });
+    url
 }
