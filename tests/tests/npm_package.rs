@@ -14,6 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use support::fresh_app::npm;
 use support::{daebug_bin, log_in, wait_for, write_files, Browser, TempDir, Write};
 
 /// A command whose output (both streams) is kept; killed on drop.
@@ -93,29 +94,6 @@ impl Drop for Spawned {
         let _ = self.child.wait();
         if std::thread::panicking() {
             eprintln!("----- output -----\n{}", self.output.lock().unwrap());
-        }
-    }
-}
-
-fn npm(dir: &Path, args: &[&str]) -> Option<()> {
-    let out = Command::new("npm")
-        .args(["--no-audit", "--no-fund", "--loglevel=error"])
-        .args(args)
-        .current_dir(dir)
-        .output();
-    match out {
-        Ok(o) if o.status.success() => Some(()),
-        Ok(o) => {
-            eprintln!(
-                "skipped: npm {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&o.stderr)
-            );
-            None
-        }
-        Err(e) => {
-            eprintln!("skipped: no npm: {e}");
-            None
         }
     }
 }

@@ -49,22 +49,7 @@ impl JobMsg {
 
     /// The prelude one effect runs again, if it is one.
     pub fn prelude(effect: &Effect) -> Option<JobMsg> {
-        match effect {
-            Effect::Prelude {
-                job,
-                prepared,
-                timeout_ms,
-                depth,
-                full,
-            } => Some(JobMsg {
-                job: *job,
-                code: prepared.code.clone(),
-                timeout_ms: *timeout_ms,
-                depth: *depth,
-                full: *full,
-            }),
-            _ => None,
-        }
+        JobMsg::sent_by(effect, true)
     }
 
     /// The job an engine's effects dispatch, if any.
@@ -74,14 +59,33 @@ impl JobMsg {
 
     /// The job one effect dispatches, if it is a dispatch.
     fn of(effect: &Effect) -> Option<JobMsg> {
-        match effect {
-            Effect::Dispatch {
-                job,
-                prepared,
-                timeout_ms,
-                depth,
-                full,
-            } => Some(JobMsg {
+        JobMsg::sent_by(effect, false)
+    }
+
+    /// The message of a dispatch (or, with `prelude`, of a prelude): the
+    /// two carry the same job.
+    fn sent_by(effect: &Effect, prelude: bool) -> Option<JobMsg> {
+        match (effect, prelude) {
+            (
+                Effect::Dispatch {
+                    job,
+                    prepared,
+                    timeout_ms,
+                    depth,
+                    full,
+                },
+                false,
+            )
+            | (
+                Effect::Prelude {
+                    job,
+                    prepared,
+                    timeout_ms,
+                    depth,
+                    full,
+                },
+                true,
+            ) => Some(JobMsg {
                 job: *job,
                 code: prepared.code.clone(),
                 timeout_ms: *timeout_ms,

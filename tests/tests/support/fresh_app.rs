@@ -6,7 +6,6 @@
 //! from its tarballs into a tools folder of its own (what `npx daebug`
 //! runs). Shared by `tests/zero_edits.rs` and the benchmark.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -245,25 +244,7 @@ impl Group {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn");
-        let output = Arc::new(Mutex::new(String::new()));
-        for stream in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
-            let kept = output.clone();
-            std::thread::spawn(move || {
-                let mut stream = stream;
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = stream.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    kept.lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&buf[..n]));
-                }
-            });
-        }
+        let output = super::node::kept_output(&mut child);
         Group { child, output }
     }
 

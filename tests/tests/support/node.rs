@@ -67,25 +67,7 @@ impl NodeProcess {
             .stderr(Stdio::piped())
             .spawn()
             .expect("run node");
-        let output = Arc::new(Mutex::new(String::new()));
-        for stream in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
-            let kept = output.clone();
-            std::thread::spawn(move || {
-                let mut stream = stream;
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = stream.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    kept.lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&buf[..n]));
-                }
-            });
-        }
+        let output = kept_output(&mut child);
         NodeProcess { child, output }
     }
 
@@ -199,4 +181,29 @@ pub fn node_hub(root: &super::TempDir) -> (super::Running, String) {
         |t| t.contains(&base),
     );
     (hub, base)
+}
+
+/// Everything `child` prints on stdout and stderr (both piped), kept as it
+/// comes by a thread for each.
+pub fn kept_output(child: &mut std::process::Child) -> Arc<Mutex<String>> {
+    let output = Arc::new(Mutex::new(String::new()));
+    for stream in [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        Box::new(child.stderr.take().unwrap()),
+    ] {
+        let kept = output.clone();
+        std::thread::spawn(move || {
+            let mut stream = stream;
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stream.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                kept.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+    }
+    output
 }
