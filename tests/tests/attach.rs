@@ -181,6 +181,18 @@ fn a_browser_already_open_gets_daebug_with_no_tag() {
     let got = ask(&page, "[sessionStorage.loads, typeof daebug.realm.stem]");
     assert_eq!(got, r#"["2","string"]"#);
 
+    // The loader the bridge put in is named as the tag's (`daebug.js`): a
+    // request's initiator leaves its frames out, as with the tag.
+    let got = ask(&page, "(await fetch('/app/missing')).status");
+    assert_eq!(got, "404");
+    let text = page.text();
+    let reply = &text[text.rfind("> **agent** to ").expect("a reply")..];
+    assert!(
+        reply.contains("/app/missing") && reply.contains('⟵'),
+        "{reply}"
+    );
+    assert!(!reply.contains("<anonymous>"), "{reply}");
+
     // The worker the reloaded page started: its first line too, and a
     // block runs in it.
     let worker = log_holding(root.path(), "worker-", "worker first line");

@@ -266,8 +266,9 @@ impl Hub {
             self.config.allow_origins.clone(),
             admit,
         );
-        let loader = crate::http::loader::Loader::get().at(&self.script_url());
-        crate::cdp::inject::Injection::new(reach, &loader)
+        let url = self.script_url();
+        let loader = crate::http::loader::Loader::get().at(&url);
+        crate::cdp::inject::Injection::new(reach, &loader, &url)
     }
 
     /// The line to paste into a page: a classic script, which runs as

@@ -36,12 +36,17 @@ pub struct Injection {
 }
 
 impl Injection {
-    /// `loader`: `daebug.js` as the hub serves it (its URL written in).
-    pub fn new(reach: Reach, loader: &str) -> Injection {
+    /// `loader`: `daebug.js` as the hub serves it from `url` (its URL
+    /// written in). Both scripts are named `url` (`sourceURL`), as the
+    /// tag's would be: the loader's frames are then daebug's own where a
+    /// stack is read (a request's initiator leaves them out), not the
+    /// `<anonymous>` of an evaluated script.
+    pub fn new(reach: Reach, loader: &str, url: &str) -> Injection {
+        let named = format!("\n//# sourceURL={url}\n");
         Injection {
-            page_script: reach.new_document_script(loader),
+            page_script: reach.new_document_script(loader) + &named,
             worker_script: format!(
-                "globalThis[Symbol.for(\"daebug.attach\")] = true;\n{loader}\n;undefined"
+                "globalThis[Symbol.for(\"daebug.attach\")] = true;\n{loader}\n;undefined{named}"
             ),
             reach,
         }
