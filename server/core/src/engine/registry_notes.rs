@@ -84,7 +84,11 @@ pub fn agent_part(hub: &str, written: &str, now: &str) -> Option<String> {
     if now == written {
         return None;
     }
-    let tail = match now.strip_prefix(hub) {
+    // Before the hub's first write (`hub` empty: a hub starting on the
+    // file an earlier hub left) the file's leading hub lines are the
+    // earlier hub's, not the agent's.
+    let appended = (!hub.is_empty()).then(|| now.strip_prefix(hub)).flatten();
+    let tail = match appended {
         Some(tail) => tail,
         None => {
             // The old read's registry lines (a state, a time since
@@ -170,6 +174,25 @@ mod tests {
     use super::*;
 
     const HUB: &str = "# daebug\n\n* [shop-3f2a](debug/shop-3f2a.md)\n";
+
+    /// A hub starting on the registry an earlier hub left: the earlier
+    /// hub's part is not the agent's (a restart wrote the old list again
+    /// under the new one); what the agent wrote below it is.
+    #[test]
+    fn a_restart_keeps_the_agents_part_only() {
+        let old_hub = "# 👾 daebug — connected pages\n> Master registry of connected pages and states.\n\n\
+                       > The hub stopped at 08:53:14. Start it again with `daebug --root .`; open pages reconnect by themselves.\n\n\
+                       * [shop-3f2a](debug/shop-3f2a.md) (http://localhost:5173/) · state: idle\n\
+                       Earlier logs: [cart-1b2c](debug/cart-1b2c.md)\n";
+        assert_eq!(agent_part("", "", old_hub), None);
+        let agents = "\nmy notes\n```js\n1+1\n```\n";
+        assert_eq!(
+            agent_part("", "", &format!("{old_hub}{agents}")).as_deref(),
+            Some(agents.trim_start_matches('\n'))
+        );
+        let empty = "# 👾 daebug — connected pages\n\nNo pages connected yet. Load the adapter in a page: `<script src=\"x\"></script>`\n";
+        assert_eq!(agent_part("", "", empty), None);
+    }
 
     #[test]
     fn what_the_agent_added() {
