@@ -169,3 +169,19 @@ fn a_closed_stdout_does_not_stop_the_hub() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A hub started again on the same root writes `debug.md` once: the
+/// earlier hub's list is its own, not something the agent wrote to keep.
+#[test]
+fn a_restarted_hub_writes_the_registry_once() {
+    let root = TempDir::new("restart");
+    for _ in 0..3 {
+        let mut hub = Running::start(&["--port", "0"], &root);
+        hub.line_with("serving");
+        let status = hub.terminate();
+        assert!(status.success(), "{status:?}");
+    }
+    let text = std::fs::read_to_string(root.path().join("debug.md")).expect("registry");
+    assert_eq!(text.matches("# 👾 daebug").count(), 1, "{text}");
+    assert_eq!(text.matches("The hub stopped at ").count(), 1, "{text}");
+}
