@@ -215,11 +215,20 @@ impl DevtoolsBrowser {
     /// in the page) evaluates to: DevTools `Input` events, which the page
     /// sees as trusted.
     pub fn click(&mut self, element: &str) {
+        // Where a person would click: the element's centre once it stands
+        // still (the same box two frames apart: a panel sliding in or text
+        // changing beside it moves it) and is what is under that point.
         let at = self.wait_until(
             element,
             &format!(
-                "(() => {{ const el = {element}; if (!el) return null; const r = el.getBoundingClientRect(); \
-                 return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null }})()"
+                "(async () => {{ const el = {element}; if (!el) return null; \
+                 const box = () => {{ const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); }}; \
+                 const before = box(); \
+                 await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); \
+                 const r = el.getBoundingClientRect(); if (!r.width || box() !== before) return null; \
+                 const x = r.x + r.width / 2, y = r.y + r.height / 2; \
+                 const root = el.getRootNode(); const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y); \
+                 return hit && (hit === el || el.contains(hit)) ? [x, y] : null }})()"
             ),
         );
         let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
