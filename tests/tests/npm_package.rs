@@ -14,8 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use support::fresh_app::npm;
-use support::{daebug_bin, log_in, wait_for, write_files, Browser, TempDir, Write};
+use support::fresh_app::{self, npm};
+use support::{daebug_bin, log_in, wait_for, write_files, Browser, Write};
 
 /// A command whose output (both streams) is kept; killed on drop.
 struct Spawned {
@@ -98,47 +98,14 @@ impl Drop for Spawned {
     }
 }
 
-/// The two tarballs, installed into a fresh folder; `None` without npm.
-fn installed() -> Option<(TempDir, TempDir)> {
-    let packs = TempDir::new("npm-packs");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let packed = Command::new(root.join("scripts/npm-pack.sh"))
-        .arg(daebug_bin())
-        .arg(packs.path())
-        .output()
-        .expect("run scripts/npm-pack.sh");
-    if !packed.status.success() {
-        let err = String::from_utf8_lossy(&packed.stderr);
-        if err.contains("npm") && err.contains("not found") {
-            eprintln!("skipped: no npm to pack with: {err}");
-            return None;
-        }
-        panic!("scripts/npm-pack.sh failed: {err}");
-    }
-    let tarballs: Vec<String> = std::fs::read_dir(packs.path())
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path().display().to_string())
-        .filter(|p| p.ends_with(".tgz"))
-        .collect();
-    assert_eq!(tarballs.len(), 2, "{tarballs:?}");
-    let app = TempDir::new("npm-app");
-    write_files(
-        app.path(),
-        &[("package.json", r#"{"name":"app","private":true}"#)],
-    );
-    let mut args = vec!["install"];
-    args.extend(tarballs.iter().map(String::as_str));
-    npm(app.path(), &args)?;
-    Some((packs, app))
-}
-
 #[test]
 fn npx_daebug_runs_the_hub_and_the_vite_plugin_tags_the_page() {
-    let Some((_packs, app)) = installed() else {
+    // The two tarballs, installed into a fresh folder (the app's).
+    let Some(tools) = fresh_app::daebug_from_npm(daebug_bin()) else {
         return;
     };
-    let bin = app.path().join("node_modules/.bin/daebug");
+    let app = &tools.dir;
+    let bin = tools.bin();
 
     // Arguments and the exit code pass through.
     let v = Command::new(&bin)

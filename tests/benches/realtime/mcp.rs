@@ -208,12 +208,7 @@ fn tool_times(output: &str) -> Vec<ToolTimes> {
         .lines()
         .filter_map(|l| l.split_once("timing door=mcp ").map(|(_, rest)| rest))
         .map(|rest| {
-            let field = |name: &str| {
-                rest.split_whitespace()
-                    .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
-                    .and_then(|v| v.parse::<f64>().ok())
-                    .unwrap_or(0.0)
-            };
+            let field = |name: &str| super::stages::timing_field(rest, name);
             ToolTimes {
                 entered: field("entered"),
                 left: field("left"),

@@ -26,12 +26,7 @@ pub fn hub_times(output: &str, stem: &str) -> Vec<HubTimes> {
         .lines()
         .filter_map(|l| l.split_once(&tag).map(|(_, rest)| rest))
         .map(|rest| {
-            let field = |name: &str| {
-                rest.split_whitespace()
-                    .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
-                    .and_then(|v| v.parse::<f64>().ok())
-                    .unwrap_or(0.0)
-            };
+            let field = |name: &str| timing_field(rest, name);
             HubTimes {
                 job: field("job") as u64,
                 heard: field("heard"),
@@ -338,4 +333,12 @@ fn isolated_page(html: &str) -> String {
         }
     });
     url
+}
+
+/// The number a hub timing line gives `name` (`name=12.5`), 0 when absent.
+pub fn timing_field(rest: &str, name: &str) -> f64 {
+    rest.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(0.0)
 }
