@@ -9,6 +9,7 @@
 //! under them, so that no block it dispatched is dispatched again.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use super::input::JobId;
 use super::survey::{Survey, SurveyedBlock};
@@ -23,7 +24,7 @@ pub enum TakenState {
     /// Dispatched; its result has not come yet.
     Running,
     /// Its reply, as written under it (LF endings).
-    Replied(String),
+    Replied(Arc<str>),
     /// A block before it in its request failed; the note is under that one.
     Skipped,
     /// Above the footer when this engine first read the log (a stopped
@@ -54,20 +55,23 @@ impl Place {
     }
 }
 
-/// One block the engine took.
+/// One block the engine took. Its texts are shared (`Arc<str>`): the
+/// shell snapshots the engine before every run, and a clone of a full
+/// ledger then copies pointers, not 128 blocks' code and replies (which
+/// made each input's cost grow with the jobs a log had run).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Taken {
     /// The job that ran it (none for a skipped block).
     pub job: Option<JobId>,
     /// The block's code (LF endings).
-    pub code: String,
+    pub code: Arc<str>,
     /// Its opening fence line, to check a remembered position.
-    pub opener: String,
+    pub opener: Arc<str>,
     /// Where its opening fence starts, as last seen.
     pub place: Place,
     /// `> **stem** to agent at HH:MM:SS`: the first line of its executing
     /// region, and of its reply before the suffix (empty when skipped).
-    pub header: String,
+    pub header: Arc<str>,
     pub state: TakenState,
     /// Which block this is, for hub blocks written after it; set by the
     /// ledger when the block is added.
@@ -75,7 +79,7 @@ pub struct Taken {
     /// A block another door sent (`engine/fan_out.rs`): the chunk the hub
     /// wrote for it (request header and block, LF endings). The hub wrote
     /// it, so a save that drops it gets it back, with its answer.
-    pub chunk: Option<String>,
+    pub chunk: Option<Arc<str>>,
     /// Its job was cancelled because a save removed the block (or its
     /// region), and the agent was told to append it again: a copy with
     /// nothing under it is new and runs; with this job's own region or
@@ -92,7 +96,7 @@ pub const REMEMBERED_WRITES: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HubWrite {
     /// The block as written (LF endings).
-    pub text: String,
+    pub text: Arc<str>,
     /// The taken block it followed ([`Taken::seq`]).
     pub after: u64,
 }
@@ -104,9 +108,9 @@ impl Taken {
         match self.state {
             TakenState::Skipped | TakenState::Found => false,
             _ => {
-                answer_header == self.header
+                answer_header == &*self.header
                     || answer_header
-                        .strip_prefix(self.header.as_str())
+                        .strip_prefix(&*self.header)
                         .is_some_and(|s| s.starts_with(" ("))
             }
         }
@@ -148,7 +152,10 @@ impl Ledger {
         if self.writes.len() == REMEMBERED_WRITES {
             self.writes.pop_front();
         }
-        self.writes.push_back(HubWrite { text, after });
+        self.writes.push_back(HubWrite {
+            text: text.into(),
+            after,
+        });
     }
 
     /// Remembers a hub block written right after the taken block `seq`
@@ -157,7 +164,10 @@ impl Ledger {
         if self.writes.len() == REMEMBERED_WRITES {
             self.writes.pop_front();
         }
-        self.writes.push_back(HubWrite { text, after });
+        self.writes.push_back(HubWrite {
+            text: text.into(),
+            after,
+        });
     }
 
     /// Whether any hub block written after the taken blocks is remembered.
@@ -294,11 +304,11 @@ pub fn match_blocks<'a>(
             let candidates = &taken[next..];
             let k = candidates
                 .iter()
-                .position(|(_, t)| t.code == code && fits(t) && !t.released)
+                .position(|(_, t)| *t.code == *code && fits(t) && !t.released)
                 .or_else(|| {
                     candidates
                         .iter()
-                        .position(|(_, t)| t.code == code && fits(t))
+                        .position(|(_, t)| *t.code == *code && fits(t))
                 })?;
             let (i, _) = taken[next + k];
             next += k + 1;
@@ -315,7 +325,7 @@ mod tests {
     fn taken(code: &str, header: &str, state: TakenState) -> Taken {
         Taken {
             job: Some(JobId(1)),
-            code: format!("{code}\n"),
+            code: format!("{code}\n").into(),
             opener: "```js".into(),
             place: Place::At(0),
             header: header.into(),
@@ -334,7 +344,7 @@ mod tests {
     /// (text, taken blocks) → which taken block each block of the text is.
     #[test]
     fn blocks_are_matched_in_order_by_code_and_what_is_under_them() {
-        let replied = || TakenState::Replied(format!("{H1} (1ms)\n"));
+        let replied = || TakenState::Replied(format!("{H1} (1ms)\n").into());
         let cases: Vec<Case> = vec![
             (
                 "a reply erased by a stale save",
@@ -419,7 +429,7 @@ mod tests {
         assert_ne!(a, b);
         let after = |seq| {
             l.writes_after(seq)
-                .map(|w| w.text.clone())
+                .map(|w| w.text.to_string())
                 .collect::<Vec<_>>()
         };
         assert_eq!(after(a), vec!["late\n"]);
@@ -428,7 +438,7 @@ mod tests {
 
     #[test]
     fn blocks_above_the_start_are_not_candidates() {
-        let mut a = taken("A", H1, TakenState::Replied(String::new()));
+        let mut a = taken("A", H1, TakenState::Replied("".into()));
         a.place = Place::At(0);
         let text = "x\n```js\nA\n```\n";
         let s = survey(text, 2, "s");

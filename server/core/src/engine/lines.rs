@@ -209,7 +209,7 @@ impl LogEngine {
         w.buf
             .replace_range(rel..rel + j.place.exec_header.len(), &header);
         for t in self.ledger.iter_mut().filter(|t| t.job == Some(j.id)) {
-            t.header = header.clone();
+            t.header = header.as_str().into();
         }
         j.place.exec_header = header;
         j.place.exec_clock = now.clock;

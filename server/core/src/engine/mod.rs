@@ -287,7 +287,7 @@ impl LogEngine {
             match blocks(window, pos).next()? {
                 Block::Fence(f)
                     if f.closed
-                        && window[f.body_start..f.body_end].replace("\r\n", "\n") == t.code =>
+                        && window[f.body_start..f.body_end].replace("\r\n", "\n") == *t.code =>
                 {
                     t.place.at()
                 }

@@ -193,11 +193,10 @@ impl LogEngine {
         eol: Eol,
     ) -> Option<(String, &'static str)> {
         let code = block.map(|b| text[b.block.body.clone()].replace("\r\n", "\n"));
-        let owner = self
-            .ledger
-            .iter()
-            .enumerate()
-            .find(|(_, t)| t.header == header && code.as_ref().is_none_or(|c| *c == t.code));
+        let owner =
+            self.ledger.iter().enumerate().find(|(_, t)| {
+                *t.header == *header && code.as_ref().is_none_or(|c| **c == *t.code)
+            });
         if let Some((k, t)) = owner {
             let elsewhere = matched.contains(&Some(k));
             let fix = match &t.state {
@@ -208,7 +207,7 @@ impl LogEngine {
         }
         // Another block's region of the same second, brought back under
         // this one by a save: not this block's answer.
-        self.ledger.iter().any(|t| t.header == header).then_some((
+        self.ledger.iter().any(|t| *t.header == *header).then_some((
             String::new(),
             "removed an executing region a save had put under another block",
         ))
@@ -311,7 +310,7 @@ impl LogEngine {
         let mut standing = standing_copies(text, s);
         let mut lost_after = |seq: u64, into: &mut String| {
             for w in self.ledger.writes_after(seq) {
-                match standing.get_mut(w.text.as_str()) {
+                match standing.get_mut(&*w.text) {
                     Some(n) if *n > 0 => *n -= 1,
                     _ => {
                         into.push_str(&eol.convert(&w.text));
@@ -414,9 +413,9 @@ impl LogEngine {
     /// region under it (as [`LogEngine::start_block`] wrote them: a blank
     /// line between).
     fn with_answer(&self, t: &Taken) -> String {
-        let chunk = t.chunk.clone().unwrap_or_default();
+        let chunk = t.chunk.as_deref().unwrap_or_default().to_string();
         let answer = match (&t.state, t.job) {
-            (TakenState::Replied(reply), _) => reply.clone(),
+            (TakenState::Replied(reply), _) => reply.to_string(),
             (TakenState::Running, job) => match &self.job {
                 Some(j) if Some(j.id) == job => j.region_text(),
                 _ => return chunk,
@@ -596,12 +595,12 @@ fn consumed_end(s: &Survey, matched: &[Option<usize>]) -> usize {
 pub(super) fn skipped(text: &str, b: &ExecBlock) -> Taken {
     Taken {
         job: None,
-        code: text[b.body.clone()].replace("\r\n", "\n"),
+        code: text[b.body.clone()].replace("\r\n", "\n").into(),
         opener: lines_from(text, b.start)
             .next()
-            .map_or(String::new(), |l| l.text.to_string()),
+            .map_or("".into(), |l| l.text.into()),
         place: Place::At(b.start),
-        header: String::new(),
+        header: "".into(),
         state: TakenState::Skipped,
         seq: 0,
         chunk: None,

@@ -227,7 +227,7 @@ impl LogEngine {
         // that brings the block back with its region is this block: it
         // gets this reply and does not run again.
         if let Some(t) = self.ledger.of_job(job.id) {
-            t.state = TakenState::Replied(reply.clone());
+            t.state = TakenState::Replied(reply.as_str().into());
             t.released = true;
         }
         self.place_footer(&mut w, pos);

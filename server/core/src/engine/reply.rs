@@ -140,7 +140,7 @@ impl LogEngine {
             self.answer(job.id, &reply, &verdict, &outcome, &job.news.events, out);
             if written {
                 if let Some(t) = self.ledger.of_job(job.id) {
-                    t.state = TakenState::Replied(reply.clone());
+                    t.state = TakenState::Replied(reply.as_str().into());
                 }
                 self.pending.push(reply);
             }
@@ -153,7 +153,7 @@ impl LogEngine {
         let skipped = if ok { 0 } else { later.len() };
         let reply = self.final_reply(&job, job.place.exec_clock, &verdict, &outcome, skipped, out);
         if let Some(t) = self.ledger.of_job(job.id) {
-            t.state = TakenState::Replied(reply.clone());
+            t.state = TakenState::Replied(reply.as_str().into());
         }
         self.answer(job.id, &reply, &verdict, &outcome, &job.news.events, out);
         let reply = w.eol.convert(&reply);

@@ -52,7 +52,7 @@ pub fn skipped(ledger: &Ledger, done: Option<u64>) -> Option<Rerun> {
         first: list[first].seq,
         blocks: list[first..=last]
             .iter()
-            .map(|t| (t.opener.clone(), t.code.clone()))
+            .map(|t| (t.opener.to_string(), t.code.to_string()))
             .collect(),
         failed_at,
     })

@@ -102,13 +102,13 @@ impl LogEngine {
         let (_, inserted, _) = insert_after_block(w, block, &w.eol.convert(&reply));
         self.ledger.push(Taken {
             job: Some(s.id),
-            code: s.code,
-            opener: s.opener,
+            code: s.code.into(),
+            opener: s.opener.into(),
             place: Place::At(w.base + block.start),
-            header: s.exec_header,
-            state: TakenState::Replied(reply),
+            header: s.exec_header.into(),
+            state: TakenState::Replied(reply.into()),
             seq: 0,
-            chunk: s.chunk,
+            chunk: s.chunk.map(Into::into),
             released: false,
         });
         for mut b in later {
@@ -141,13 +141,13 @@ impl LogEngine {
         let (id, code) = (s.id, s.code);
         self.ledger.push(Taken {
             job: Some(id),
-            code: code.clone(),
-            opener: s.opener.clone(),
+            code: code.as_str().into(),
+            opener: s.opener.as_str().into(),
             place: Place::At(w.base + block.start),
-            header: s.exec_header.clone(),
+            header: s.exec_header.as_str().into(),
             state: TakenState::Running,
             seq: 0,
-            chunk: s.chunk,
+            chunk: s.chunk.map(Into::into),
             released: false,
         });
         let mut job = self.new_running(id, s.agent, request, s.exec_header, block, now);
