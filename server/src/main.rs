@@ -29,8 +29,14 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    // Stacks deep enough to prepare a small block in place, on the log's
+    // own task, without a hop to the deep-stack thread (reserved, not used:
+    // only a block that goes deep touches its pages).
+    let stack = daebug_core::prepare::deep::IN_PLACE_STACK_BYTES;
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(stack)
+        .on_thread_start(move || daebug_core::prepare::deep::declare_stack(stack))
         .build()
     {
         Ok(r) => r,
