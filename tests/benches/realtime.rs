@@ -104,10 +104,11 @@ fn main() {
     // `cargo bench -p daebug-e2e --bench realtime -- large` runs the
     // scenarios whose name contains `large`, and writes no BENCH.md.
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let scenarios: [(&str, Scenario); 25] = [
+    let scenarios: [(&str, Scenario); 26] = [
         ("latency", latency),
         ("where_the_time_goes", stages::where_the_time_goes),
         ("realm_stages", stages::realm_stages),
+        ("log_growth", stages::log_growth),
         ("doors", doors::doors),
         ("mcp_python", mcp::mcp_python),
         ("engines", engines),

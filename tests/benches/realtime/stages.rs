@@ -342,3 +342,72 @@ pub fn timing_field(rest: &str, name: &str) -> f64 {
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(0.0)
 }
+
+/// Jobs [`log_growth`] runs through one log.
+const GROWTH_JOBS: usize = 300;
+/// The jobs at each end it compares.
+const GROWTH_ENDS: usize = 50;
+
+/// Whether a log's cost follows the jobs it has run: 300 `1+1`s through
+/// the HTTP API (kept alive, back to back) into one page's log, and the
+/// log task's two stages (heard → the job sent, the result → the reply
+/// written) for the first 50 against the last 50. The engine remembers a
+/// log's last 128 blocks (`server/core/src/engine/ledger.rs`) and the
+/// shell snapshots the engine before each run: while the blocks' texts
+/// were copied into each snapshot, both stages nearly doubled by job 300.
+pub fn log_growth(rows: &mut Vec<Row>) {
+    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
+    let world = World::new(
+        &[(
+            "index.html",
+            "<!doctype html><html><head><title>Growth</title></head><body></body></html>",
+        )],
+        "index.html",
+    );
+    std::env::remove_var("RUST_LOG");
+    let log = world.log("growth-");
+    let url = format!("{}/api/realms/{}/eval", world.base, log.stem);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let http = reqwest::Client::new();
+    for _ in 0..GROWTH_JOBS {
+        rt.block_on(async {
+            let reply: serde_json::Value = http
+                .post(&url)
+                .json(&serde_json::json!({"code": "1+1"}))
+                .send()
+                .await
+                .expect("POST eval")
+                .json()
+                .await
+                .expect("JSON");
+            let text = reply["text"].as_str().unwrap_or_default();
+            assert!(text.contains("```JSON\n2\n```"), "{reply}");
+        });
+    }
+    let hub = wait_hub_times(&world, &log.stem, GROWTH_JOBS);
+    let stages = |jobs: &[HubTimes]| {
+        let sent = median(jobs.iter().map(|h| h.sent - h.heard).collect());
+        let written = median(jobs.iter().map(|h| h.written - h.result).collect());
+        (sent, written)
+    };
+    let (first_sent, first_written) = stages(&hub[..GROWTH_ENDS]);
+    let (last_sent, last_written) = stages(&hub[GROWTH_JOBS - GROWTH_ENDS..]);
+    let size = std::fs::metadata(&log.path).map_or(0, |m| m.len());
+    rows.push(Row {
+        what: format!(
+            "a log's cost against the jobs it ran: {GROWTH_JOBS} `1+1`s through the HTTP API into one page's log; \
+             the log task's stages, jobs 1–{GROWTH_ENDS} / {}–{GROWTH_JOBS} (medians, µs)",
+            GROWTH_JOBS - GROWTH_ENDS + 1
+        ),
+        value: format!(
+            "heard → the job sent: {first_sent:.0} / {last_sent:.0} µs<br>\
+             the result → the reply written: {first_written:.0} / {last_written:.0} µs<br>\
+             the log at the end: {:.0} KB",
+            size as f64 / 1024.0
+        ),
+        goal: "the last jobs' stages within 1.5× the first's".into(),
+    });
+}
