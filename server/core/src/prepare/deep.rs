@@ -319,7 +319,10 @@ mod tests {
             (Lang::Js, fill("a.", "a")),
             (Lang::Js, fill("a**", "a")),
             (Lang::Js, fill("`${", "")),
-            (Lang::Ts, format!("let a: {}", "A<".repeat(IN_PLACE_BYTES / 2 - 8))),
+            (
+                Lang::Ts,
+                format!("let a: {}", "A<".repeat(IN_PLACE_BYTES / 2 - 8)),
+            ),
             (Lang::Ts, fill("a as ", "a")),
             (Lang::Ts, fill("<A>", "a")),
         ]
