@@ -22,18 +22,7 @@ const TWO: &str = "```JSON\n2\n```";
 type McpClient = RunningService<RoleClient, ClientConfig>;
 
 pub fn doors(rows: &mut Vec<Row>) {
-    // The hub logs each job's moments (`server/src/hub/timing.rs`) for the
-    // doors' "where the time goes" rows; it inherits the bench's
-    // environment.
-    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
-    let world = World::new(
-        &[(
-            "index.html",
-            "<!doctype html><html><head><title>Doors</title></head><body></body></html>",
-        )],
-        "index.html",
-    );
-    std::env::remove_var("RUST_LOG");
+    let world = super::stages::timed_world("Doors");
     let log = world.log("doors-");
     let (stem, root) = (log.stem.clone(), world.root.path().to_path_buf());
     let pid = world.hub.pid();

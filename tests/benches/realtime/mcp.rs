@@ -70,17 +70,7 @@ pub fn mcp_python(rows: &mut Vec<Row>) {
             return;
         }
     };
-    // The hub logs each job's moments and each in-process tool call's
-    // (`server/src/hub/timing.rs`, `doors/mcp.rs`) for the stage rows.
-    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
-    let world = World::new(
-        &[(
-            "index.html",
-            "<!doctype html><html><head><title>MCP</title></head><body></body></html>",
-        )],
-        "index.html",
-    );
-    std::env::remove_var("RUST_LOG");
+    let world = super::stages::timed_world("MCP");
     let log = world.log("mcp-");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mcp_client.py");
     let stdio = format!(

@@ -39,22 +39,25 @@ pub fn hub_times(output: &str, stem: &str) -> Vec<HubTimes> {
         .collect()
 }
 
+/// A hub that logs each job's moments (`server/src/hub/timing.rs`) and
+/// each in-process tool call's (`doors/mcp.rs`), and a blank page titled
+/// `title` loading its tag. The hub inherits the bench's environment.
+pub fn timed_world(title: &str) -> World {
+    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
+    let html =
+        format!("<!doctype html><html><head><title>{title}</title></head><body></body></html>");
+    let world = World::new(&[("index.html", html.as_str())], "index.html");
+    std::env::remove_var("RUST_LOG");
+    world
+}
+
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
 
 pub fn where_the_time_goes(rows: &mut Vec<Row>) {
-    // The hub inherits the bench's environment.
-    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
-    let world = World::new(
-        &[(
-            "index.html",
-            "<!doctype html><html><head><title>Stages</title></head><body></body></html>",
-        )],
-        "index.html",
-    );
-    std::env::remove_var("RUST_LOG");
+    let world = timed_world("Stages");
     let log = world.log("stages-");
     super::wait_tail(&log.path, |t| t.trim_end().ends_with(FOOTER));
     let samples: Vec<Sample> = (0..WARM_UP + JOBS)
@@ -356,15 +359,7 @@ const GROWTH_ENDS: usize = 50;
 /// shell snapshots the engine before each run: while the blocks' texts
 /// were copied into each snapshot, both stages nearly doubled by job 300.
 pub fn log_growth(rows: &mut Vec<Row>) {
-    std::env::set_var("RUST_LOG", "daebug=info,daebug::timing=debug");
-    let world = World::new(
-        &[(
-            "index.html",
-            "<!doctype html><html><head><title>Growth</title></head><body></body></html>",
-        )],
-        "index.html",
-    );
-    std::env::remove_var("RUST_LOG");
+    let world = timed_world("Growth");
     let log = world.log("growth-");
     let url = format!("{}/api/realms/{}/eval", world.base, log.stem);
     let rt = tokio::runtime::Builder::new_current_thread()
