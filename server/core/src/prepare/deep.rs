@@ -11,11 +11,13 @@
 //! A hop to that thread is two thread wake-ups, 100–200 µs on an idle
 //! machine, the largest part of a small block's way to its realm. So a
 //! thread that declares its stack ([`declare_stack`], the hub's runtime
-//! threads) prepares small, shallow blocks in place: at most
-//! [`IN_PLACE_BYTES`] of source and [`IN_PLACE_NESTING`] levels of
-//! brackets. Even when every byte of such a block is a level of the
-//! costliest construct (2 KB each), it needs a quarter of
-//! [`IN_PLACE_STACK_BYTES`] (a test checks it on that quarter).
+//! threads) prepares small blocks with few brackets in place: at most
+//! [`IN_PLACE_BYTES`] of source and [`IN_PLACE_BRACKETS`] opening
+//! brackets, counted byte by byte (no string, comment or regular
+//! expression can hide one, as they can from the nesting count). Even
+//! when every byte of such a block is a level of the costliest construct,
+//! it needs a quarter of [`IN_PLACE_STACK_BYTES`] (a test checks the
+//! deepest constructs, statements and types too, on that quarter).
 //!
 //! Measured (release, 0.146): about 2 KB of stack per level of brackets,
 //! arrows or generics, 600 B per unary operator. With at most 256 KiB of
@@ -43,8 +45,9 @@ const STACK_BYTES: usize = 1 << 30;
 /// The largest block prepared in place, on a thread that declared
 /// [`IN_PLACE_STACK_BYTES`].
 pub const IN_PLACE_BYTES: usize = 2 << 10;
-/// The deepest nesting of brackets prepared in place.
-pub const IN_PLACE_NESTING: usize = 64;
+/// The most opening brackets (`(`, `[`, `{`) a block prepared in place
+/// has, wherever they stand.
+pub const IN_PLACE_BRACKETS: usize = 128;
 /// The stack a thread declares to prepare small blocks in place.
 pub const IN_PLACE_STACK_BYTES: usize = 16 << 20;
 
@@ -64,7 +67,11 @@ pub fn declare_stack(bytes: usize) {
 fn in_place(source: &str) -> bool {
     DECLARED_STACK.with(Cell::get) >= IN_PLACE_STACK_BYTES
         && source.len() <= IN_PLACE_BYTES
-        && nesting_beyond(source, IN_PLACE_NESTING).is_none()
+        && source
+            .bytes()
+            .filter(|b| matches!(b, b'(' | b'[' | b'{'))
+            .count()
+            <= IN_PLACE_BRACKETS
 }
 
 /// Refuses blocks beyond the limits, then prepares on a deep-stack thread.
@@ -297,34 +304,75 @@ mod tests {
     }
 
     /// Blocks of the largest size prepared in place, each byte as deep
-    /// as it can go in some construct (those of brackets up to the
-    /// nesting allowed in place, then the rest inside).
+    /// as it can go in some construct: inside as many blocks and brackets
+    /// as the count allows, a unit repeated to the size limit (a unit
+    /// with brackets as often as the count still allows).
     fn deepest_small_blocks() -> Vec<(Lang, String)> {
-        let fill = |unit: &str, tail: &str| -> String {
-            let open = "(".repeat(IN_PLACE_NESTING);
-            let close = ")".repeat(IN_PLACE_NESTING);
+        let opening = |t: &str| t.bytes().filter(|b| b"([{".contains(b)).count();
+        let fill = |open: &str, close: &str, unit: &str, tail: &str| -> String {
             let room = IN_PLACE_BYTES - open.len() - close.len() - tail.len();
-            format!("{open}{}{tail}{close}", unit.repeat(room / unit.len()))
+            let by_brackets = match opening(unit) {
+                0 => usize::MAX,
+                n => (IN_PLACE_BRACKETS - opening(open)) / n,
+            };
+            let units = unit.repeat((room / unit.len()).min(by_brackets));
+            format!("{open}{units}{tail}{close}")
         };
+        let half = IN_PLACE_BRACKETS / 2;
+        let (blocks, ends) = ("{".repeat(half), "}".repeat(half));
+        let (parens, shut) = ("(".repeat(half), ")".repeat(half));
+        let expr = |unit: &str, tail: &str| {
+            let open = format!("{}{}", "{".repeat(half / 2), "(".repeat(half / 2));
+            let close = format!("{}{}", ")".repeat(half / 2), "}".repeat(half / 2));
+            fill(&open, &close, unit, tail)
+        };
+        let labels: String = (0..IN_PLACE_BYTES).map(|i| format!("l{i}:")).collect();
+        let labels = &labels[..labels[..IN_PLACE_BYTES - 2 * half - 8].rfind('l').unwrap()];
+        let js = |t: String| (Lang::Js, t);
+        let ts = |t: String| (Lang::Ts, t);
         vec![
-            (Lang::Js, fill("a=>", "a")),
-            (Lang::Js, fill("!", "a")),
-            (Lang::Js, fill("-", "a")),
-            (Lang::Js, fill("a=", "a")),
-            (Lang::Js, fill("a?a:", "a")),
-            (Lang::Js, fill("typeof ", "a")),
-            (Lang::Js, fill("await ", "a")),
-            (Lang::Js, fill("new ", "a")),
-            (Lang::Js, fill("a+", "a")),
-            (Lang::Js, fill("a.", "a")),
-            (Lang::Js, fill("a**", "a")),
-            (Lang::Js, fill("`${", "")),
-            (
-                Lang::Ts,
-                format!("let a: {}", "A<".repeat(IN_PLACE_BYTES / 2 - 8)),
-            ),
-            (Lang::Ts, fill("a as ", "a")),
-            (Lang::Ts, fill("<A>", "a")),
+            js(expr("a=>", "a")),
+            js(expr("()=>", "a")),
+            js(expr("!", "a")),
+            js(expr("-", "a")),
+            js(expr("~", "a")),
+            js(expr("++", "a")),
+            js(expr("void ", "a")),
+            js(expr("a=", "a")),
+            js(expr("a?a:", "a")),
+            js(expr("typeof ", "a")),
+            js(expr("await ", "a")),
+            js(expr("new ", "a")),
+            js(expr("a+", "a")),
+            js(expr("a.", "a")),
+            js(expr("a**", "a")),
+            js(expr("a()", "")),
+            js(expr("a``", "")),
+            js(expr("`${", "")),
+            js(fill(&parens, &shut, "(", "")),
+            js(fill(&blocks, &ends, "{", "")),
+            js(fill(&blocks, &ends, "function(){", "")),
+            js(format!("{blocks}{labels}a{ends}")),
+            js(fill(&blocks, &ends, "if(a)", "a")),
+            js(fill(&blocks, &ends, "for(;;)", "a")),
+            js(fill(&blocks, &ends, "if(a);else ", "a")),
+            js(fill(&blocks, &ends, "do ", "a")),
+            js(format!(
+                "function*g(){}{}a{}}}",
+                "{".repeat(half - 1),
+                "yield ".repeat((IN_PLACE_BYTES - 2 * half - 24) / 6),
+                "}".repeat(half - 1)
+            )),
+            ts(format!("let a: {}", "A<".repeat(IN_PLACE_BYTES / 2 - 8))),
+            ts(format!(
+                "let a: {}",
+                "keyof ".repeat(IN_PLACE_BYTES / 6 - 2)
+            )),
+            ts(format!("let a: {}", "()=>".repeat(IN_PLACE_BRACKETS))),
+            ts(format!("let a: A{}", "[]".repeat(IN_PLACE_BRACKETS))),
+            ts(expr("a!", "")),
+            ts(expr("a as ", "a")),
+            ts(expr("<A>", "a")),
         ]
     }
 
@@ -355,7 +403,17 @@ mod tests {
             declare_stack(IN_PLACE_STACK_BYTES);
             assert!(in_place(small));
             assert!(!in_place(&"x;".repeat(IN_PLACE_BYTES)));
-            assert!(!in_place(&"[".repeat(IN_PLACE_NESTING + 1)));
+            assert!(!in_place(&"[".repeat(IN_PLACE_BRACKETS + 1)));
+            // Brackets a regular expression or a string would hide from
+            // the nesting count still count.
+            assert!(!in_place(&format!(
+                "/`/;{}",
+                "{".repeat(IN_PLACE_BRACKETS + 1)
+            )));
+            assert!(!in_place(&format!(
+                "'\"';{}",
+                "(".repeat(IN_PLACE_BRACKETS + 1)
+            )));
         })
         .join()
         .unwrap();
