@@ -23,7 +23,8 @@ pub struct Submission {
     pub ticket: u64,
     pub agent: String,
     pub info: String,
-    pub code: String,
+    /// Shared: the engine's snapshot before each run copies the queue.
+    pub code: std::sync::Arc<str>,
 }
 
 /// The chunk `s` becomes in the log of `stem` (LF endings): a request

@@ -463,7 +463,7 @@ impl LogEngine {
                     ticket,
                     agent,
                     info,
-                    code,
+                    code: code.into(),
                 };
                 self.submitted(text, submission, now, out)
             }

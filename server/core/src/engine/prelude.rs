@@ -23,8 +23,9 @@ const MAX_NOTE: usize = 200;
 pub struct Prelude {
     /// The job of its first run: its block in the ledger.
     pub job: JobId,
-    /// The block's code (LF endings).
-    pub code: String,
+    /// The block's code (LF endings), shared: the engine's snapshot
+    /// before each run copies the list (up to 16 blocks of 256 KiB).
+    pub code: std::sync::Arc<str>,
     pub lang: Lang,
     pub timeout_ms: u64,
     pub depth: Option<u32>,

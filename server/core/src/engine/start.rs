@@ -176,7 +176,7 @@ impl LogEngine {
                 if block.info.prelude {
                     self.preludes.remember(prelude::Prelude {
                         job: id,
-                        code,
+                        code: code.into(),
                         lang: block.info.lang,
                         timeout_ms,
                         depth,
