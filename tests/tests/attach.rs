@@ -21,12 +21,10 @@
 
 mod support;
 
-use std::io::{Read, Write as _};
-use std::net::TcpListener;
 use std::path::Path;
 
 use support::cdp::DevtoolsBrowser;
-use support::{base_of, log_in, stems_in, wait_for, Log, Running, TempDir, Write};
+use support::{base_of, log_in, serve_routes, stems_in, wait_for, Log, Running, TempDir, Write};
 
 /// The app's page: no daebug anywhere. Its first line logs, it counts its
 /// loads in the tab (`sessionStorage`), ticks, and starts a module worker.
@@ -57,40 +55,20 @@ const ELSEWHERE: &str =
 /// A loopback web server like an app's dev server: each path's body, and
 /// the CSP header on `/app/csp.html`.
 fn serve_app() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let request = String::from_utf8_lossy(&buf[..n]);
-            let path = request.split(' ').nth(1).unwrap_or("/");
-            let path = path.split('?').next().unwrap_or(path);
-            let (kind, body, extra) = match path {
-                "/app/" => ("text/html", PAGE, String::new()),
-                "/app/worker.js" => ("text/javascript", WORKER, String::new()),
-                "/app/csp.html" => (
-                    "text/html",
-                    CSP_PAGE,
-                    format!("Content-Security-Policy: {CSP}\r\n"),
-                ),
-                "/else/" => ("text/html", ELSEWHERE, String::new()),
-                _ => {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    );
-                    continue;
-                }
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
+    serve_routes(|path| {
+        let html = |body: &str| Some(("text/html", body.to_string(), String::new()));
+        match path {
+            "/app/" => html(PAGE),
+            "/app/worker.js" => Some(("text/javascript", WORKER.to_string(), String::new())),
+            "/app/csp.html" => Some((
+                "text/html",
+                CSP_PAGE.to_string(),
+                format!("Content-Security-Policy: {CSP}\r\n"),
+            )),
+            "/else/" => html(ELSEWHERE),
+            _ => None,
         }
-    });
-    format!("http://{addr}")
+    })
 }
 
 /// Runs `code` in the log's realm; the reply's JSON value.

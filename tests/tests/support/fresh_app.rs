@@ -286,20 +286,10 @@ impl Group {
 
     /// Its exit status once it ended by itself, within `within`.
     pub fn exit(&mut self, within: Duration) -> ExitStatus {
-        let end = Instant::now() + within;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(
-                Instant::now() < end,
-                "it did not end; printed:\n{}",
-                self.output()
-            );
-            // An exit has no event to block on with a deadline: the poll
-            // interval of this bounded wait.
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let output = self.output.clone();
+        super::exit_within(&mut self.child, within, || {
+            format!("printed:\n{}", output.lock().unwrap())
+        })
     }
 }
 

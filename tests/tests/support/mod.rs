@@ -155,16 +155,9 @@ impl Running {
             .status()
             .expect("kill");
         assert!(ok.success());
-        let end = Instant::now() + DEADLINE;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(Instant::now() < end, "daebug did not stop on SIGTERM");
-            // A child's exit has no event to block on with a deadline: the
-            // poll interval of this bounded wait.
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        exit_within(&mut self.child, DEADLINE, || {
+            "daebug did not stop on SIGTERM".into()
+        })
     }
 }
 
@@ -379,6 +372,25 @@ pub fn wait_for(path: &Path, what: &str, pred: impl Fn(&str) -> bool) -> String 
     daebug_test_files::wait_for_within(path, what, WAIT, pred)
 }
 
+/// `child`'s exit status once it ended, within `within`; else the test
+/// fails with `what` it printed.
+pub fn exit_within(
+    child: &mut Child,
+    within: Duration,
+    what: impl Fn() -> String,
+) -> std::process::ExitStatus {
+    let end = Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(Instant::now() < end, "it did not end; {}", what());
+        // An exit has no event to block on with a deadline: the poll
+        // interval of this bounded wait.
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// The stem of the first realm the registry lists.
 pub fn stem_in(registry: &str) -> Option<String> {
     let start = registry.find("* [")? + 3;
@@ -398,6 +410,22 @@ pub fn serve_app(html: String, worker: String) -> String {
 /// under their source paths: each `(path, body)`, HTML for `.html` and
 /// `/`, JavaScript otherwise (as Vite serves `/src/stats.ts`); 404 else.
 pub fn serve_files(files: Vec<(&'static str, String)>) -> String {
+    serve_routes(move |path| {
+        let (_, body) = files.iter().find(|(p, _)| *p == path)?;
+        let kind = match path == "/" || path.ends_with(".html") {
+            true => "text/html",
+            false => "text/javascript",
+        };
+        Some((kind, body.clone(), String::new()))
+    })
+}
+
+/// A loopback server whose answer to a path (its query dropped) is
+/// `route`'s: the content type, the body and extra header lines (each
+/// ending `\r\n`); 404 when it gives none.
+pub fn serve_routes(
+    route: impl Fn(&str) -> Option<(&'static str, String, String)> + Send + 'static,
+) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
     std::thread::spawn(move || {
@@ -408,20 +436,16 @@ pub fn serve_files(files: Vec<(&'static str, String)>) -> String {
             let request = String::from_utf8_lossy(&buf[..n]);
             let path = request.split(' ').nth(1).unwrap_or("/");
             let path = path.split('?').next().unwrap_or(path);
-            let Some((_, body)) = files.iter().find(|(p, _)| *p == path) else {
+            let Some((kind, body, extra)) = route(path) else {
                 let _ = write!(
                     stream,
                     "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                 );
                 continue;
             };
-            let kind = match path == "/" || path.ends_with(".html") {
-                true => "text/html",
-                false => "text/javascript",
-            };
             let _ = write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
         }

@@ -100,18 +100,10 @@ impl NodeProcess {
 
     /// Its exit status, once it ended by itself within the deadline.
     pub fn exit(&mut self) -> ExitStatus {
-        let end = Instant::now() + DEADLINE;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(
-                Instant::now() < end,
-                "node did not end by itself; printed:\n{}",
-                self.output()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
+        let output = self.output.clone();
+        super::exit_within(&mut self.child, DEADLINE, || {
+            format!("node printed:\n{}", output.lock().unwrap())
+        })
     }
 
     /// Whether it is still running.
