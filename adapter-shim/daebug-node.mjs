@@ -256,6 +256,7 @@ function serve(early) {
     for (const p of [r.request, r.response]) settle(p);
     r.shown = [shown(r.request), shown(r.response)];
     if (logged(r)) early.served(line(r));
+    if (r.from && r.from.job) tellPage(r);
     release(r);
     kept.push(r);
     keptBytes += r.request.bytes + r.response.bytes;
@@ -325,6 +326,18 @@ function serve(early) {
     return j ? `${shape(j.value, 0)} (${kind})` : `(${kind})`;
   }
 
+  // A page block's request served: its line and what was printed while
+  // serving it, for the page's log too, where the block's reply lists
+  // them (docs/actions.md, "Effects in every realm"); the hub routes it.
+  function tellPage(r) {
+    const own = ownStem();
+    if (!own) return;
+    const printed = (r.held || []).slice(0, 8).map(([m, shown]) => `  ${m === "log" ? "console.log" : "console." + m} ${early.brief(shown)}`);
+    const more = (r.held || []).length > 8 ? [`  … ${r.held.length - 8} more lines in [${own}](${own}.md)`] : [];
+    const text = [`[${own}](${own}.md) served ${line(r, false)}`, ...printed, ...more].join("\n");
+    early.effect(JSON.stringify({ to: r.from.stem, text }));
+  }
+
   // Failed, answered 400 or more, served while a job ran, or asked by a
   // job of a page's: its line is in the log.
   const logged = (r) => Boolean(r.failed || r.status >= 400 || r.duringJob || (r.from && r.from.job));
@@ -340,11 +353,13 @@ function serve(early) {
     return (kit && kit.realm && kit.realm.stem) || "";
   };
 
-  function line(r) {
+  // The served line; `linked` false leaves out where it came from (the
+  // page's own log shows it).
+  function line(r, linked = true) {
     const [sent, answer] = r.shown;
     const head = `${r.method} ${oneLine(r.url)}${sent ? " " + sent : ""} → `;
     const ms = `(${Math.round(Math.max(0, r.ms))} ms)`;
-    const from = r.from ? ` · from [${r.from.stem} ${r.from.at}](${r.from.stem}.md)` : "";
+    const from = r.from && linked ? ` · from [${r.from.stem} ${r.from.at}](${r.from.stem}.md)` : "";
     if (r.failed) return `${head}failed: ${r.failed} ${ms}${from}`;
     const status = `${r.status}${r.statusText ? " " + r.statusText : ""}`;
     return `${head}${status}${answer ? " " + answer : ""} ${ms}${from}`;

@@ -57,6 +57,7 @@
       globalThis[named] = () => {};
       listening(() => glue.start(id ? given + "#daebug-tab=" + id : given));
       addTests();
+      addActions();
       addNetwork();
       addWatching();
     })
@@ -122,6 +123,26 @@
     if (!kit || kit.test) return;
     kit.test = (spec, options) =>
       import(new URL("./daebug-test.mjs", self)).then((m) => m.runTests(spec, options, early.report, self));
+  }
+
+  // Actions (docs/actions.md): `daebug.click`, `fill`, `press`, `hover`,
+  // `check`, `uncheck`, `select`, `drag`, `upload` and `settle`, a module
+  // the hub serves beside this file, imported on a block's first action. A
+  // worker has no document: its calls say so.
+  function addActions() {
+    const kit = globalThis[Symbol.for("daebug.toolkit")];
+    if (!kit || kit.click) return;
+    const names = ["click", "fill", "press", "hover", "check", "uncheck", "select", "drag", "upload", "settle"];
+    if (typeof document === "undefined") {
+      for (const name of names) {
+        kit[name] = () => Promise.reject(new Error(`daebug.${name}() acts in a page or an iframe; a worker has no document (act in its page's log)`));
+      }
+      return;
+    }
+    const env = { early, input: kit[Symbol.for("daebug.input")], warn: kit[Symbol.for("daebug.warn")] };
+    let loaded = null;
+    const load = () => (loaded ??= import(new URL("./daebug-act.mjs", self)).then((m) => m.actions(kit, env)));
+    for (const name of names) kit[name] = (...args) => load().then((a) => a[name](...args));
   }
 
   // `daebug.network.last(urlPart)`, `list({ since, url, status })` and

@@ -245,9 +245,20 @@ function hooks(self) {
       const up = el && !el.id && el.parentElement;
       return up && up.localName !== "body" && up.localName !== "html" ? `${named(up)} > ${named(el)}` : named(el) || "the page";
     };
+    // An event dispatched by code runs inside that code's context: a
+    // block's `.click()` (and the `submit` it makes, which the browser
+    // marks trusted), `requestSubmit()`, `dispatchEvent`: it carries that
+    // code's cause, never a person's. Only an event the browser
+    // dispatches on its own (nothing running but a person's last input)
+    // is a person's, unless an action of a block's made it (`acting`:
+    // trusted input through the bridge, docs/actions.md).
     const person = (e) => {
       try {
-        if (e.isTrusted) causes.holdTask({ why: `after ${e.type} on ${where(e.target)}` });
+        if (acting) return causes.holdTask(acting);
+        const now = causes.now();
+        if (now && !now.person) return;
+        if (!now && jobNow && jobNow.cell && String(new Error().stack).includes(jobNow.cell)) return causes.hold(jobNow);
+        if (e.isTrusted) causes.holdTask({ why: `after ${e.type} on ${where(e.target)}`, person: true });
       } catch {}
     };
     for (const k of PERSON) addEventListener(k, person, { capture: true, passive: true });
@@ -265,6 +276,9 @@ function hooks(self) {
   let unlisted = 0;
   // The running job's cause (`{ job, at }`), null between jobs.
   let jobNow = null;
+  // While a block's action sends trusted input (docs/actions.md): the
+  // cause the browser's events carry, as if the block had dispatched them.
+  let acting = null;
   let jobs = 0;
   // The [name, text] bodies the lines sent so far link, for the adapter
   // to send the hub for debug/archive/ before the lines (`bodies()`).
@@ -996,6 +1010,23 @@ function hooks(self) {
         else keep({ m: "served", args: [String(text)], at: performance.now() });
       } catch {}
     },
+    // Node: what serving a page block's request did (its line, what it
+    // printed meanwhile), for that page's log (`{ to, text }` as JSON):
+    // the hub routes it there (docs/actions.md, "Effects in every realm").
+    effect(json) {
+      try {
+        if (sink) sink("effect", [String(json)]);
+      } catch {}
+    },
+    // A console call's arguments as one short line (`effect`).
+    brief(shown) {
+      try {
+        const t = shown.map((v) => (typeof v === "string" ? v : shownValue(v))).join(" ").replace(/\s*\n\s*/g, " ");
+        return t.length > 200 ? t.slice(0, 199) + "…" : t;
+      } catch {
+        return "";
+      }
+    },
     // A probed function's call (`daebug.probe`, probes.js), as a `Text
     // probe` line (docs/log-format.md, "Probes").
     probe(text) {
@@ -1035,6 +1066,23 @@ function hooks(self) {
     // Whether a job is running now (its requests are being listed).
     inJob() {
       return listed !== null;
+    },
+    // Actions (docs/actions.md): the running job's cause (null between
+    // jobs), the requests it caused still on their way that started at
+    // `since` (performance.now()) or later, as `GET /api/x (1.2 s)`, and
+    // the cause trusted input carries while an action sends it (`on`).
+    job: () => jobNow,
+    pending(since) {
+      const out = [];
+      if (!listed) return out;
+      const t = performance.now();
+      for (const r of listed) {
+        if (!r[3] && r[2] >= since && !r.frame) out.push(`${r[0]} ${pathOf(r[1])} (${Math.round(t - r[2])} ms)`);
+      }
+      return out;
+    },
+    acting(on) {
+      acting = on ? jobNow : null;
     },
     // The adapter will not come: keep nothing (no objects held for the
     // realm's life), listen to nothing; the wrappers pass through.

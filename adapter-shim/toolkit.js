@@ -8,7 +8,8 @@
 // 6 screenshot, 7 copy, 8 listeners, 9 objects, 10 whether the hub is
 // there (attached), 11 a dialog's line for the log, 12 a line of kind `b`
 // for the log (`Text logpoint`: debugger.js), 13 a command of the
-// browser's debugger through the bridge (debugger.js). Kept out of the .wasm,
+// browser's debugger through the bridge (debugger.js), 14 an action's
+// trusted input through the bridge (daebug-act.mjs). Kept out of the .wasm,
 // whose size is budgeted (docs/architecture.md, "The adapter's budget").
 //
 // `toolkit(kind, host)` puts the object on the global object under
@@ -235,6 +236,10 @@ function toolkit(kind, host) {
   // blocks see.
   Reflect.defineProperty(object, Symbol.for("daebug.line"), { value: ask(12) });
   Reflect.defineProperty(object, Symbol.for("daebug.cdp"), { value: ask(13) });
+  // An action's trusted input through the bridge, and a warning for the
+  // running block's reply (daebug-act.mjs, loaded on first use).
+  Reflect.defineProperty(object, Symbol.for("daebug.input"), { value: ask(14) });
+  Reflect.defineProperty(object, Symbol.for("daebug.warn"), { value: ask(3) });
   Reflect.defineProperty(g, key, { value: object, configurable: true });
   if (!("daebug" in g)) Reflect.set(g, "daebug", object);
   return {

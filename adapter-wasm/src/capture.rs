@@ -370,6 +370,9 @@ fn console_call(
         // requests a Node realm served (docs/log-format.md, "Requests a
         // Node realm serves"), `Text served`.
         "served" => Call::Made(Some("served"), message_of(args)),
+        // And what a Node realm did serving a page block's request, for
+        // that page's log: the hub routes it (docs/actions.md).
+        "effect" => Call::Made(Some("effect"), message_of(args)),
         // And `daebug.probe`'s calls (adapter-shim/probes.js), `Text probe`.
         "probe" => Call::Made(Some("probe"), message_of(args)),
         // The page's dev server (adapter-shim/hooks.js reads its HMR

@@ -108,6 +108,7 @@ pub fn encode(msg: &RealmMsg) -> String {
                     daebug_protocol::Inspect::Listeners => "listeners",
                     daebug_protocol::Inspect::Objects => "objects",
                     daebug_protocol::Inspect::Debugger => "debugger",
+                    daebug_protocol::Inspect::Input => "input",
                 },
             );
         }

@@ -91,6 +91,7 @@ impl Toolkit {
                     8 => return devtools.ask(Inspect::Listeners, a),
                     9 => return devtools.ask(Inspect::Objects, a),
                     13 => return devtools.ask(Inspect::Debugger, a),
+                    14 => return devtools.ask(Inspect::Input, a),
                     5 => Asked::Snapshot,
                     7 => Asked::Copy,
                     _ => Asked::Image,

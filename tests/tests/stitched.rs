@@ -17,10 +17,12 @@ use support::{
 };
 
 /// The page the server serves: the hub's tag, a request of its own at
-/// load (answered 200: in neither log) and a module worker.
+/// load (answered 200: in neither log), a module worker and a button
+/// that posts an order.
 const PAGE: &str = r#"<!doctype html><html><head><title>Orders</title>
 <script src="HUB/daebug.js"></script>
-<script>fetch("/api/ping"); new Worker("/worker.js", { type: "module", name: "pricer" });</script></head><body><h1>Orders</h1></body></html>"#;
+<script>fetch("/api/ping"); new Worker("/worker.js", { type: "module", name: "pricer" });</script></head><body><h1>Orders</h1>
+<button id=order onclick="fetch('/api/orders', { method: 'POST', body: JSON.stringify({ sku: 7 }) })">Order</button></body></html>"#;
 
 /// The worker, with the README's line.
 const WORKER: &str = r#"import("HUB/daebug.js").catch(() => {});"#;
@@ -216,7 +218,8 @@ fn plain(engine: Engine) {
     let page = log_in(world.root.path(), "orders-");
     run(&page, "setTimeout(() => fetch('/api/orders', { method: 'POST', body: JSON.stringify({ sku: 7 }) }), 100);\n'later'");
     let text = wait_for(&page.path, "the timer's stitched line", |t| {
-        t.contains("{\"sku\":7} → 500")
+        t.lines()
+            .any(|l| !l.starts_with('[') && l.contains("{\"sku\":7} → 500"))
     });
     let seen = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -231,7 +234,7 @@ fn plain(engine: Engine) {
         .expect("the answer's time");
     let line = text
         .lines()
-        .find(|l| l.contains("{\"sku\":7} → 500"))
+        .find(|l| !l.starts_with('[') && l.contains("{\"sku\":7} → 500"))
         .unwrap();
     assert!(
         line.contains(" · from the block at ") && line.contains(" · server: ["),
@@ -260,6 +263,41 @@ fn plain(engine: Engine) {
         t.contains("{\"sku\":9} → 500 Internal Server Error no price for sku 9 (")
             && t.contains(&format!(" · from [{} ", worker.stem))
     });
+}
+
+/// A block's action makes the page post; its reply has what the server
+/// did serving it (the served line, what it printed meanwhile), named by
+/// the server's log and linked; the page's own request at load is not.
+#[test]
+fn a_blocks_click_shows_in_its_reply_what_the_server_did() {
+    let world = World::new(&[("server.js", PLAIN)]);
+    let (_server, port) = world.serve();
+    let _browser = Browser::open_in(Engine::Chromium, &format!("http://127.0.0.1:{port}/"));
+    let page = log_in(world.root.path(), "orders-");
+    let server = log_in(world.root.path(), "server-");
+    let reply = run(&page, "await daebug.click('text=Order')");
+    let served = format!(
+        "```Text served\n[{0}]({0}.md) served POST /api/orders {{\"sku\":7}} → 500 Internal Server Error",
+        server.stem
+    );
+    assert!(reply.contains(&served), "{reply}");
+    assert!(
+        reply.contains(
+            "\n  console.log pricing order {\"sku\":7}\n  console.error no price for sku 7\n"
+        ),
+        "{reply}"
+    );
+    assert!(!reply.contains("/api/ping"), "{reply}");
+    // The server's own log has its line once, as before.
+    let text = wait_for(&server.path, "the served line", |t| {
+        t.contains(&format!(" · from [{} ", page.stem))
+    });
+    assert_eq!(
+        text.matches("POST /api/orders {\"sku\":7}").count(),
+        1,
+        "{text}"
+    );
+    assert!(!text.contains("\"to\":"), "{text}");
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //!   code's positions to the block's, for stack traces.
 //! - [`lang`]: what a runnable fence is, as both of them see it.
 //! - [`delivery`]: which job a realm was sent, and what waits for it.
+//! - [`effects`]: what a Node realm did for a page's block, for that page.
 //! - [`flood`]: background events bounded on their way to a log.
 //! - [`presence`]: which connection serves a log, and its `closed` line.
 //! - [`intake`]: a log's inputs in the order they are applied.
@@ -25,6 +26,7 @@
 pub mod check;
 pub mod chore;
 pub mod delivery;
+pub mod effects;
 pub mod engine;
 pub mod flood;
 pub mod intake;

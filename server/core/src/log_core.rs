@@ -33,8 +33,8 @@ use std::collections::VecDeque;
 
 use daebug_protocol::person::{PersonNews, Waiting};
 use daebug_protocol::{
-    BackgroundEvent, HubMsg, InspectAnswer, InspectAsk, JobError, JobId, JobResult, Outcome,
-    RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk,
+    BackgroundEvent, HubMsg, Inspect, InspectAnswer, InspectAsk, JobError, JobId, JobResult,
+    Outcome, RealmImage, RealmKind, RealmMsg, ScreenshotAnswer, ScreenshotAsk,
 };
 
 use crate::chore::Chore;
@@ -100,7 +100,17 @@ pub struct LogCore {
     preludes: Vec<JobId>,
     /// While the log cannot be written: the log as it would be.
     unwritten: Option<Unwritten>,
+    /// A panel, `ask` or `pick` waits for a person in the realm: no
+    /// trusted input goes to it through the bridge meanwhile.
+    person_asked: bool,
 }
+
+/// Why an action's trusted input (docs/actions.md) is refused: only a
+/// running block acts, and never while a person is asked (only their own
+/// input answers a panel).
+const INPUT_BETWEEN_JOBS: &str =
+    "trusted input: only a running block's action sends the browser input";
+const INPUT_WHILE_ASKED: &str = "trusted input: a person is being asked in this page (a panel, ask or pick); only their own input answers it, so no action sends the browser input until they have";
 
 impl LogCore {
     pub fn new(stem: impl Into<String>, kind: RealmKind, config: Config) -> LogCore {
@@ -117,6 +127,7 @@ impl LogCore {
             chores: VecDeque::new(),
             preludes: Vec::new(),
             unwritten: None,
+            person_asked: false,
         }
     }
 
@@ -239,6 +250,20 @@ impl LogCore {
             RealmMsg::Image(image) => return Some(Aside::Image(image)),
             RealmMsg::Screenshot(ask) => return Some(Aside::Screenshot(ask)),
             RealmMsg::Body { name, text } => return Some(Aside::Body { name, text }),
+            RealmMsg::Inspect(ask) if ask.what == Inspect::Input => {
+                let refused = match (self.running(), self.person_asked) {
+                    (None, _) => Some(INPUT_BETWEEN_JOBS),
+                    (Some(_), true) => Some(INPUT_WHILE_ASKED),
+                    (Some(_), false) => None,
+                };
+                let Some(why) = refused else {
+                    return Some(Aside::Inspect(ask));
+                };
+                self.send_to_serving(HubMsg::Inspected(InspectAnswer {
+                    ask: ask.ask,
+                    error: Some(why.into()),
+                }));
+            }
             RealmMsg::Inspect(ask) => return Some(Aside::Inspect(ask)),
             RealmMsg::Reloading => {
                 self.delivery.handle_reloading(conn);
@@ -260,7 +285,10 @@ impl LogCore {
                         self.job_news(Input::Human { title, value }, now)
                     }
                     Ok(PersonNews::Answered { .. }) => {}
-                    Ok(PersonNews::Waiting { waits }) => return Some(Aside::Waiting(waits)),
+                    Ok(PersonNews::Waiting { waits }) => {
+                        self.person_asked = !waits.is_empty();
+                        return Some(Aside::Waiting(waits));
+                    }
                     Err(e) => return Some(Aside::Unreadable(format!("person: {e}"))),
                 }
             }
@@ -998,6 +1026,54 @@ mod tests {
             })
             .collect();
         assert_eq!(sent, ["3:person", "3:inspected", "3:screenshot"]);
+    }
+
+    /// An action's trusted input goes to the bridge only while a block
+    /// runs and no person is asked; a refusal is answered to the realm.
+    #[test]
+    fn trusted_input_only_for_a_running_block_and_never_while_a_person_is_asked() {
+        let input = |ask| {
+            RealmMsg::Inspect(InspectAsk {
+                ask,
+                what: Inspect::Input,
+            })
+        };
+        let refusals = |desk: &mut Desk| -> Vec<String> {
+            desk.send_out();
+            desk.sent
+                .drain(..)
+                .filter_map(|s| match s.msg {
+                    HubMsg::Inspected(a) => {
+                        Some(format!("{}:{}", a.ask, a.error.unwrap_or_default()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut desk = Desk::new();
+        desk.attach(1, &[], None);
+        assert_eq!(desk.realm(1, input(1)), None);
+        assert_eq!(refusals(&mut desk), [format!("1:{INPUT_BETWEEN_JOBS}")]);
+        desk.append(&block("await daebug.click('text=Save')"));
+        assert_eq!(desk.jobs().len(), 1);
+        let ask = InspectAsk {
+            ask: 2,
+            what: Inspect::Input,
+        };
+        assert_eq!(desk.realm(1, input(2)), Some(Aside::Inspect(ask)));
+        let asked = r#"{"type":"waiting","waits":[{"id":1,"kind":"ask","title":"Continue?"}]}"#;
+        let aside = desk.realm(1, RealmMsg::Person { json: asked.into() });
+        assert!(matches!(aside, Some(Aside::Waiting(_))), "{aside:?}");
+        assert_eq!(desk.realm(1, input(3)), None);
+        assert_eq!(refusals(&mut desk), [format!("3:{INPUT_WHILE_ASKED}")]);
+        let answered = r#"{"type":"waiting","waits":[]}"#;
+        desk.realm(
+            1,
+            RealmMsg::Person {
+                json: answered.into(),
+            },
+        );
+        assert!(desk.realm(1, input(4)).is_some());
     }
 
     /// Held background events are due at once after a quiet spell; the

@@ -163,6 +163,12 @@ pub enum Inspect {
     /// "Logpoints"): the argument is `{ method, params }`, the answer the
     /// browser's result as it came.
     Debugger,
+    /// A person's input, made by the browser (`Input.dispatchMouseEvent`,
+    /// `Input.dispatchKeyEvent`, `Input.insertText`) for an action of a
+    /// running block in a page (`daebug.click`, `fill`, `press`, …;
+    /// docs/actions.md): the argument is `{ method, params }`, the answer
+    /// the browser's result as it came. Refused while a person is asked.
+    Input,
 }
 
 impl Inspect {
@@ -172,6 +178,7 @@ impl Inspect {
             Inspect::Listeners => "getEventListeners",
             Inspect::Objects => "queryObjects",
             Inspect::Debugger => "the debugger",
+            Inspect::Input => "trusted input",
         }
     }
 }

@@ -160,6 +160,14 @@ fn inspect_golden() {
     let golden = r#"{"type":"inspect","ask":6,"what":"debugger"}"#;
     assert_eq!(serde_json::to_string(&command).unwrap(), golden);
     assert_eq!(serde_json::from_str::<RealmMsg>(golden).unwrap(), command);
+    // An action's trusted input through the bridge (docs/actions.md).
+    let input = RealmMsg::Inspect(InspectAsk {
+        ask: 7,
+        what: Inspect::Input,
+    });
+    let golden = r#"{"type":"inspect","ask":7,"what":"input"}"#;
+    assert_eq!(serde_json::to_string(&input).unwrap(), golden);
+    assert_eq!(serde_json::from_str::<RealmMsg>(golden).unwrap(), input);
     let done = HubMsg::Inspected(InspectAnswer {
         ask: 4,
         error: None,

@@ -126,15 +126,37 @@ pub const DEBUGGER_METHODS: [&str; 9] = [
     "Runtime.releaseObjectGroup",
 ];
 
+/// What a running block's action may ask of its page's target: a
+/// person's input, made by the browser (docs/actions.md, "Trusted input").
+/// Nothing that reads or runs code: the realm's own page gets events.
+pub const INPUT_METHODS: [&str; 3] = [
+    "Input.dispatchMouseEvent",
+    "Input.dispatchKeyEvent",
+    "Input.insertText",
+];
+
+/// The methods an ask of `what` may send, and the name its refusal uses.
+fn allowed(what: Inspect) -> (&'static [&'static str], &'static str) {
+    match what {
+        Inspect::Input => (&INPUT_METHODS, "trusted input"),
+        _ => (&DEBUGGER_METHODS, "the debugger"),
+    }
+}
+
 /// The command the realm asked for, `{ method, params }`, when it is one
 /// of [`DEBUGGER_METHODS`]: its params without a context of another
 /// realm (an ask runs in the realm's own context).
 pub fn debugger_command(asked: &Value) -> Result<(&'static str, Value), String> {
+    command_of(asked, Inspect::Debugger)
+}
+
+/// The command the realm asked for, when it is one of the methods an ask
+/// of `what` may send (see [`allowed`]).
+fn command_of(asked: &Value, what: Inspect) -> Result<(&'static str, Value), String> {
+    let (methods, name) = allowed(what);
     let method = asked.get("method").and_then(Value::as_str).unwrap_or("");
-    let Some(method) = DEBUGGER_METHODS.iter().find(|m| **m == method) else {
-        return Err(format!(
-            "the debugger: {method:?} is not a command daebug sends"
-        ));
+    let Some(method) = methods.iter().find(|m| **m == method) else {
+        return Err(format!("{name}: {method:?} is not a command daebug sends"));
     };
     let mut params = match asked.get("params") {
         Some(Value::Object(p)) => Value::Object(p.clone()),
@@ -162,9 +184,15 @@ pub fn keep_json(ask: u32, result: &Value) -> String {
     )
 }
 
-/// Sends the debugger command the realm keeps under `ask` on `session`
-/// and leaves the browser's result there; what went wrong, in words.
-pub async fn command(commands: &CdpCommands, session: &str, ask: u32) -> Result<(), String> {
+/// Sends the command (of the debugger, or trusted input: `what`) the
+/// realm keeps under `ask` on `session` and leaves the browser's result
+/// there; what went wrong, in words.
+pub async fn command(
+    commands: &CdpCommands,
+    session: &str,
+    ask: u32,
+    what: Inspect,
+) -> Result<(), String> {
     let s = Some(session);
     let read = json!({ "expression": argument(ask), "silent": true, "returnByValue": true });
     let asked = commands
@@ -175,7 +203,7 @@ pub async fn command(commands: &CdpCommands, session: &str, ask: u32) -> Result<
         .pointer("/result/value")
         .cloned()
         .unwrap_or(Value::Null);
-    let (method, params) = debugger_command(&asked)?;
+    let (method, params) = command_of(&asked, what)?;
     let result = commands
         .call(method, params, s)
         .await
@@ -199,8 +227,8 @@ pub async fn answer(
     ask: u32,
     what: Inspect,
 ) -> Result<(), String> {
-    if what == Inspect::Debugger {
-        return command(commands, session, ask).await;
+    if matches!(what, Inspect::Debugger | Inspect::Input) {
+        return command(commands, session, ask, what).await;
     }
     let s = Some(session);
     let helper = what.helper();
@@ -215,7 +243,7 @@ pub async fn answer(
         let Some(target) = object_id(&found) else {
             return Err(match what {
                 Inspect::Listeners => "getEventListeners(): pass an object that gets events (an element, document, window)".to_string(),
-                Inspect::Objects | Inspect::Debugger => "queryObjects(): pass a constructor (queryObjects(Promise)) or a prototype".to_string(),
+                Inspect::Objects | Inspect::Debugger | Inspect::Input => "queryObjects(): pass a constructor (queryObjects(Promise)) or a prototype".to_string(),
             });
         };
         let built = match what {
@@ -236,7 +264,7 @@ pub async fn answer(
                 )
                 .await?
             }
-            Inspect::Objects | Inspect::Debugger => {
+            Inspect::Objects | Inspect::Debugger | Inspect::Input => {
                 let proto = call("Runtime.callFunctionOn", prototype_params(target, ask)).await?;
                 let Some(proto) = object_id(&proto) else {
                     return Err("queryObjects(): its prototype is not an object; pass a constructor (queryObjects(Promise)) or a prototype".into());
@@ -333,6 +361,21 @@ mod tests {
             .unwrap_err()
             .contains("\"Page.navigate\" is not a command"));
         assert!(debugger_command(&json!(null)).is_err());
+    }
+
+    #[test]
+    fn an_action_asks_only_for_input_events() {
+        let click = json!({ "method": "Input.dispatchMouseEvent", "params": { "type": "mousePressed", "x": 10, "y": 20, "button": "left", "clickCount": 1 } });
+        let (method, params) = command_of(&click, Inspect::Input).unwrap();
+        assert_eq!(method, "Input.dispatchMouseEvent");
+        assert_eq!(params["x"], 10);
+        // Nothing that reads or runs code, and no input as the debugger.
+        for other in ["Runtime.evaluate", "DOM.setFileInputFiles", "Page.navigate"] {
+            let asked = json!({ "method": other, "params": {} });
+            let refused = command_of(&asked, Inspect::Input).unwrap_err();
+            assert!(refused.starts_with("trusted input: "), "{refused}");
+        }
+        assert!(command_of(&click, Inspect::Debugger).is_err());
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! The `daebug` command line, one file a subcommand (as mdBook's
 //! `src/cmd/`): the flags here, and what each command does in its file.
-//! `serve` and `mcp` run the hub (or attach to one); `list`, `eval` and
-//! `tail` ask a running hub through the doors' one façade
+//! `serve` and `mcp` run the hub (or attach to one); `list`, `eval`,
+//! `act` and `tail` ask a running hub through the doors' one façade
 //! ([`daebug::doors::door::Door`], attached over its HTTP API) and exit
 //! with the block's outcome (docs/doors.md).
 
+pub mod act;
 pub mod attach;
 pub mod beside;
 pub mod check;
@@ -96,6 +97,38 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         agent: Option<String>,
         /// Print the whole answer as JSON (value, error, events, duration).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Act in a page as a person would (docs/actions.md): `daebug act shop
+    /// click 'text=Sign in'`, `fill 'label=Email' alice`, `press Enter`,
+    /// `select '#plan' Pro`, `drag A B`, `upload '#file' /a.png`, `settle`;
+    /// the block's reply printed, with what the action caused.
+    ///
+    /// Exit status: 0 it acted, 1 it failed (nothing to act on, a wait
+    /// that ran out), 2 it timed out, 3 no such realm or no hub, 4
+    /// anything else.
+    Act {
+        #[command(flatten)]
+        hub: HubArgs,
+        /// The realm: its stem, or the start of exactly one stem.
+        realm: String,
+        /// The action.
+        #[arg(value_enum)]
+        action: act::Action,
+        /// Its arguments: a target (an element's locator: `text=…`,
+        /// `role=button[name="…"]`, `label=…`, `placeholder=…`,
+        /// `testid=…`, or CSS), then text, a key, a value, a second target
+        /// or files, as the action takes them.
+        #[arg(allow_hyphen_values = true)]
+        args: Vec<String>,
+        /// The block's timeout: seconds (`5`, `0.5`) or `90s`, `500ms`, `2m`.
+        #[arg(long, value_name = "TIME")]
+        timeout: Option<String>,
+        /// The name the log's request header gives you (default `cli`).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+        /// Print the whole answer as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -236,6 +269,15 @@ pub async fn run_client(command: Command) -> u8 {
             eval::eval(&hub, &realm, req, json).await
         }
         Command::Tail { hub, realm, lines } => tail::tail(&hub, &realm, lines).await,
+        Command::Act {
+            hub,
+            realm,
+            action,
+            args,
+            timeout,
+            agent,
+            json,
+        } => act::act(&hub, &realm, action, &args, timeout, agent, json).await,
         Command::Run { root, command } => Ok(run::run(&root, &command).await),
         Command::Test {
             hub,

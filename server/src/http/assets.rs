@@ -86,6 +86,16 @@ pub const ADAPTER_FILES: &[AdapterFile] = &[
             "/../www/adapter/daebug_adapter_bg.wasm"
         )),
     },
+    // Actions (docs/actions.md): imported by the loader on a block's first
+    // action, so a page that never acts never loads them.
+    AdapterFile {
+        path: "/daebug-act.mjs",
+        content_type: JS,
+        body: include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../adapter-shim/daebug-act.mjs"
+        )),
+    },
     // The test runner and node:test / node:assert for pages and workers
     // (docs/log-format.md, "Tests in the realm"), imported by `daebug.test` on first use.
     AdapterFile {

@@ -280,6 +280,10 @@ impl Directory {
                 self.tell(&stem, LogMsg::Browser(line));
                 false
             }
+            DirMsg::Effect { to, event } => {
+                self.tell(&to, LogMsg::Effect(event));
+                false
+            }
             DirMsg::DebugDirCreated => {
                 self.debug_dir_created();
                 false

@@ -38,6 +38,7 @@ use crate::sourcemap::SourceMaps;
 use daebug_core::chore::Chore;
 use daebug_core::delivery::ConnId;
 use daebug_core::delivery::Early;
+use daebug_core::effects::take_effects;
 use daebug_core::engine::effect::Answer;
 use daebug_core::engine::lifecycle::Lifecycle;
 use daebug_core::engine::picture::Picture;
@@ -62,6 +63,9 @@ const RETRY_AFTER_ERROR: Duration = Duration::from_secs(1);
 /// Why a page or a worker has no debugger for logpoints, `monitor` and
 /// `daebug.scopes` (docs/log-format.md, "Logpoints"): the realm puts the
 /// call's name before it.
+/// Why an action makes its events in the page (docs/actions.md): the
+/// adapter's words for "no trusted input here", which it says once.
+const NO_TRUSTED_INPUT: &str = "trusted input needs the browser bridge (start the hub with --cdp <a Chromium's DevTools URL>, docs/browser-bridge.md) and a page's own realm";
 const NO_DEBUGGER: &str = "pages and workers need the browser bridge for this: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md); Firefox and WebKit have none: daebug.probe([object, \"method\"]) wraps a function in place instead";
 
 /// The realm connection serving a log: where [`ToRealm`] goes.
@@ -290,6 +294,11 @@ impl LogTask {
             }
             LogMsg::Hub(input) => self.feed(input),
             LogMsg::Browser(line) => self.browser.handle_line(line, Instant::now().into_std()),
+            LogMsg::Effect(event) => {
+                let now = self.settings.clock.now();
+                self.core.handle_background(vec![event], 0, 0, now);
+                self.drain();
+            }
             LogMsg::Shot { ask, taken } => self.shot(ask, taken),
             LogMsg::Inspected(answer) => {
                 self.core.handle_inspected(answer);
@@ -344,24 +353,31 @@ impl LogTask {
             })
         };
         let back = self.inbox.as_ref().and_then(|w| w.upgrade());
-        let debugger = ask.what == Inspect::Debugger;
         let (Some(back), Some(cdp)) = (back, self.settings.cdp.clone()) else {
-            self.on(refuse(match debugger {
-                true => NO_DEBUGGER.into(),
-                false => format!("{helper}() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)"),
+            self.on(refuse(match ask.what {
+                Inspect::Debugger => NO_DEBUGGER.into(),
+                Inspect::Input => NO_TRUSTED_INPUT.into(),
+                _ => format!("{helper}() needs the browser bridge: start the hub with --cdp <a Chromium's DevTools URL> (docs/browser-bridge.md)"),
             }));
             return;
         };
-        // The debugger is a page's or a worker's own target's.
-        if debugger && self.core.kind() == RealmKind::Node {
-            self.on(refuse("a Node process has a debugger of its own".into()));
-            return;
-        }
-        if !debugger && self.core.kind() != RealmKind::Page {
-            self.on(refuse(format!(
-                "{helper}() works in pages: the browser bridge reaches a page's own realm only"
-            )));
-            return;
+        match (ask.what, self.core.kind()) {
+            // The debugger is a page's or a worker's own target's.
+            (Inspect::Debugger, RealmKind::Node) => {
+                self.on(refuse("a Node process has a debugger of its own".into()));
+                return;
+            }
+            (Inspect::Debugger, _) | (_, RealmKind::Page) => {}
+            (Inspect::Input, _) => {
+                self.on(refuse(NO_TRUSTED_INPUT.into()));
+                return;
+            }
+            _ => {
+                self.on(refuse(format!(
+                    "{helper}() works in pages: the browser bridge reaches a page's own realm only"
+                )));
+                return;
+            }
         }
         let stem = self.stem.clone();
         tokio::spawn(async move {
@@ -420,6 +436,13 @@ impl LogTask {
             ..
         } = letter;
         self.map_stacks(&mut msg);
+        // What a Node realm did for a page's block goes to that page's log.
+        for effect in take_effects(&mut msg, self.core.kind()) {
+            let _ = self.settings.directory.send(DirMsg::Effect {
+                to: effect.to,
+                event: effect.event,
+            });
+        }
         // What the adapter reported, for the bridge's lines to be told
         // apart from (kept only when the hub has a bridge).
         let told = match &msg {

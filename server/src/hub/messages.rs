@@ -111,6 +111,12 @@ pub enum DirMsg {
     },
     /// The browser bridge heard this about the realm of `stem`.
     Browser { stem: String, line: BrowserLine },
+    /// What a Node realm did serving a block of `to`'s (docs/actions.md,
+    /// "Effects in every realm"), for `to`'s log.
+    Effect {
+        to: String,
+        event: daebug_protocol::BackgroundEvent,
+    },
 }
 
 use daebug_core::delivery::ConnId;
@@ -155,6 +161,9 @@ pub enum LogMsg {
     /// What the browser bridge heard about this log's realm; written
     /// unless the adapter reported it too (`browser_seen.rs`).
     Browser(BrowserLine),
+    /// What a Node realm did serving one of this realm's blocks' requests
+    /// (`daebug_core::effects`): a `Text served` event of this log.
+    Effect(daebug_protocol::BackgroundEvent),
     /// The browser bridge took it (the PNG), or why not.
     Shot {
         ask: ScreenshotAsk,
