@@ -82,18 +82,15 @@ export function actions(kit, env) {
     const skip = new Set(["daebug-panels", "script", "style", "template", "head", "noscript", "title", "meta", "link"]);
     const visit = (root) => {
       for (const el of root.querySelectorAll("*")) {
-        if (skip.has(el.localName) || el.closest("daebug-panels")) continue;
+        // (A skipped element's shadow root is not visited either.)
+        if (skip.has(el.localName)) continue;
         out.push(el);
         if (el.shadowRoot) visit(el.shadowRoot);
       }
     };
     visit(doc);
-    return out.filter((el) => !skip.has(el.localName) && !hasSkipped(el, skip));
+    return out;
   }
-  const hasSkipped = (el, skip) => {
-    for (let p = el.parentElement; p; p = p.parentElement) if (skip.has(p.localName)) return true;
-    return false;
-  };
 
   const INTERACTIVE = "button, a[href], label, summary, option, select, textarea, input, [role=button], [role=link], [role=checkbox], [role=radio], [role=tab], [role=menuitem], [role=option], [role=switch], [contenteditable=''], [contenteditable=true]";
   // An element's text as a person reads it (an input button's value, an
@@ -389,13 +386,13 @@ export function actions(kit, env) {
         }
         el = found.length > 1 ? shown[0] : found[0] || null;
       } else el = target;
-      why = el ? blocked(el, need, last) : "nothing matches";
+      why = el ? blocked(el, need) : "nothing matches";
       if (el) last = box(el);
       if (!why) {
         // Stable: the same box a frame later.
         await frame();
         if (el.isConnected && box(el) === last) {
-          why = blocked(el, need, last);
+          why = blocked(el, need);
           if (!why) return el;
         } else why = "moving";
       }
@@ -494,7 +491,8 @@ export function actions(kit, env) {
   }
   function syntheticClick(el, x, y, count = 1) {
     const P = g.PointerEvent || g.MouseEvent;
-    const target = hitAt(el).hit && reaches(el, hitAt(el).hit) ? hitAt(el).hit : el;
+    const { hit } = hitAt(el);
+    const target = reaches(el, hit) ? hit : el;
     syntheticHover(target, x, y);
     const down = pointerInit(target, x, y, 1);
     const up = pointerInit(target, x, y, 0);
@@ -572,7 +570,7 @@ export function actions(kit, env) {
   // An action's answer for the reply: `clicked <button#b> "Sign in"
   // (trusted) · settled in 64 ms · appeared "Welcome, alice" · gone
   // "Sign in"`; a settle that gave up is also a warning.
-  function answer(verb, el, how, s, before, region) {
+  function answer(verb, el, how, s, before, region, tail) {
     const after = linesOf(region.isConnected ? region : doc.body);
     const had = new Set(before);
     const has = new Set(after);
@@ -580,7 +578,7 @@ export function actions(kit, env) {
       const cut = list.slice(0, 3).map((t) => quoteOf(t.length > 60 ? t.slice(0, 59) + "…" : t)).join(", ");
       return list.length > 3 ? `${cut} +${list.length - 3} more` : cut;
     };
-    const parts = [`${verb} ${describe(el)} (${how})`];
+    const parts = [`${verb} ${describe(el)}${tail} (${how})`];
     if (s.navigating) parts.push(`navigating to ${s.navigating}`);
     else if (s.pending) {
       const left = `not settled after ${Math.round(s.ms)} ms: still pending ${s.pending.join(", ")}`;
@@ -594,8 +592,8 @@ export function actions(kit, env) {
     return parts.join(" · ");
   }
   // One action: find, wait, act (`act(el)` says how: "trusted" or
-  // "synthetic"), settle, answer.
-  async function run(verb, past, target, options, need, act) {
+  // "synthetic"), settle, answer (`tail` after the target: drag's `to …`).
+  async function run(verb, past, target, options, need, act, tail = "") {
     const el = await ready(verb, target, options || {}, need);
     const region = regionOf(el);
     const before = linesOf(region);
@@ -603,7 +601,7 @@ export function actions(kit, env) {
     const how = await acting(() => act(el));
     if (how === "synthetic") synthetic();
     const s = await settled(options, since);
-    return answer(past, el, how, s, before, region);
+    return answer(past, el, how, s, before, region, tail);
   }
 
   // ---- The actions ----------------------------------------------------
@@ -662,7 +660,7 @@ export function actions(kit, env) {
       fire(el, "input", { inputType: "insertText", data: text }, g.InputEvent || g.Event);
       fire(el, "change", {});
     }
-    return typed && bridge === true ? "set whole" : "synthetic";
+    return typed ? "synthetic" : "set as a picker does";
   }
   function selectAllOf(el) {
     if (el.isContentEditable) {
@@ -856,7 +854,7 @@ export function actions(kit, env) {
       fire(dest, "pointerup", pointerInit(dest, b.x, b.y, 0), P);
       fire(dest, "mouseup", pointerInit(dest, b.x, b.y, 0), g.MouseEvent);
       return html && bridge === true ? "drag events made here" : "synthetic";
-    }).then((text) => text.replace(/ \(/, ` to ${describe(dest)} (`));
+    }, ` to ${describe(dest)}`);
   }
 
   // upload(target, files): File or Blob objects, `{ name, type, text }`

@@ -332,7 +332,7 @@ function serve(early) {
   function tellPage(r) {
     const own = ownStem();
     if (!own) return;
-    const printed = (r.held || []).slice(0, 8).map(([m, shown]) => `  ${m === "log" ? "console.log" : "console." + m} ${early.brief(shown)}`);
+    const printed = (r.held || []).slice(0, 8).map(([m, shown]) => `  console.${m} ${early.brief(shown)}`);
     const more = (r.held || []).length > 8 ? [`  … ${r.held.length - 8} more lines in [${own}](${own}.md)`] : [];
     const text = [`[${own}](${own}.md) served ${line(r, false)}`, ...printed, ...more].join("\n");
     early.effect(JSON.stringify({ to: r.from.stem, text }));
